@@ -1,0 +1,65 @@
+/* config: the OMNIBUS_* environment, read once and checked before any traffic.
+ *
+ * Contract: cfg_load() reads every variable through the caller's lookup
+ * function (so tests need no real environment), fills a cfg_settings with the
+ * documented defaults for what is unset, and refuses anything it cannot
+ * parse.  A refusal is one line in `err` naming the variable, the value and
+ * what is accepted; the caller (rank 0 at MPI_Init) prints it prefixed with
+ * "omnibus: " and stops the job.  Nothing here knows about MPI: the job size
+ * is checked separately by cfg_check_job() once it is known.
+ */
+#ifndef OMNIBUS_CONFIG_H
+#define OMNIBUS_CONFIG_H
+
+#include <stddef.h>
+
+#define CFG_MAX_DIMS 8
+#define CFG_ERR_LEN 512
+
+typedef enum {
+    CFG_TOPO_AUTO,     /* "auto": chosen at MPI_Init from the node layout */
+    CFG_TOPO_DIRECT,   /* "direct": one hop, every rank is a peer */
+    CFG_TOPO_BALANCED, /* "Nd": N balanced dimensions, sizes chosen later */
+    CFG_TOPO_EXPLICIT  /* "AxBxC": the sizes given */
+} cfg_topo_kind;
+
+typedef enum { CFG_YIELD_AUTO, CFG_YIELD_ON, CFG_YIELD_OFF } cfg_yield;
+
+typedef struct {
+    cfg_topo_kind topo_kind;
+    int ndims;              /* BALANCED and EXPLICIT: number of dimensions */
+    int dims[CFG_MAX_DIMS]; /* EXPLICIT: the sizes, first dimension first */
+    size_t buffer_size;     /* OMNIBUS_BUFFER_SIZE, bytes per peer buffer */
+    size_t threshold;       /* OMNIBUS_THRESHOLD, largest aggregated message */
+    long flush_us;          /* OMNIBUS_FLUSH_US, oldest an item may wait */
+    int disable;            /* OMNIBUS_DISABLE=1: pure pass-through */
+    int stats;              /* OMNIBUS_STATS=1: summary on stderr at finalize */
+    const char *stats_file; /* OMNIBUS_STATS_FILE, NULL when unset; points
+                               into the lookup's storage */
+    cfg_yield yield;        /* OMNIBUS_YIELD=auto|on|off */
+} cfg_settings;
+
+/* Returns the value of an environment variable, or NULL when unset. */
+typedef const char *(*cfg_lookup_fn)(const char *name, void *ctx);
+
+/* The defaults, documented in README.md; cfg_load starts from these. */
+#define CFG_DEFAULT_BUFFER_SIZE ((size_t)16384)
+#define CFG_DEFAULT_THRESHOLD ((size_t)1024)
+#define CFG_DEFAULT_FLUSH_US 500L
+#define CFG_MIN_BUFFER_SIZE ((size_t)64)
+#define CFG_MAX_BUFFER_SIZE ((size_t)64 << 20)
+
+/* 0 on success; -1 with a one-line message in err (no trailing newline). */
+int cfg_load(cfg_settings *out, cfg_lookup_fn lookup, void *ctx, char *err,
+             size_t errlen);
+
+/* Checks the settings against a job of nranks ranks (explicit dimensions
+ * whose product is smaller than the job are refused).  0 or -1 with err. */
+int cfg_check_job(const cfg_settings *s, int nranks, char *err, size_t errlen);
+
+/* Parses a byte size: decimal digits with an optional K or M suffix
+ * (powers of 1024).  0 on success, -1 when malformed, zero, negative or
+ * overflowing. */
+int cfg_parse_size(const char *text, size_t *out);
+
+#endif
