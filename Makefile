@@ -39,10 +39,10 @@ $(LIB): $(CORE_OBJS) $(SHIM_OBJS)
 # config/ and router/ never see mpi.h: they build with the plain compiler.
 $(BUILD)/obj/config/%.o: config/%.c $(wildcard config/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+	$(CC) $(BASEFLAGS) -I. -fPIC -fvisibility=hidden -c -o $@ $<
 $(BUILD)/obj/router/%.o: router/%.c $(wildcard router/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+	$(CC) $(BASEFLAGS) -I. -fPIC -fvisibility=hidden -c -o $@ $<
 $(BUILD)/obj/shim/%.o: shim/%.c $(wildcard shim/*.h config/*.h router/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(BASEFLAGS) -fPIC -fvisibility=hidden -I. -c -o $@ $<

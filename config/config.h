@@ -37,6 +37,9 @@ typedef struct {
     const char *stats_file; /* OMNIBUS_STATS_FILE, NULL when unset; points
                                into the lookup's storage */
     cfg_yield yield;        /* OMNIBUS_YIELD=auto|on|off */
+    const char *topology_text; /* OMNIBUS_TOPOLOGY as given, NULL when unset;
+                                  points into the lookup's storage (kept so
+                                  cfg_check_job can quote it) */
 } cfg_settings;
 
 /* Returns the value of an environment variable, or NULL when unset. */
@@ -61,5 +64,14 @@ int cfg_check_job(const cfg_settings *s, int nranks, char *err, size_t errlen);
  * (powers of 1024).  0 on success, -1 when malformed, zero, negative or
  * overflowing. */
 int cfg_parse_size(const char *text, size_t *out);
+
+/* Scans a NULL-terminated array of "NAME=value" strings (environ or a copy)
+ * for a name that starts with OMNIBUS_ but is not one Omnibus knows.  Returns
+ * the first such entry, whole ("NAME=value"), and writes into suggestion (at
+ * most len bytes, NUL-terminated) the known name closest to it by edit
+ * distance, ignoring case; returns NULL, with suggestion set to "", when every
+ * OMNIBUS_ name is known.  suggestion may be NULL when len is 0. */
+const char *cfg_unknown_variable(char **environ_like, char *suggestion,
+                                 size_t len);
 
 #endif

@@ -8,11 +8,13 @@
  * gather inside a node before they cross the network.
  *
  * Contract of rt_grid_next_hop(): deterministic per (me, dst); every hop
- * lands on an existing position (< P); a route is at most N hops long (N+1
- * where the incomplete-grid rule needs the detour, see grid.c); the link
- * dependencies of all routes are acyclic.  These are checked exhaustively by
- * tests/unit/test_grid.c.  Nothing here knows about MPI: positions are plain
- * integers, and the shim maps them to ranks.
+ * lands on an existing position (< P); a route has one hop per coordinate in
+ * which source and destination differ, so at most N, also on incomplete grids
+ * (the rule and its proof are in grid.c); the link dependencies of all routes
+ * are acyclic.  These are checked exhaustively by tests/unit/test_grid.c.
+ * Positions outside 0..P-1 are not routed: next_hop, hop_dim and
+ * route_length return -1 for them, peers returns 0.  Nothing here knows
+ * about MPI: positions are plain integers, and the shim maps them to ranks.
  */
 #ifndef OMNIBUS_GRID_H
 #define OMNIBUS_GRID_H
@@ -26,8 +28,9 @@ typedef struct {
     int stride[RT_MAX_DIMS];  /* stride[N-1] == 1 */
 } rt_grid;
 
-/* 0 on success; -1 when ndims is out of 1..RT_MAX_DIMS, a size is < 1, or
- * the product of the sizes is smaller than nranks (or overflows). */
+/* 0 on success; -1 when nranks < 1, ndims is out of 1..RT_MAX_DIMS, a size
+ * is < 1, or the product of the sizes is smaller than nranks (or overflows
+ * int).  A refused call leaves *g unchanged. */
 int rt_grid_init(rt_grid *g, int nranks, int ndims, const int *dims);
 
 /* The balanced sizes for "Nd": N sizes, as equal as possible, whose product
@@ -43,14 +46,15 @@ int rt_grid_coord(const rt_grid *g, int pos, int d);
 int rt_grid_next_hop(const rt_grid *g, int me, int dst);
 
 /* The dimension a hop from me to next corrects (the one coordinate in which
- * they differ); -1 when me == next. */
+ * they differ); -1 when me == next or when they differ in several. */
 int rt_grid_hop_dim(const rt_grid *g, int me, int next);
 
 /* Number of hops on the route from src to dst (0 when equal). */
 int rt_grid_route_length(const rt_grid *g, int src, int dst);
 
 /* The distinct positions that me sends to directly over all destinations,
- * ascending; returns how many (at most max are written). */
+ * ascending; returns how many there are (at most max are written, so a
+ * result > max means the array was too small). */
 int rt_grid_peers(const rt_grid *g, int me, int *peers, int max);
 
 #endif

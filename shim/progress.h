@@ -14,10 +14,14 @@
 #define OMNIBUS_PROGRESS_H
 
 #include <mpi.h>
+#include "shim/state.h"
 
 /* True once MPI_Init has set Omnibus up and until MPI_Finalize tears it
  * down, unless OMNIBUS_DISABLE=1: wrappers pass straight to PMPI otherwise. */
-int omni_enabled(void);
+static inline int omni_enabled(void)
+{
+    return omni.on;
+}
 
 /* Sends every partly filled buffer; called before any call that may wait. */
 void prog_block_enter(void);
@@ -29,5 +33,24 @@ void prog_poll(void);
  * Omnibus completes) is complete; returns what PMPI_Test returned, with the
  * status filled as PMPI_Test fills it. */
 int prog_wait(MPI_Request *req, MPI_Status *status);
+
+/* MPICH's completion calls, made with progress switched off: MPICH calls a
+ * generalized request's poll_fn from inside them, and progress must not run
+ * in the middle of an Omnibus wrapper (a receive completing inside
+ * PMPI_Testall would escape what the wrapper saw before the call). */
+int prog_test(MPI_Request *req, int *flag, MPI_Status *status);
+int prog_testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[]);
+int prog_testany(int n, MPI_Request reqs[], int *index, int *flag,
+                 MPI_Status *status);
+int prog_testsome(int n, MPI_Request reqs[], int *outcount, int indices[],
+                  MPI_Status sts[]);
+int prog_get_status(MPI_Request req, int *flag, MPI_Status *status);
+
+/* One step of a wait loop: after a short spin, yields the core when the
+ * node has more ranks than cores (OMNIBUS_YIELD). */
+void prog_pause(unsigned *spins);
+
+/* Sleeps briefly instead of spinning: used while injection is throttled. */
+void prog_idle_wait(void);
 
 #endif

@@ -1,0 +1,100 @@
+/* wire: the format of a wire message, the unit Omnibus hands to MPICH.
+ *
+ * A wire message is a block of items laid back to back with no padding and no
+ * block header: the receiver learns the block's length from the MPI status.
+ * Every item starts with a fixed 24-byte header followed by `len` body bytes.
+ * Items are FIFO within a block and blocks are FIFO per link, which is what
+ * keeps MPI's non-overtaking rule across any number of hops (DESIGN §2,
+ * decision 2).
+ *
+ *   dst   world rank of the final destination, fixed at the source, so an
+ *         intermediate never needs to know the user's communicator
+ *   src   world rank of the original sender
+ *   comm  Omnibus's id of the user's communicator (equal on all its members)
+ *   tag   the user's tag
+ *   len   body bytes that follow the header
+ *   meta  kind in the low RT_KIND_BITS bits, a kind-specific value above
+ *
+ * Kinds and their bodies:
+ *   EAGER       the packed message itself (len = message bytes)
+ *   EAGER_SYNC  as EAGER, meta value = the sender's synchronous-send id; the
+ *               receiver answers with an ACK once a receive has matched it
+ *   LARGE       an 8-byte message size; meta value = the tag under which the
+ *               payload travels straight to dst on the payload communicator
+ *   ACK         empty; meta value = the synchronous-send id being answered
+ *
+ * Headers are read and written with memcpy: blocks are not aligned, and the
+ * compiler turns fixed-size memcpy into plain moves.
+ */
+#ifndef OMNIBUS_WIRE_H
+#define OMNIBUS_WIRE_H
+
+#include <stdint.h>
+#include <string.h>
+
+enum rt_kind {
+    RT_EAGER = 1,
+    RT_EAGER_SYNC = 2,
+    RT_LARGE = 3,
+    RT_ACK = 4
+};
+
+#define RT_KIND_BITS 4u
+#define RT_META_MAX ((1u << (32u - RT_KIND_BITS)) - 1u)
+#define RT_LARGE_BODY 8u
+
+typedef struct {
+    uint32_t dst;
+    uint32_t src;
+    uint32_t comm;
+    int32_t tag;
+    uint32_t len;
+    uint32_t meta;
+} rt_item_hdr;
+
+#define RT_HDR_SIZE ((uint32_t)sizeof(rt_item_hdr))
+
+static inline uint32_t rt_meta(enum rt_kind kind, uint32_t value)
+{
+    return (value << RT_KIND_BITS) | (uint32_t)kind;
+}
+
+static inline enum rt_kind rt_meta_kind(uint32_t meta)
+{
+    return (enum rt_kind)(meta & ((1u << RT_KIND_BITS) - 1u));
+}
+
+static inline uint32_t rt_meta_value(uint32_t meta)
+{
+    return meta >> RT_KIND_BITS;
+}
+
+/* An item is urgent when someone waits on it: it is pushed along its whole
+ * route without waiting for buffers to fill. */
+static inline int rt_kind_is_urgent(enum rt_kind kind)
+{
+    return kind != RT_EAGER;
+}
+
+static inline void rt_hdr_write(char *at, const rt_item_hdr *h)
+{
+    memcpy(at, h, sizeof *h);
+}
+
+static inline void rt_hdr_read(const char *at, rt_item_hdr *h)
+{
+    memcpy(h, at, sizeof *h);
+}
+
+/* Total bytes the item at `at` occupies in its block. */
+static inline uint32_t rt_item_size(const rt_item_hdr *h)
+{
+    return RT_HDR_SIZE + h->len;
+}
+
+/* Checks that a block of `n` bytes is a whole sequence of items: a truncated
+ * or corrupt block is refused rather than read past its end.  Returns the
+ * number of items, or -1. */
+long rt_block_count_items(const char *block, size_t n);
+
+#endif

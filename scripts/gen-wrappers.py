@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""Generate the PMPI wrappers of blocking MPI calls from a table.
+
+    gen-wrappers.py shim/wrappers.tbl shim/wrappers_gen.c
+
+Why: Omnibus forwards other ranks' items only while this rank is inside
+Omnibus (DESIGN §3).  A rank parked in a blocking MPI call that Omnibus does
+not drive stalls every route through it, and a correct program hangs.  So
+each such call is wrapped; there are too many to write by hand.
+
+The table has one MPI function per line, with its kind:
+
+  MPI_X  nb MPI_IX   The call has a nonblocking form.  The wrapper passes
+                     straight to PMPI_X while Omnibus is off; otherwise it
+                     flushes (prog_block_enter), starts PMPI_IX with the same
+                     arguments and waits in prog_wait(), which keeps
+                     forwarding until the request completes.  A blocking form
+                     with an MPI_Status * parameter (collective file I/O)
+                     gives that status to prog_wait, not to PMPI_IX.
+  MPI_X  flush       No nonblocking form: flush, then call PMPI_X.  At least
+                     no other rank then waits on an item parked here.
+  MPI_X  impl F      Omnibus implements the call in F, whose parameters are
+                     those of the large-count form (MPI_Count counts), so
+                     MPI_X and MPI_X_c share one implementation; the wrapper
+                     passes straight to PMPI_X while Omnibus is off.
+  MPI_X  send MODE   A point-to-point send: on a communicator Omnibus
+                     manages it becomes send_start(..., SEND_MODE, request
+                     or NULL); on any other it goes straight to PMPI_X.
+
+Prototypes are read from the installed MPICH headers (mpi_proto.h and
+mpio.h, found next to the mpi.h that `mpicc -show` points at), attributes
+stripped, and each wrapper is emitted with exactly the header's parameter
+list so that it overrides the library's symbol.  The script fails (exit 1,
+message on stderr) if a table name has no prototype, or if a nonblocking
+form's parameters are not the blocking ones (minus status) plus a trailing
+MPI_Request *.  Output depends only on the table and the headers.
+"""
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+DEFAULT_INCDIR = "/usr/include/x86_64-linux-gnu/mpich"
+ATTRIBUTE = re.compile(r"\b(?:MPICH_ATTR_\w+\s*\([^()]*\)|MPICH_API_PUBLIC|ROMIO_API_PUBLIC)")
+DECL = re.compile(r"^(?:extern\s+)?int\s+(MPI_\w+)\s*\((.*)\)$", re.S)
+QUALIFIERS = {"const", "volatile", "restrict"}
+
+
+def die(msg):
+    sys.stderr.write("gen-wrappers: error: %s\n" % msg)
+    sys.exit(1)
+
+
+def mpi_include_dir():
+    """The directory of mpi.h: from `mpicc -show` if possible, else the default."""
+    try:
+        show = subprocess.run([os.environ.get("MPICC", "mpicc"), "-show"],
+                              capture_output=True, text=True, check=True).stdout
+        dirs = [w[2:] for w in shlex.split(show) if w.startswith("-I")]
+    except (OSError, subprocess.CalledProcessError):
+        dirs = []
+    for d in dirs + [DEFAULT_INCDIR]:
+        if os.path.isfile(os.path.join(d, "mpi.h")):
+            return d
+    die("cannot find mpi.h (tried `mpicc -show` and %s)" % DEFAULT_INCDIR)
+
+
+class Param:
+    """One parameter: its text as declared, its name, and a normalized type."""
+
+    def __init__(self, text, func):
+        self.text = text
+        m = re.search(r"(\w+)\s*((?:\[[^\]]*\]\s*)*)$", text)
+        rest = text[:m.start()] if m else text
+        if not m or not set(re.findall(r"\w+", rest)) - QUALIFIERS:
+            die("%s: parameter '%s' has no name" % (func, text))
+        self.name = m.group(1)
+        ctype = rest + "*" * m.group(2).count("[")      # T x[] is T *x
+        ctype = ctype.replace("MPIO_Request", "MPI_Request")  # mpio.h's alias
+        self.ctype = re.sub(r"\s*\*\s*", "*", " ".join(ctype.split()))
+
+
+def split_params(text):
+    """Split a parameter list on the commas at parenthesis depth 0."""
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    parts = [" ".join(p.split()) for p in parts]
+    return [] if parts in ([""], ["void"]) else parts
+
+
+def read_prototypes(incdir):
+    """{name: [parameter texts of each declaration]} for every
+    `int MPI_...(...)` in mpi_proto.h and mpio.h."""
+    protos = {}
+    for header in ("mpi_proto.h", "mpio.h"):
+        path = os.path.join(incdir, header)
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            die("cannot read %s: %s" % (path, e))
+        text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+        text = re.sub(r"//[^\n]*", " ", text)
+        text = re.sub(r"^\s*#[^\n]*(?:\\\n[^\n]*)*", " ", text, flags=re.M)
+        text = ATTRIBUTE.sub(" ", text)
+        for decl in text.split(";"):
+            m = DECL.match(decl.strip())
+            if not m:
+                continue
+            protos.setdefault(m.group(1), []).append(split_params(m.group(2)))
+    return protos
+
+
+def prototype(protos, name):
+    """The [Param] of name (parsed only for names we use: `...` has no name)."""
+    decls = [[Param(p, name) for p in d] for d in protos.get(name, [])]
+    if not decls:
+        return None
+    if any([p.ctype for p in d] != [p.ctype for p in decls[0]] for d in decls):
+        die("%s is declared twice with different parameters" % name)
+    return decls[0]
+
+
+def read_table(path):
+    """[(name, kind, nonblocking name or None)] in table order."""
+    rows, seen = [], set()
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            words = line.split("#", 1)[0].split()
+            if not words:
+                continue
+            where = "%s:%d" % (path, lineno)
+            if len(words) == 3 and words[1] == "nb":
+                row = (words[0], "nb", words[2])
+            elif len(words) == 2 and words[1] == "flush":
+                row = (words[0], "flush", None)
+            elif len(words) == 3 and words[1] in ("impl", "send"):
+                row = (words[0], words[1], words[2])
+            else:
+                die("%s: expected '<MPI_Name> nb <MPI_Iname>', '<MPI_Name> flush', "
+                    "'<MPI_Name> impl <function>' or '<MPI_Name> send <MODE>'" % where)
+            if row[0] in seen:
+                die("%s: %s listed twice" % (where, row[0]))
+            seen.add(row[0])
+            rows.append(row)
+    return rows
+
+
+def pmpi(name):
+    return "P" + name
+
+
+def wrapper(name, kind, nbname, protos):
+    params = prototype(protos, name)
+    if params is None:
+        die("%s: no prototype in the MPI headers" % name)
+    args = ", ".join(p.name for p in params)
+    head = "OMNI_EXPORT int %s(%s)\n{\n" % (name, ", ".join(p.text for p in params) or "void")
+    if kind == "impl":
+        return (head + "    if (!omni_enabled())\n        return %s(%s);\n" % (pmpi(name), args) +
+                "    return %s(%s);\n}\n" % (nbname, args))
+    if kind == "send":
+        names = [p.name for p in params]
+        if names[:6] != ["buf", "count", "datatype", "dest", "tag", "comm"]:
+            die("%s: not a send: parameters are (%s)" % (name, ", ".join(names)))
+        req = "request" if "request" in names else "NULL"
+        return (head + "    comm_rec *c;\n"
+                "    if (!omni_enabled() || !(c = comm_lookup(comm)))\n"
+                "        return %s(%s);\n" % (pmpi(name), args) +
+                "    return send_start(buf, count, datatype, dest, tag, c, SEND_%s, %s);\n}\n"
+                % (nbname, req))
+    if kind == "flush":
+        return (head + "    if (omni_enabled())\n        prog_block_enter();\n"
+                "    return %s(%s);\n}\n" % (pmpi(name), args))
+
+    nbparams = prototype(protos, nbname)
+    if nbparams is None:
+        die("%s: nonblocking form %s has no prototype in the MPI headers" % (name, nbname))
+    status = [p for p in params if p.ctype == "MPI_Status*"]
+    if len(status) > 1:
+        die("%s: more than one MPI_Status * parameter" % name)
+    passed = [p for p in params if p not in status]
+    want = [p.ctype for p in passed] + ["MPI_Request*"]
+    got = [p.ctype for p in nbparams]
+    if want != got:
+        die("%s: parameters of %s are (%s), expected (%s)"
+            % (name, nbname, ", ".join(got), ", ".join(want)))
+    nbargs = ", ".join([p.name for p in passed] + ["&req"])
+    return (head +
+            "    if (!omni_enabled())\n        return %s(%s);\n" % (pmpi(name), args) +
+            "    prog_block_enter();\n"
+            "    MPI_Request req;\n"
+            "    int rc = %s(%s);\n" % (pmpi(nbname), nbargs) +
+            "    if (rc != MPI_SUCCESS)\n        return rc;\n"
+            "    return prog_wait(&req, %s);\n}\n"
+            % (status[0].name if status else "MPI_STATUS_IGNORE"))
+
+
+BANNER = """\
+/* GENERATED by scripts/gen-wrappers.py from shim/wrappers.tbl -- DO NOT EDIT.
+ * Change the table (or the script) and run `make generate`.
+ *
+ * The PMPI wrappers: "send" and "impl" rows are the point-to-point entry
+ * points (int and large-count forms share one implementation); "nb" rows are
+ * blocking calls that run as their nonblocking form plus Omnibus progress
+ * (DESIGN §3); "flush" rows have no nonblocking form and only flush first.
+ */
+#include "shim/progress.h"
+#include "shim/send.h"
+#include "shim/impl.h"
+
+/* The shim builds with -fvisibility=hidden; these must override libmpi. */
+#ifndef OMNI_EXPORT
+#define OMNI_EXPORT __attribute__((visibility("default")))
+#endif
+"""
+
+
+def main(argv):
+    if len(argv) != 3:
+        sys.stderr.write("usage: gen-wrappers.py TABLE OUTPUT.c\n")
+        return 2
+    table, out = argv[1], argv[2]
+    protos = read_prototypes(mpi_include_dir())
+    rows = read_table(table)
+    text = BANNER + "".join("\n" + wrapper(n, k, nb, protos) for n, k, nb in rows)
+    tmp = out + ".tmp"
+    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+    os.replace(tmp, out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

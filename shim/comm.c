@@ -1,0 +1,274 @@
+#include "shim/comm.h"
+#include "shim/match.h"
+#include "shim/progress.h"
+#include "shim/impl.h"
+#include "shim/transport.h"
+#include <stdlib.h>
+
+int comm_table_init(void)
+{
+    return table_init(&omni.comm_by_handle) || table_init(&omni.comm_by_id)
+               ? -1 : 0;
+}
+
+comm_rec *comm_for_arrival(uint32_t id)
+{
+    comm_rec *c = table_get(&omni.comm_by_id, id);
+    if (c || id < omni.next_comm_id)
+        return c;
+    c = calloc(1, sizeof *c);
+    if (!c || table_put(&omni.comm_by_id, id, c) != 0)
+        transport_out_of_memory("a communicator placeholder");
+    c->id = id;
+    c->handle = MPI_COMM_NULL;
+    c->placeholder = 1;
+    c->unx_tail = &c->unx_head;
+    c->posted_tail = &c->posted_head;
+    return c;
+}
+
+/* Moves the messages that arrived before c existed here into c's queue,
+ * translating their senders now that the group is known. */
+static void comm_adopt(comm_rec *c, comm_rec *early)
+{
+    for (match_msg *m = early->unx_head; m; m = m->next)
+        m->src = c->from_world[m->src_world];
+    c->unx_head = early->unx_head;
+    c->unx_tail = early->unx_head ? early->unx_tail : &c->unx_head;
+    free(early);
+}
+
+static void comm_rec_free(comm_rec *c)
+{
+    free(c->to_world);
+    free(c->from_world);
+    free(c);
+}
+
+/* Builds the record of an intracommunicator whose members agreed on `id`. */
+static int comm_add(MPI_Comm comm, uint32_t id)
+{
+    comm_rec *c = calloc(1, sizeof *c);
+    if (!c)
+        return -1;
+    c->handle = comm;
+    c->id = id;
+    PMPI_Comm_rank(comm, &c->rank);
+    PMPI_Comm_size(comm, &c->size);
+    c->to_world = malloc(sizeof(int) * (size_t)c->size);
+    c->from_world = malloc(sizeof(int) * (size_t)omni.size);
+    int *ranks = malloc(sizeof(int) * (size_t)c->size);
+    if (!c->to_world || !c->from_world || !ranks) {
+        free(ranks);
+        comm_rec_free(c);
+        return -1;
+    }
+    MPI_Group group, world;
+    PMPI_Comm_group(comm, &group);
+    PMPI_Comm_group(MPI_COMM_WORLD, &world);
+    for (int i = 0; i < c->size; i++)
+        ranks[i] = i;
+    PMPI_Group_translate_ranks(group, c->size, ranks, world, c->to_world);
+    PMPI_Group_free(&group);
+    PMPI_Group_free(&world);
+    free(ranks);
+    for (int w = 0; w < omni.size; w++)
+        c->from_world[w] = -1;
+    for (int i = 0; i < c->size; i++)
+        c->from_world[c->to_world[i]] = i;
+    c->unx_tail = &c->unx_head;
+    c->posted_tail = &c->posted_head;
+    comm_rec *early = table_get(&omni.comm_by_id, id);
+    if (early)
+        comm_adopt(c, early);
+    if (table_put(&omni.comm_by_handle, (uint32_t)comm, c) ||
+        table_put(&omni.comm_by_id, id, c)) {
+        comm_rec_free(c);
+        return -1;
+    }
+    return 0;
+}
+
+int comm_register_world(void)
+{
+    if (comm_add(MPI_COMM_WORLD, 0) || comm_add(MPI_COMM_SELF, 1))
+        return -1;
+    omni.next_comm_id = 2;
+    return 0;
+}
+
+int comm_register_new(MPI_Comm comm)
+{
+    int inter = 0;
+    if (comm == MPI_COMM_NULL)
+        return MPI_SUCCESS;
+    PMPI_Comm_test_inter(comm, &inter);
+    if (inter)
+        return MPI_SUCCESS;
+    /* Every member proposes its next free id; the largest is free on all of
+     * them, since each rank's ids only grow. */
+    uint32_t mine = omni.next_comm_id, id = 0;
+    MPI_Request req;
+    int rc = PMPI_Iallreduce(&mine, &id, 1, MPI_UINT32_T, MPI_MAX, comm, &req);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    omni.next_comm_id = id + 1;
+    if (comm_add(comm, id) != 0)
+        return PMPI_Comm_call_errhandler(comm, MPI_ERR_NO_MEM), MPI_ERR_NO_MEM;
+    return MPI_SUCCESS;
+}
+
+void comm_release_if_idle(comm_rec *c)
+{
+    if (!c->freed || c->posted_head)
+        return;
+    table_remove(&omni.comm_by_id, c->id);
+    comm_rec_free(c);
+}
+
+void comm_forget(MPI_Comm comm)
+{
+    comm_rec *c = table_remove(&omni.comm_by_handle, (uint32_t)comm);
+    if (!c)
+        return;
+    if (omni.last_comm == c)
+        omni.last_comm = NULL;
+    c->freed = 1;
+    match_drop_unexpected(c);
+    comm_release_if_idle(c);
+}
+
+void comm_table_destroy(void)
+{
+    table_map *by_id = &omni.comm_by_id;
+    for (size_t i = 0; i < by_id->cap; i++) {
+        comm_rec *c = by_id->slots[i].value;
+        if (c) {
+            match_drop_unexpected(c);
+            comm_rec_free(c);
+        }
+    }
+    table_destroy(by_id);
+    table_destroy(&omni.comm_by_handle);
+    omni.last_comm = NULL;
+}
+
+/* --- constructors ----------------------------------------------------- */
+
+/* A constructor's result is managed when its parent is: the members of a
+ * managed communicator all take the same branch, so a communicator is
+ * managed on all of its ranks or on none. */
+static int comm_made(int rc, MPI_Comm parent, MPI_Comm *newcomm)
+{
+    if (rc != MPI_SUCCESS || !comm_lookup(parent))
+        return rc;
+    return comm_register_new(*newcomm);
+}
+
+int impl_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    if (!comm_lookup(comm))
+        return PMPI_Comm_dup(comm, newcomm);
+    MPI_Request req;
+    int rc = PMPI_Comm_idup(comm, newcomm, &req);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    return comm_made(rc, comm, newcomm);
+}
+
+int impl_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    prog_block_enter();
+    return comm_made(PMPI_Comm_dup_with_info(comm, info, newcomm), comm, newcomm);
+}
+
+int impl_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    prog_block_enter();
+    return comm_made(PMPI_Comm_split(comm, color, key, newcomm), comm, newcomm);
+}
+
+int impl_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                         MPI_Comm *newcomm)
+{
+    prog_block_enter();
+    return comm_made(PMPI_Comm_split_type(comm, split_type, key, info, newcomm),
+                     comm, newcomm);
+}
+
+int impl_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    prog_block_enter();
+    return comm_made(PMPI_Comm_create(comm, group, newcomm), comm, newcomm);
+}
+
+int impl_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
+                           MPI_Comm *newcomm)
+{
+    prog_block_enter();
+    return comm_made(PMPI_Comm_create_group(comm, group, tag, newcomm), comm,
+                     newcomm);
+}
+
+int impl_Cart_create(MPI_Comm comm, int ndims, const int dims[],
+                     const int periods[], int reorder, MPI_Comm *newcomm)
+{
+    prog_block_enter();
+    return comm_made(PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm),
+                     comm, newcomm);
+}
+
+int impl_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
+{
+    prog_block_enter();
+    return comm_made(PMPI_Cart_sub(comm, remain_dims, newcomm), comm, newcomm);
+}
+
+int impl_Graph_create(MPI_Comm comm, int nnodes, const int index[],
+                      const int edges[], int reorder, MPI_Comm *newcomm)
+{
+    prog_block_enter();
+    return comm_made(PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm),
+                     comm, newcomm);
+}
+
+int impl_Dist_graph_create(MPI_Comm comm, int n, const int sources[],
+                           const int degrees[], const int destinations[],
+                           const int weights[], MPI_Info info, int reorder,
+                           MPI_Comm *newcomm)
+{
+    prog_block_enter();
+    return comm_made(PMPI_Dist_graph_create(comm, n, sources, degrees, destinations,
+                                            weights, info, reorder, newcomm),
+                     comm, newcomm);
+}
+
+int impl_Dist_graph_create_adjacent(MPI_Comm comm, int indegree,
+                                    const int sources[],
+                                    const int sourceweights[], int outdegree,
+                                    const int destinations[],
+                                    const int destweights[], MPI_Info info,
+                                    int reorder, MPI_Comm *newcomm)
+{
+    prog_block_enter();
+    return comm_made(PMPI_Dist_graph_create_adjacent(
+                         comm, indegree, sources, sourceweights, outdegree,
+                         destinations, destweights, info, reorder, newcomm),
+                     comm, newcomm);
+}
+
+/* Freeing is local in MPI: receives already posted on the communicator
+ * still complete (their record outlives the handle); messages nobody can
+ * receive any more are dropped. */
+int impl_Comm_free(MPI_Comm *comm)
+{
+    MPI_Comm old = *comm;
+    if (comm_lookup(old))
+        prog_block_enter();
+    int rc = PMPI_Comm_free(comm);
+    if (rc == MPI_SUCCESS)
+        comm_forget(old);
+    return rc;
+}

@@ -1,0 +1,71 @@
+/* comm: the table of communicators Omnibus manages.
+ *
+ * A communicator is either wholly managed (Omnibus matches all of its
+ * point-to-point traffic) or wholly passed through, on every rank alike
+ * (DESIGN §2, decision 3).  Managed are MPI_COMM_WORLD, MPI_COMM_SELF and
+ * every intracommunicator made from a managed one by a constructor Omnibus
+ * wraps; anything else (intercommunicators, communicators from constructors
+ * not wrapped) is never registered, so no rank treats it as managed.
+ *
+ * Each record carries an id that all its members agree on (an allreduce at
+ * creation), the rank translations, and the two matching queues.  A freed
+ * communicator leaves the handle table at once (MPICH reuses handles) but
+ * stays in the id table while receives posted on it are still pending.
+ */
+#ifndef OMNIBUS_COMM_H
+#define OMNIBUS_COMM_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include "shim/state.h"
+#include "shim/table.h"
+
+typedef struct comm_rec {
+    MPI_Comm handle;
+    uint32_t id;
+    int rank, size;
+    int *to_world;       /* [comm rank] -> world rank */
+    int *from_world;     /* [world rank] -> comm rank, -1 if not a member */
+    int freed;
+    int placeholder;     /* arrivals for a communicator this rank has not
+                            made yet: only the unexpected queue is valid */
+    /* matching queues (match.c): FIFO, oldest first */
+    struct match_msg *unx_head, **unx_tail;
+    struct match_recv *posted_head, **posted_tail;
+} comm_rec;
+
+int comm_table_init(void);
+/* Registers MPI_COMM_WORLD (id 0) and MPI_COMM_SELF (id 1). */
+int comm_register_world(void);
+void comm_table_destroy(void);
+
+/* The record of a managed communicator, or NULL (pass it through). */
+static inline comm_rec *comm_lookup(MPI_Comm comm)
+{
+    comm_rec *c = omni.last_comm;
+    if (c && c->handle == comm)
+        return c;
+    c = table_get(&omni.comm_by_handle, (uint32_t)comm);
+    if (c)
+        omni.last_comm = c;
+    return c;
+}
+
+/* The record an arriving item's communicator id names.  An id this rank
+ * has not reached yet belongs to a communicator it is still creating (its
+ * peers finished first): a placeholder keeps those items until comm_add
+ * adopts them.  NULL for a communicator freed here already. */
+comm_rec *comm_for_arrival(uint32_t id);
+
+/* Registers a communicator just made by a constructor; collective over its
+ * members. Intercommunicators and MPI_COMM_NULL are left unmanaged. */
+int comm_register_new(MPI_Comm comm);
+
+/* Forgets a communicator the user frees; its record lives on while posted
+ * receives still refer to it. */
+void comm_forget(MPI_Comm comm);
+
+/* Releases a freed record once nothing refers to it. */
+void comm_release_if_idle(comm_rec *c);
+
+#endif

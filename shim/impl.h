@@ -1,0 +1,70 @@
+/* impl: Omnibus's implementations of the MPI calls it takes over, as the
+ * generated wrappers (wrappers_gen.c) call them once Omnibus is on.  Counts
+ * are MPI_Count so that a call and its large-count _c form share one
+ * implementation.  Each one passes anything it does not manage (an
+ * unmanaged communicator, MPI_PROC_NULL, arguments MPI rejects) to PMPI. */
+#ifndef OMNIBUS_IMPL_H
+#define OMNIBUS_IMPL_H
+
+#include <mpi.h>
+
+/* recv.c */
+int impl_Recv(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
+              int tag, MPI_Comm comm, MPI_Status *status);
+int impl_Irecv(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
+               int tag, MPI_Comm comm, MPI_Request *request);
+int impl_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int impl_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
+                MPI_Status *status);
+int impl_Sendrecv(const void *sendbuf, MPI_Count sendcount,
+                  MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, int source,
+                  int recvtag, MPI_Comm comm, MPI_Status *status);
+int impl_Sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dtype,
+                          int dest, int sendtag, int source, int recvtag,
+                          MPI_Comm comm, MPI_Status *status);
+
+/* request.c */
+int impl_Wait(MPI_Request *request, MPI_Status *status);
+int impl_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
+int impl_Waitany(int count, MPI_Request requests[], int *index,
+                 MPI_Status *status);
+int impl_Waitsome(int incount, MPI_Request requests[], int *outcount,
+                  int indices[], MPI_Status statuses[]);
+int impl_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int impl_Testall(int count, MPI_Request requests[], int *flag,
+                 MPI_Status statuses[]);
+int impl_Testany(int count, MPI_Request requests[], int *index, int *flag,
+                 MPI_Status *status);
+int impl_Testsome(int incount, MPI_Request requests[], int *outcount,
+                  int indices[], MPI_Status statuses[]);
+int impl_Request_get_status(MPI_Request request, int *flag,
+                            MPI_Status *status);
+
+/* comm.c */
+int impl_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+int impl_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
+int impl_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+int impl_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                         MPI_Comm *newcomm);
+int impl_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+int impl_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
+                           MPI_Comm *newcomm);
+int impl_Cart_create(MPI_Comm comm, int ndims, const int dims[],
+                     const int periods[], int reorder, MPI_Comm *newcomm);
+int impl_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm);
+int impl_Graph_create(MPI_Comm comm, int nnodes, const int index[],
+                      const int edges[], int reorder, MPI_Comm *newcomm);
+int impl_Dist_graph_create(MPI_Comm comm, int n, const int sources[],
+                           const int degrees[], const int destinations[],
+                           const int weights[], MPI_Info info, int reorder,
+                           MPI_Comm *newcomm);
+int impl_Dist_graph_create_adjacent(MPI_Comm comm, int indegree,
+                                    const int sources[],
+                                    const int sourceweights[], int outdegree,
+                                    const int destinations[],
+                                    const int destweights[], MPI_Info info,
+                                    int reorder, MPI_Comm *newcomm);
+int impl_Comm_free(MPI_Comm *comm);
+
+#endif

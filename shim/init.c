@@ -1,0 +1,208 @@
+/* init: MPI_Init sets Omnibus up, MPI_Finalize drains it and tears it down.
+ *
+ * Set-up order matters: the configuration is checked before anything else
+ * (a bad value stops the job with one line from rank 0), then every rank
+ * confirms that all ranks read the same settings, then the private
+ * communicators, the route table, the communicator table and the transport
+ * are built.  Only then does `omni.on` let the wrappers act.
+ */
+#include "shim/state.h"
+#include "shim/comm.h"
+#include "shim/progress.h"
+#include "shim/request.h"
+#include "shim/send.h"
+#include "shim/stats.h"
+#include "shim/topology.h"
+#include "shim/transport.h"
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+omni_state omni;
+
+extern char **environ;
+
+static const char *env_lookup(const char *name, void *ctx)
+{
+    (void)ctx;
+    return getenv(name);
+}
+
+/* Stops the job from MPI_Init: rank 0 says why, on one line. */
+static _Noreturn void init_refuse(const char *why)
+{
+    if (omni.rank == 0)
+        fprintf(stderr, "omnibus: %s\n", why);
+    fflush(stderr);
+    PMPI_Barrier(MPI_COMM_WORLD);
+    PMPI_Abort(MPI_COMM_WORLD, 1);
+    exit(1);
+}
+
+static void warn_unknown_variables(void)
+{
+    char suggestion[64];
+    const char *bad = cfg_unknown_variable(environ, suggestion, sizeof suggestion);
+    if (bad && omni.rank == 0)
+        fprintf(stderr, "omnibus: warning: %s is not an Omnibus variable "
+                        "(did you mean %s?)\n", bad, suggestion);
+}
+
+/* All ranks must aggregate alike: a rank with another buffer size would
+ * send blocks its neighbours cannot receive. */
+static void check_same_settings(void)
+{
+    long mine[4] = {(long)omni.cfg.buffer_size, (long)omni.cfg.threshold,
+                    (long)omni.cfg.topo_kind * 100 + omni.cfg.ndims,
+                    omni.cfg.disable};
+    long lo[4], hi[4];
+    PMPI_Allreduce(mine, lo, 4, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
+    PMPI_Allreduce(mine, hi, 4, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+    for (int i = 0; i < 4; i++)
+        if (lo[i] != hi[i])
+            init_refuse("the ranks of this job read different OMNIBUS_* "
+                        "settings: pass them to every rank (mpiexec -genv)");
+}
+
+static int cores_available(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* Yield when this node runs more ranks than it has cores (DESIGN §3). */
+static void choose_yield(void)
+{
+    MPI_Comm shared;
+    int local = 1;
+    PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+                         MPI_INFO_NULL, &shared);
+    PMPI_Comm_size(shared, &local);
+    PMPI_Comm_free(&shared);
+    switch (omni.cfg.yield) {
+    case CFG_YIELD_ON:
+        omni.yield = 1;
+        break;
+    case CFG_YIELD_OFF:
+        omni.yield = 0;
+        break;
+    default:
+        omni.yield = local > cores_available();
+    }
+}
+
+static void omni_setup(int provided)
+{
+    char err[CFG_ERR_LEN];
+    PMPI_Comm_rank(MPI_COMM_WORLD, &omni.rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &omni.size);
+    if (cfg_load(&omni.cfg, env_lookup, NULL, err, sizeof err) != 0 ||
+        cfg_check_job(&omni.cfg, omni.size, err, sizeof err) != 0)
+        init_refuse(err);
+    warn_unknown_variables();
+    check_same_settings();
+    omni.initialized = 1;
+    if (omni.cfg.disable)
+        return;
+    if (provided == MPI_THREAD_MULTIPLE) {
+        if (omni.rank == 0)
+            fprintf(stderr, "omnibus: MPI_THREAD_MULTIPLE: running pass-through "
+                            "(Omnibus serves one thread at a time)\n");
+        return;
+    }
+    void *ub = NULL;
+    int found = 0;
+    PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &found);
+    omni.tag_ub = found ? *(int *)ub : 32767;
+    omni.payload_tag_max = omni.tag_ub < (int)RT_META_MAX ? omni.tag_ub
+                                                          : (int)RT_META_MAX;
+    PMPI_Comm_dup(MPI_COMM_WORLD, &omni.wire_comm);
+    PMPI_Comm_dup(MPI_COMM_WORLD, &omni.payload_comm);
+    PMPI_Comm_set_errhandler(omni.wire_comm, MPI_ERRORS_RETURN);
+    PMPI_Comm_set_errhandler(omni.payload_comm, MPI_ERRORS_RETURN);
+    if (topology_setup(err, sizeof err) != 0)
+        init_refuse(err);
+    omni.block_cap = omni.cfg.buffer_size;
+    /* An item and its header must fit one block. */
+    size_t room = omni.block_cap - RT_HDR_SIZE;
+    omni.threshold = omni.cfg.threshold < room ? omni.cfg.threshold : room;
+    /* Memory bound: a few blocks per peer plus the receive ring; injection
+     * waits above it (transport_throttle). */
+    omni.max_blocks = 4 * (uint64_t)(omni.npeers + 1) + 64;
+    omni.flush_ns = omni.cfg.flush_us * 1000L;
+    omni.sent_to = calloc((size_t)omni.size, sizeof *omni.sent_to);
+    choose_yield();
+    if (!omni.sent_to || comm_table_init() != 0 || comm_register_world() != 0 ||
+        request_init() != 0 || send_init() != 0 || transport_init() != 0)
+        init_refuse("out of memory while setting up");
+    omni.on = 1;
+}
+
+OMNI_EXPORT int MPI_Init(int *argc, char ***argv)
+{
+    int rc = PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS)
+        omni_setup(MPI_THREAD_SINGLE);
+    return rc;
+}
+
+OMNI_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required,
+                                int *provided)
+{
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS)
+        omni_setup(*provided);
+    return rc;
+}
+
+static uint64_t injected_here(void)
+{
+    uint64_t n = omni.stats.acks_sent;
+    for (int r = 0; r < omni.size; r++)
+        n += omni.sent_to[r];
+    return n;
+}
+
+/* Forwards until the job is quiescent: the items injected everywhere equal
+ * the items delivered everywhere, twice in a row with the same totals (one
+ * equal round could be a coincidence of counters sampled at different
+ * moments; two rounds with no change cannot, since nothing new is injected
+ * once every rank is in MPI_Finalize). */
+static void drain_until_quiescent(void)
+{
+    uint64_t prev[2] = {UINT64_MAX, 0};
+    for (;;) {
+        prog_block_enter();
+        uint64_t local[2] = {injected_here(), omni.stats.delivered}, sum[2];
+        MPI_Request req;
+        PMPI_Iallreduce(local, sum, 2, MPI_UINT64_T, MPI_SUM, omni.wire_comm,
+                        &req);
+        prog_wait(&req, MPI_STATUS_IGNORE);
+        if (sum[0] == sum[1] && sum[0] == prev[0] && sum[1] == prev[1])
+            return;
+        prev[0] = sum[0];
+        prev[1] = sum[1];
+    }
+}
+
+OMNI_EXPORT int MPI_Finalize(void)
+{
+    if (omni.on) {
+        drain_until_quiescent();
+        omni.in_progress = 1; /* no callback may run progress from here on */
+        stats_report();
+        omni.on = 0;
+        transport_finalize();
+        comm_table_destroy();
+        send_finalize();
+        topology_free();
+        free(omni.sent_to);
+        PMPI_Comm_free(&omni.wire_comm);
+        PMPI_Comm_free(&omni.payload_comm);
+    }
+    return PMPI_Finalize();
+}

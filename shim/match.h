@@ -1,0 +1,86 @@
+/* match: MPI's matching rules over Omnibus's two queues per communicator.
+ *
+ * Contract (MPI-4.1 §3.5, "Semantics of point-to-point communication"):
+ *  - the unexpected queue holds arrived messages that no posted receive
+ *    matched, in arrival order; a new receive takes the OLDEST message that
+ *    matches its (source, tag), wildcards included;
+ *  - the posted queue holds receives no message has matched yet, in posting
+ *    order; an arriving message goes to the OLDEST posted receive it matches.
+ * Arrival order per (source, communicator) is send order, because every
+ * item of a pair travels one FIFO route; so these two rules are exactly
+ * MPI's non-overtaking rule.  Probes look at the unexpected queue without
+ * taking.
+ *
+ * Ownership: a match_msg is owned by its queue while queued and by the
+ * caller once taken; it points into an arrived block (omni_block) that it
+ * holds one reference on.  A match_recv is owned by whoever posted it (the
+ * blocking call's stack frame, or an Irecv's generalized request).
+ */
+#ifndef OMNIBUS_MATCH_H
+#define OMNIBUS_MATCH_H
+
+#include <mpi.h>
+#include "shim/comm.h"
+#include "router/wire.h"
+
+typedef struct match_msg {
+    struct match_msg *next;
+    int src;                /* sender's rank in the communicator */
+    int tag;
+    enum rt_kind kind;      /* RT_EAGER, RT_EAGER_SYNC or RT_LARGE */
+    uint32_t src_world;
+    uint32_t value;         /* sync id, or the payload's tag */
+    MPI_Count bytes;        /* the message's size */
+    const char *data;       /* eager payload, inside block */
+    omni_block *block;      /* NULL for LARGE */
+} match_msg;
+
+enum recv_state { RECV_POSTED, RECV_PAYLOAD, RECV_DONE };
+
+typedef struct match_recv {
+    struct match_recv *next;     /* posted queue, payload list or free list */
+    void *buf;
+    MPI_Count count;
+    MPI_Datatype dtype;
+    int src, tag;                /* may be MPI_ANY_SOURCE / MPI_ANY_TAG */
+    comm_rec *comm;
+    MPI_Comm user_comm;          /* the handle, for raising errors */
+    MPI_Request greq;            /* MPI_REQUEST_NULL for a blocking receive */
+    enum recv_state state;
+    int error;                   /* MPI_SUCCESS or MPI_ERR_TRUNCATE */
+    int cancelled;
+    int freed_by_mpi;            /* its generalized request was freed */
+    int st_source, st_tag;       /* the status it completes with */
+    MPI_Count st_bytes;
+    MPI_Request payload;         /* RECV_PAYLOAD: PMPI_Irecv into buf */
+    char *spill;                 /* the payload of a truncated receive */
+} match_recv;
+
+static inline int match_fits(int want_src, int want_tag, int src, int tag)
+{
+    return (want_src == src || want_src == MPI_ANY_SOURCE) &&
+           (want_tag == tag || want_tag == MPI_ANY_TAG);
+}
+
+/* The oldest unexpected message matching (src, tag), or NULL; `take`
+ * removes it from the queue. */
+match_msg *match_find_unexpected(comm_rec *c, int src, int tag, int take);
+void match_push_unexpected(comm_rec *c, match_msg *m);
+
+/* The oldest posted receive that a message from (src, tag) matches, removed
+ * from the queue; NULL when none. */
+match_recv *match_take_posted(comm_rec *c, int src, int tag);
+void match_post(comm_rec *c, match_recv *r);
+/* Removes r from the posted queue; 0 when it was there, -1 otherwise. */
+int match_unpost(comm_rec *c, match_recv *r);
+
+match_msg *match_msg_alloc(void);
+void match_msg_free(match_msg *m);        /* drops its block reference */
+match_recv *match_recv_alloc(void);
+void match_recv_free(match_recv *r);
+
+/* Drops every unexpected message of a freed communicator (no handle can
+ * ever receive them) and returns how many. */
+long match_drop_unexpected(comm_rec *c);
+
+#endif

@@ -1,0 +1,111 @@
+#include "shim/progress.h"
+#include "shim/transport.h"
+#include "shim/recv.h"
+#include <sched.h>
+#include <time.h>
+
+/* Spins before a wait loop starts yielding: long enough that a reply a few
+ * microseconds away is caught without a context switch. */
+#define PROG_SPINS_BEFORE_YIELD 64u
+
+uint64_t omni_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void prog_block_enter(void)
+{
+    transport_flush_all(&omni.stats.flush_block);
+}
+
+void prog_poll(void)
+{
+    if (omni.in_progress)
+        return;
+    omni.in_progress = 1;
+    transport_poll_arrivals();
+    if (omni.payload_head)
+        recv_poll_payloads();
+    if (omni.inflight_count)
+        transport_reap_sends();
+    transport_flush_stale();
+    omni.in_progress = 0;
+}
+
+void prog_pause(unsigned *spins)
+{
+    if (++*spins > PROG_SPINS_BEFORE_YIELD && omni.yield)
+        sched_yield();
+}
+
+void prog_idle_wait(void)
+{
+    if (omni.yield)
+        sched_yield();
+}
+
+static int mpich_enter(void)
+{
+    int was = omni.in_progress;
+    omni.in_progress = 1;
+    return was;
+}
+
+int prog_test(MPI_Request *req, int *flag, MPI_Status *status)
+{
+    int was = mpich_enter();
+    int rc = PMPI_Test(req, flag, status);
+    omni.in_progress = was;
+    return rc;
+}
+
+int prog_testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
+{
+    int was = mpich_enter();
+    int rc = PMPI_Testall(n, reqs, flag, sts);
+    omni.in_progress = was;
+    return rc;
+}
+
+int prog_testany(int n, MPI_Request reqs[], int *index, int *flag,
+                 MPI_Status *status)
+{
+    int was = mpich_enter();
+    int rc = PMPI_Testany(n, reqs, index, flag, status);
+    omni.in_progress = was;
+    return rc;
+}
+
+int prog_testsome(int n, MPI_Request reqs[], int *outcount, int indices[],
+                  MPI_Status sts[])
+{
+    int was = mpich_enter();
+    int rc = PMPI_Testsome(n, reqs, outcount, indices, sts);
+    omni.in_progress = was;
+    return rc;
+}
+
+int prog_get_status(MPI_Request req, int *flag, MPI_Status *status)
+{
+    int was = mpich_enter();
+    int rc = PMPI_Request_get_status(req, flag, status);
+    omni.in_progress = was;
+    return rc;
+}
+
+int prog_wait(MPI_Request *req, MPI_Status *status)
+{
+    unsigned spins = 0;
+    for (;;) {
+        int flag = 0;
+        int rc = prog_test(req, &flag, status);
+        if (flag || rc != MPI_SUCCESS)
+            return rc;
+        if (spins == 0)
+            prog_block_enter();
+        prog_poll();
+        prog_pause(&spins);
+    }
+}

@@ -1,0 +1,321 @@
+#include "shim/recv.h"
+#include "shim/send.h"
+#include "shim/transport.h"
+#include "shim/progress.h"
+#include "shim/request.h"
+#include "shim/dtype.h"
+#include "shim/impl.h"
+#include <stdlib.h>
+
+int recv_raise(MPI_Comm comm, int err)
+{
+    PMPI_Comm_call_errhandler(comm, err);
+    return err;
+}
+
+/* Unpacks n bytes into a derived datatype.  A message that ends inside an
+ * element fills only that element's first basic items (MPI_Get_elements
+ * counts them): the element is packed from the user's buffer, its head
+ * overwritten with the bytes that arrived, and unpacked back. */
+static void recv_unpack(match_recv *r, const char *data, MPI_Count n,
+                        MPI_Count esize)
+{
+    MPI_Count whole = n / esize, rest = n % esize;
+    MPI_Count pos = 0;
+    PMPI_Unpack_c(data, n, &pos, r->buf, whole, r->dtype, MPI_COMM_SELF);
+    if (rest == 0)
+        return;
+    MPI_Count lb, extent;
+    PMPI_Type_get_extent_x(r->dtype, &lb, &extent);
+    char *elem = (char *)r->buf + whole * extent;
+    char *tmp = malloc((size_t)esize);
+    if (!tmp)
+        return;
+    MPI_Count tpos = 0, upos = 0;
+    PMPI_Pack_c(elem, 1, r->dtype, tmp, esize, &tpos, MPI_COMM_SELF);
+    memcpy(tmp, data + whole * esize, (size_t)rest);
+    PMPI_Unpack_c(tmp, esize, &upos, elem, 1, r->dtype, MPI_COMM_SELF);
+    free(tmp);
+}
+
+/* Copies an eager message into the receive's buffer; what does not fit is
+ * dropped and the receive fails with MPI_ERR_TRUNCATE, as MPI requires. */
+static void recv_copy_in(match_recv *r, const char *data, MPI_Count bytes)
+{
+    int builtin = dtype_builtin_size(r->dtype);
+    MPI_Count esize = builtin ? builtin : dtype_size(r->dtype);
+    MPI_Count cap = esize * r->count;
+    MPI_Count n = bytes < cap ? bytes : cap;
+    if (builtin)
+        memcpy(r->buf, data, (size_t)n);
+    else if (n > 0)
+        recv_unpack(r, data, n, esize);
+    r->st_bytes = n;
+    r->error = bytes > cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+}
+
+/* The receive is complete: hand it back to whoever waits on it. */
+static void recv_finish(match_recv *r)
+{
+    r->state = RECV_DONE;
+    if (r->greq != MPI_REQUEST_NULL)
+        request_complete_recv(r);
+}
+
+/* r takes message m (which is not queued anywhere). */
+static void recv_take(match_recv *r, const match_msg *m)
+{
+    r->st_source = m->src;
+    r->st_tag = m->tag;
+    if (m->kind != RT_LARGE) {
+        recv_copy_in(r, m->data, m->bytes);
+        if (m->kind == RT_EAGER_SYNC)
+            send_ack(m->src_world, m->value);
+        recv_finish(r);
+        return;
+    }
+    r->st_bytes = m->bytes;
+    r->error = MPI_SUCCESS;
+    r->spill = NULL;
+    MPI_Count esize = dtype_size(r->dtype);
+    int rc;
+    if (m->bytes > esize * r->count) {
+        /* Too long for the buffer: MPICH would report the truncation on no
+         * communicator (fatal), so the payload lands aside and is copied
+         * in as an eager message would be, with MPI_ERR_TRUNCATE. */
+        r->spill = malloc((size_t)m->bytes);
+        if (!r->spill)
+            transport_out_of_memory("a truncated message");
+        rc = PMPI_Irecv_c(r->spill, m->bytes, MPI_BYTE, (int)m->src_world,
+                          (int)m->value, omni.payload_comm, &r->payload);
+    } else {
+        rc = PMPI_Irecv_c(r->buf, r->count, r->dtype, (int)m->src_world,
+                          (int)m->value, omni.payload_comm, &r->payload);
+    }
+    if (rc != MPI_SUCCESS) {
+        r->error = rc;
+        recv_finish(r);
+        return;
+    }
+    r->state = RECV_PAYLOAD;
+    r->next = omni.payload_head;
+    omni.payload_head = r;
+}
+
+void recv_poll_payloads(void)
+{
+    match_recv **link = &omni.payload_head;
+    while (*link) {
+        match_recv *r = *link;
+        int done = 0;
+        MPI_Status st;
+        int rc = PMPI_Test(&r->payload, &done, &st);
+        if (!done && rc == MPI_SUCCESS) {
+            link = &r->next;
+            continue;
+        }
+        *link = r->next;
+        MPI_Count bytes = 0;
+        PMPI_Get_elements_x(&st, MPI_BYTE, &bytes);
+        r->st_bytes = bytes;
+        if (r->spill) {
+            recv_copy_in(r, r->spill, bytes);
+            free(r->spill);
+            r->spill = NULL;
+        } else if (rc != MPI_SUCCESS) {
+            int cls;
+            PMPI_Error_class(rc, &cls);
+            r->error = cls == MPI_ERR_TRUNCATE ? MPI_ERR_TRUNCATE : rc;
+        }
+        recv_finish(r);
+    }
+}
+
+void recv_arrived(const rt_item_hdr *h, const char *body, omni_block *b)
+{
+    comm_rec *c = comm_for_arrival(h->comm);
+    if (!c)
+        return; /* its communicator was freed with nothing left to receive */
+    match_msg m;
+    m.src = c->placeholder ? -1 : c->from_world[h->src];
+    m.tag = h->tag;
+    m.kind = rt_meta_kind(h->meta);
+    m.src_world = h->src;
+    m.value = rt_meta_value(h->meta);
+    if (m.kind == RT_LARGE) {
+        uint64_t size;
+        memcpy(&size, body, sizeof size);
+        m.bytes = (MPI_Count)size;
+        m.data = NULL;
+        m.block = NULL;
+    } else {
+        m.bytes = h->len;
+        m.data = body;
+        m.block = b;
+    }
+    match_recv *r = c->posted_head ? match_take_posted(c, m.src, m.tag) : NULL;
+    if (r) {
+        recv_take(r, &m);
+        if (c->freed)
+            comm_release_if_idle(c);
+        return;
+    }
+    if (c->freed)
+        return;
+    match_msg *q = match_msg_alloc();
+    *q = m;
+    if (q->block)
+        q->block->refs++;
+    match_push_unexpected(c, q);
+}
+
+void recv_start(match_recv *r)
+{
+    comm_rec *c = r->comm;
+    match_msg *m = c->unx_head ? match_find_unexpected(c, r->src, r->tag, 1)
+                               : NULL;
+    if (m) {
+        recv_take(r, m);
+        match_msg_free(m);
+        return;
+    }
+    r->state = RECV_POSTED;
+    match_post(c, r);
+}
+
+void recv_wait(match_recv *r)
+{
+    if (r->state == RECV_DONE)
+        return;
+    prog_block_enter();
+    unsigned spins = 0;
+    while (r->state != RECV_DONE) {
+        prog_poll();
+        prog_pause(&spins);
+    }
+}
+
+/* A receive whose arguments MPI rejects goes to MPICH, which reports the
+ * error exactly as MPI defines it (and matches nothing). */
+static int recv_args_valid(MPI_Count count, int source, int tag, comm_rec *c)
+{
+    return count >= 0 && (tag >= 0 || tag == MPI_ANY_TAG) &&
+           tag <= omni.tag_ub && source >= MPI_ANY_SOURCE && source < c->size;
+}
+
+int impl_Recv(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
+              int tag, MPI_Comm comm, MPI_Status *status)
+{
+    comm_rec *c = comm_lookup(comm);
+    if (!c || source == MPI_PROC_NULL || !recv_args_valid(count, source, tag, c) ||
+        dtype_size(dtype) < 0)
+        return PMPI_Recv_c(buf, count, dtype, source, tag, comm, status);
+    match_recv r = {.buf = buf, .count = count, .dtype = dtype, .src = source,
+                    .tag = tag, .comm = c, .greq = MPI_REQUEST_NULL};
+    recv_start(&r);
+    recv_wait(&r);
+    status_fill(status, r.st_source, r.st_tag, r.st_bytes, 0);
+    return r.error == MPI_SUCCESS ? MPI_SUCCESS : recv_raise(comm, r.error);
+}
+
+int impl_Irecv(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
+               int tag, MPI_Comm comm, MPI_Request *request)
+{
+    comm_rec *c = comm_lookup(comm);
+    if (!c || source == MPI_PROC_NULL || !recv_args_valid(count, source, tag, c) ||
+        dtype_size(dtype) < 0)
+        return PMPI_Irecv_c(buf, count, dtype, source, tag, comm, request);
+    match_recv *r = match_recv_alloc();
+    *r = (match_recv){.buf = buf, .count = count, .dtype = dtype, .src = source,
+                      .tag = tag, .comm = c};
+    request_start_recv(r);
+    *request = r->greq;
+    recv_start(r);
+    return MPI_SUCCESS;
+}
+
+static void probe_status(const match_msg *m, MPI_Status *status)
+{
+    status_fill(status, m->src, m->tag, m->bytes, 0);
+}
+
+int impl_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
+                MPI_Status *status)
+{
+    comm_rec *c = comm_lookup(comm);
+    if (!c || source == MPI_PROC_NULL || !recv_args_valid(0, source, tag, c))
+        return PMPI_Iprobe(source, tag, comm, flag, status);
+    match_msg *m = match_find_unexpected(c, source, tag, 0);
+    if (!m) {
+        prog_poll();
+        m = match_find_unexpected(c, source, tag, 0);
+    }
+    *flag = m != NULL;
+    if (m)
+        probe_status(m, status);
+    return MPI_SUCCESS;
+}
+
+int impl_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    comm_rec *c = comm_lookup(comm);
+    if (!c || source == MPI_PROC_NULL || !recv_args_valid(0, source, tag, c))
+        return PMPI_Probe(source, tag, comm, status);
+    match_msg *m = match_find_unexpected(c, source, tag, 0);
+    if (!m) {
+        prog_block_enter();
+        unsigned spins = 0;
+        while (!(m = match_find_unexpected(c, source, tag, 0))) {
+            prog_poll();
+            prog_pause(&spins);
+        }
+    }
+    probe_status(m, status);
+    return MPI_SUCCESS;
+}
+
+int impl_Sendrecv(const void *sendbuf, MPI_Count sendcount,
+                  MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, int source,
+                  int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    comm_rec *c = comm_lookup(comm);
+    if (!c)
+        return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag,
+                               recvbuf, recvcount, recvtype, source, recvtag,
+                               comm, status);
+    MPI_Request sreq = MPI_REQUEST_NULL;
+    int rc = send_start(sendbuf, sendcount, sendtype, dest, sendtag, c,
+                        SEND_STANDARD, &sreq);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = impl_Recv(recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    int src = prog_wait(&sreq, MPI_STATUS_IGNORE);
+    return rc != MPI_SUCCESS ? rc : src;
+}
+
+int impl_Sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dtype,
+                          int dest, int sendtag, int source, int recvtag,
+                          MPI_Comm comm, MPI_Status *status)
+{
+    comm_rec *c = comm_lookup(comm);
+    if (!c)
+        return PMPI_Sendrecv_replace_c(buf, count, dtype, dest, sendtag, source,
+                                       recvtag, comm, status);
+    /* The outgoing data is packed aside first, since the receive overwrites
+     * buf; packed bytes are what the wire carries anyway. */
+    MPI_Count packed = 0;
+    int rc = PMPI_Pack_size_c(count, dtype, comm, &packed);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    void *tmp = malloc(packed > 0 ? (size_t)packed : 1);
+    if (!tmp)
+        return recv_raise(comm, MPI_ERR_NO_MEM);
+    MPI_Count pos = 0;
+    rc = PMPI_Pack_c(buf, count, dtype, tmp, packed, &pos, comm);
+    if (rc == MPI_SUCCESS)
+        rc = impl_Sendrecv(tmp, pos, MPI_PACKED, dest, sendtag, buf, count,
+                           dtype, source, recvtag, comm, status);
+    free(tmp);
+    return rc;
+}

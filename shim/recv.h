@@ -1,0 +1,31 @@
+/* recv: receives, probes and delivery of arrived messages.
+ *
+ * recv_arrived() is the single door through which an item addressed to this
+ * rank enters the matching engine: it goes to the oldest matching posted
+ * receive or, failing that, to the unexpected queue (match.h).  A receive
+ * completes when its data is in the user's buffer: at once for an eager
+ * message, after the payload's own PMPI_Irecv for a large one.  A receive
+ * with a generalized request is completed with MPI_Grequest_complete, the
+ * last thing Omnibus does with it (MPI may free it right away).
+ */
+#ifndef OMNIBUS_RECV_H
+#define OMNIBUS_RECV_H
+
+#include "shim/match.h"
+
+void recv_arrived(const rt_item_hdr *h, const char *body, omni_block *b);
+
+/* Tests pending large-payload receives; completes those that are done. */
+void recv_poll_payloads(void);
+
+/* Starts a receive into r (already filled with buffer, source, tag, comm and
+ * greq): takes a matching unexpected message or posts r. */
+void recv_start(match_recv *r);
+
+/* Blocks (driving progress) until r is complete. */
+void recv_wait(match_recv *r);
+
+/* Raises err through the communicator's error handler; returns err. */
+int recv_raise(MPI_Comm comm, int err);
+
+#endif

@@ -1,0 +1,188 @@
+#include "shim/send.h"
+#include "shim/transport.h"
+#include "shim/progress.h"
+#include "shim/request.h"
+#include "shim/dtype.h"
+#include "shim/recv.h"
+#include <stdint.h>
+#include <stdlib.h>
+
+/* A synchronous send waiting for its ACK; ids are slot indices, recycled
+ * through a free list threaded by `next_free`. */
+typedef struct sync_slot {
+    int next_free;
+    int done;
+    MPI_Request greq;   /* MPI_REQUEST_NULL for a blocking MPI_Ssend */
+} sync_slot;
+
+static uint32_t sync_slot_get(void)
+{
+    if (omni.sync_free < 0) {
+        int cap = omni.sync_cap ? omni.sync_cap * 2 : 64;
+        sync_slot *s = realloc(omni.sync, sizeof *s * (size_t)cap);
+        if (!s || (uint32_t)cap > RT_META_MAX)
+            transport_out_of_memory("a synchronous-send slot");
+        for (int i = omni.sync_cap; i < cap; i++)
+            s[i].next_free = i + 1 < cap ? i + 1 : -1;
+        omni.sync_free = omni.sync_cap;
+        omni.sync = s;
+        omni.sync_cap = cap;
+    }
+    uint32_t id = (uint32_t)omni.sync_free;
+    omni.sync_free = omni.sync[id].next_free;
+    omni.sync[id].done = 0;
+    omni.sync[id].greq = MPI_REQUEST_NULL;
+    return id;
+}
+
+static void sync_slot_put(uint32_t id)
+{
+    omni.sync[id].next_free = omni.sync_free;
+    omni.sync_free = (int)id;
+}
+
+void send_sync_acked(uint32_t id)
+{
+    sync_slot *s = &omni.sync[id];
+    s->done = 1;
+    if (s->greq != MPI_REQUEST_NULL) {
+        MPI_Request greq = s->greq;
+        sync_slot_put(id);
+        PMPI_Grequest_complete(greq);
+    }
+}
+
+void send_ack(uint32_t src_world, uint32_t id)
+{
+    rt_item_hdr h = {.dst = src_world, .src = (uint32_t)omni.rank, .comm = 0,
+                     .tag = 0, .len = 0, .meta = rt_meta(RT_ACK, id)};
+    rt_hdr_write(transport_reserve((int)src_world, RT_HDR_SIZE), &h);
+    omni.stats.acks_sent++;
+    transport_push_towards((int)src_world);
+}
+
+/* A send whose arguments MPI rejects goes to MPICH, which reports the error
+ * exactly as MPI defines it (and sends nothing). */
+static int send_args_valid(MPI_Count count, int dest, int tag, comm_rec *c)
+{
+    return count >= 0 && tag >= 0 && tag <= omni.tag_ub && dest >= 0 &&
+           dest < c->size;
+}
+
+static int send_rejected(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                         int dest, int tag, comm_rec *c, MPI_Request *req)
+{
+    if (req)
+        return PMPI_Isend_c(buf, count, dtype, dest, tag, c->handle, req);
+    return PMPI_Send_c(buf, count, dtype, dest, tag, c->handle);
+}
+
+/* A message of `bytes` (<= threshold) copied into its next hop's buffer. */
+static void send_eager(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                       int builtin, uint32_t bytes, int dst, int tag,
+                       comm_rec *c, uint32_t meta)
+{
+    char *at = transport_reserve(dst, RT_HDR_SIZE + bytes);
+    rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.rank,
+                     .comm = c->id, .tag = tag, .len = bytes, .meta = meta};
+    rt_hdr_write(at, &h);
+    if (builtin) {
+        memcpy(at + RT_HDR_SIZE, buf, bytes);
+    } else if (bytes > 0) {
+        int pos = 0;
+        PMPI_Pack(buf, (int)count, dtype, at + RT_HDR_SIZE, (int)bytes, &pos,
+                  c->handle);
+    }
+    omni.sent_to[dst]++;
+}
+
+static int send_large(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                      MPI_Count bytes, int dst, int tag, comm_rec *c,
+                      enum send_mode mode, MPI_Request *req)
+{
+    uint32_t ptag = omni.next_payload_tag;
+    omni.next_payload_tag = ptag >= (uint32_t)omni.payload_tag_max ? 0 : ptag + 1;
+    rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.rank,
+                     .comm = c->id, .tag = tag, .len = RT_LARGE_BODY,
+                     .meta = rt_meta(RT_LARGE, ptag)};
+    char *at = transport_reserve(dst, RT_HDR_SIZE + RT_LARGE_BODY);
+    rt_hdr_write(at, &h);
+    uint64_t size = (uint64_t)bytes;
+    memcpy(at + RT_HDR_SIZE, &size, sizeof size);
+    omni.sent_to[dst]++;
+    omni.stats.direct_sends++;
+    transport_push_towards(dst);
+
+    MPI_Request preq;
+    int rc;
+    if (mode == SEND_BUFFERED && !req)
+        return PMPI_Bsend_c(buf, count, dtype, dst, (int)ptag, omni.payload_comm);
+    if (mode == SEND_SYNC)
+        rc = PMPI_Issend_c(buf, count, dtype, dst, (int)ptag, omni.payload_comm, &preq);
+    else if (mode == SEND_BUFFERED)
+        rc = PMPI_Ibsend_c(buf, count, dtype, dst, (int)ptag, omni.payload_comm, &preq);
+    else
+        rc = PMPI_Isend_c(buf, count, dtype, dst, (int)ptag, omni.payload_comm, &preq);
+    if (rc != MPI_SUCCESS)
+        return recv_raise(c->handle, rc);
+    if (req) {
+        *req = preq;
+        return MPI_SUCCESS;
+    }
+    return prog_wait(&preq, MPI_STATUS_IGNORE);
+}
+
+int send_start(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
+               int tag, comm_rec *c, enum send_mode mode, MPI_Request *req)
+{
+    if (dest == MPI_PROC_NULL)
+        return req ? PMPI_Isend(buf, 0, MPI_BYTE, MPI_PROC_NULL, 0, c->handle, req)
+                   : MPI_SUCCESS;
+    int builtin = dtype_builtin_size(dtype);
+    MPI_Count esize = builtin ? builtin : dtype_size(dtype);
+    if (esize < 0 || !send_args_valid(count, dest, tag, c))
+        return send_rejected(buf, count, dtype, dest, tag, c, req);
+    if (omni.blocks_out > omni.max_blocks)
+        transport_throttle();
+    int dst = c->to_world[dest];
+    MPI_Count bytes = esize * count;
+    if ((size_t)bytes > omni.threshold)
+        return send_large(buf, count, dtype, bytes, dst, tag, c, mode, req);
+
+    if (mode != SEND_SYNC) {
+        send_eager(buf, count, dtype, builtin, (uint32_t)bytes, dst, tag, c,
+                   rt_meta(RT_EAGER, 0));
+        return req ? request_complete_send(c->handle, req) : MPI_SUCCESS;
+    }
+    uint32_t id = sync_slot_get();
+    send_eager(buf, count, dtype, builtin, (uint32_t)bytes, dst, tag, c,
+               rt_meta(RT_EAGER_SYNC, id));
+    transport_push_towards(dst);
+    if (req) {
+        omni.sync[id].greq = request_start_sync(id);
+        *req = omni.sync[id].greq;
+        return MPI_SUCCESS;
+    }
+    prog_block_enter();
+    unsigned spins = 0;
+    while (!omni.sync[id].done) {
+        prog_poll();
+        prog_pause(&spins);
+    }
+    sync_slot_put(id);
+    return MPI_SUCCESS;
+}
+
+int send_init(void)
+{
+    omni.sync = NULL;
+    omni.sync_cap = 0;
+    omni.sync_free = -1;
+    return 0;
+}
+
+void send_finalize(void)
+{
+    free(omni.sync);
+    omni.sync = NULL;
+}

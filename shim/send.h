@@ -1,0 +1,33 @@
+/* send: every send mode on a managed communicator.
+ *
+ * A message of at most omni.threshold bytes is copied into the buffer of its
+ * next hop and the send is complete at once (standard, ready and buffered
+ * modes: MPI allows a send to complete once its data is copied); its request
+ * is a real, already complete MPICH request.  A synchronous send's item asks
+ * for an ACK, and its request completes when the ACK comes back, that is,
+ * once a receive has matched it.  A larger message sends a LARGE header
+ * along the same route, then its payload straight to the destination on the
+ * payload communicator under a tag of its own; the user's request is that
+ * payload's real MPICH request.
+ */
+#ifndef OMNIBUS_SEND_H
+#define OMNIBUS_SEND_H
+
+#include "shim/comm.h"
+
+enum send_mode { SEND_STANDARD, SEND_SYNC, SEND_READY, SEND_BUFFERED };
+
+/* Starts a send; with req == NULL it is blocking and returns when complete. */
+int send_start(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
+               int tag, comm_rec *c, enum send_mode mode, MPI_Request *req);
+
+/* A synchronous send's ACK arrived. */
+void send_sync_acked(uint32_t id);
+
+/* Answers a synchronous send: its receive has matched. */
+void send_ack(uint32_t src_world, uint32_t id);
+
+int send_init(void);
+void send_finalize(void);
+
+#endif

@@ -1,0 +1,141 @@
+/* state: the one structure that holds all of Omnibus's mutable state.
+ *
+ * Everything a rank knows at run time lives in `omni`, defined in init.c:
+ * the settings, the topology (next hop per destination), the peer buffers,
+ * the communicator table, the free lists and the counters.  No other file
+ * defines mutable globals.  Omnibus runs on one thread at a time (the
+ * application's, under MPI_THREAD_SINGLE/FUNNELED/SERIALIZED); a job that
+ * gets MPI_THREAD_MULTIPLE runs pass-through (see init.c).
+ */
+#ifndef OMNIBUS_STATE_H
+#define OMNIBUS_STATE_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include <stddef.h>
+#include "config/config.h"
+#include "router/grid.h"
+#include "router/wire.h"
+#include "shim/table.h"
+
+/* A block of bytes: a peer's fill buffer, a wire message in flight, or an
+ * arrived wire message whose items the matching engine still points into.
+ * All blocks have capacity omni.block_cap and come from one free list.
+ * `refs` counts unexpected messages that point into an arrived block; the
+ * block returns to the free list when it drops to zero and parsing is done. */
+typedef struct omni_block {
+    struct omni_block *next;
+    int refs;
+    size_t len;
+    char data[];
+} omni_block;
+
+/* The buffer this rank fills for one next-hop rank. */
+typedef struct {
+    omni_block *fill;     /* NULL until the first item; owned */
+    uint64_t first_ns;    /* when the oldest item in fill was appended */
+    uint64_t stamp;       /* progress epoch of the latest append */
+    int dirty_next;       /* link in the dirty list; -1 ends it */
+    int dirty;            /* fill is non-empty and on the dirty list */
+} omni_peer;
+
+/* A wire message handed to MPICH, kept until PMPI_Test says it is done. */
+typedef struct {
+    MPI_Request req;
+    omni_block *block;
+} omni_inflight;
+
+typedef struct omni_counters {
+    uint64_t forwarded_items;  /* items re-aggregated at an intermediate */
+    uint64_t wire_messages;    /* blocks handed to MPICH */
+    uint64_t wire_bytes;
+    uint64_t direct_sends;     /* large payloads sent straight to MPICH */
+    uint64_t delivered;        /* items that reached their destination here */
+    uint64_t flush_full, flush_idle, flush_age, flush_block, flush_urgent;
+    uint64_t peak_blocks;      /* most blocks allocated at once */
+    uint64_t acks_sent;        /* synchronous-send answers created here */
+    uint64_t wire_by_dim[RT_MAX_DIMS]; /* blocks sent, by hop dimension */
+} omni_counters;
+
+struct comm_rec;
+struct match_msg;
+struct match_recv;
+
+typedef struct omni_state {
+    int on;                 /* wrappers act (else pass-through) */
+    int initialized;        /* Omnibus set itself up in MPI_Init */
+    int in_progress;        /* re-entrancy guard for grequest callbacks */
+    cfg_settings cfg;
+    int rank, size;         /* in MPI_COMM_WORLD */
+    int tag_ub;
+    MPI_Comm wire_comm;     /* private: blocks between neighbours */
+    MPI_Comm payload_comm;  /* private: large payloads, one tag each */
+    uint32_t next_payload_tag;
+    int payload_tag_max;    /* payload tags cycle through 0..max */
+
+    /* topology */
+    rt_grid grid;
+    int *next_hop;          /* [world rank] -> world rank of the next hop */
+    int *hop_dim;           /* [world rank] -> dimension of that first hop */
+    int *route_len;         /* [world rank] -> hops from here */
+    int npeers;             /* distinct next hops (excluding self) */
+    int nodes;              /* nodes the job spans (auto only) */
+    uint64_t *sent_to;      /* [world rank] -> items injected for it */
+    size_t threshold;       /* effective: fits a block with its header */
+    size_t block_cap;
+
+    /* send side */
+    omni_peer *peers;       /* [world rank of next hop] */
+    int dirty_head;         /* first peer with a non-empty buffer, or -1 */
+    uint64_t epoch;         /* progress calls so far */
+    omni_inflight *inflight;/* ring of blocks handed to MPICH */
+    int inflight_cap, inflight_head, inflight_count;
+
+    /* receive side: a ring of posted wire receives, processed in order */
+    omni_inflight *rx;
+    int rx_count, rx_head;
+
+    /* block allocation */
+    omni_block *free_blocks;
+    uint64_t blocks_out;    /* allocated and not on the free list */
+    uint64_t max_blocks;    /* injection waits while blocks_out exceeds it */
+
+    /* matching engine and communicators (comm.c, match.c) */
+    struct comm_rec *last_comm;
+    table_map comm_by_handle; /* MPI_Comm -> comm_rec, managed ones only */
+    table_map comm_by_id;     /* Omnibus id -> comm_rec, freed ones too */
+    uint32_t next_comm_id;
+    struct match_msg *free_msgs;
+    struct match_recv *free_recvs;
+
+    /* synchronous sends waiting for their ACK (send.c) */
+    struct sync_slot *sync;
+    int sync_cap, sync_free;
+
+    /* generalized-request classes (request.c) */
+    MPIX_Grequest_class recv_class, sync_class;
+    struct req_error { MPI_Request greq; MPI_Comm comm; int error; } ledger[16];
+    int ledger_n;           /* errors reported by query_fn, not yet raised */
+    int err_pending;        /* receives completed with an error, not queried */
+
+    /* pending large-payload receives (recv.c) */
+    struct match_recv *payload_head;
+
+    /* progress policy */
+    int yield;              /* sched_yield in wait loops */
+    long flush_ns;
+
+    omni_counters stats;
+} omni_state;
+
+extern omni_state omni;
+
+uint64_t omni_now_ns(void);
+
+/* Wrappers must be visible: the library is built with -fvisibility=hidden
+ * so that only the MPI_ entry points override MPICH. */
+#ifndef OMNI_EXPORT
+#define OMNI_EXPORT __attribute__((visibility("default")))
+#endif
+
+#endif

@@ -1,0 +1,11 @@
+/* stats: the counters every rank keeps (omni.stats, omni.sent_to), summed
+ * over the job at MPI_Finalize.  Rank 0 prints a short summary on stderr
+ * (OMNIBUS_STATS=1) and writes the JSON of DESIGN §1 (OMNIBUS_STATS_FILE),
+ * to a temporary name first and renamed into place, so a reader never sees
+ * half a file.  Collective over MPI_COMM_WORLD; nothing goes to stdout. */
+#ifndef OMNIBUS_STATS_H
+#define OMNIBUS_STATS_H
+
+void stats_report(void);
+
+#endif

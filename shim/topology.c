@@ -1,0 +1,153 @@
+#include "shim/topology.h"
+#include "shim/state.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Node layout: which node each world rank is on, and its rank within it.
+ * OMNIBUS_FAKE_NODES=k (for tests) pretends rank r is on node r % k, a
+ * placement that is deliberately not in blocks. */
+static int node_layout(int *node_of, int *local_of, int *nnodes)
+{
+    const char *fake = getenv("OMNIBUS_FAKE_NODES");
+    int my_node, my_local;
+    if (fake && *fake) {
+        int k = atoi(fake);
+        if (k < 1 || k > omni.size)
+            return -1;
+        my_node = omni.rank % k;
+        my_local = omni.rank / k;
+    } else {
+        MPI_Comm shared;
+        PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+                             MPI_INFO_NULL, &shared);
+        PMPI_Comm_rank(shared, &my_local);
+        /* A node is named by its lowest world rank. */
+        int leader = omni.rank;
+        PMPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, shared);
+        PMPI_Comm_free(&shared);
+        my_node = leader;
+    }
+    int mine[2] = {my_node, my_local};
+    int *all = malloc(sizeof(int) * 2 * (size_t)omni.size);
+    if (!all)
+        return -1;
+    PMPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, MPI_COMM_WORLD);
+    /* Number nodes densely in order of their first rank. */
+    int *dense = malloc(sizeof(int) * (size_t)omni.size);
+    for (int r = 0; r < omni.size; r++)
+        dense[r] = -1;
+    *nnodes = 0;
+    for (int r = 0; r < omni.size; r++) {
+        int n = all[2 * r];
+        if (dense[n] < 0)
+            dense[n] = (*nnodes)++;
+        node_of[r] = dense[n];
+        local_of[r] = all[2 * r + 1];
+    }
+    free(dense);
+    free(all);
+    return 0;
+}
+
+/* Chooses the grid for `auto` and the rank -> position map.  One node:
+ * direct (one hop; measured best on one node, see README).  Several nodes
+ * of equal size: nodes x ranks_per_node.  Unequal nodes would leave holes
+ * inside the grid, which the router does not allow: direct. */
+static int auto_grid(int *pos_of, int *dims, int *ndims)
+{
+    int *node_of = malloc(sizeof(int) * (size_t)omni.size);
+    int *local_of = malloc(sizeof(int) * (size_t)omni.size);
+    int nnodes = 1, rc = -1;
+    if (node_of && local_of && node_layout(node_of, local_of, &nnodes) == 0) {
+        rc = 0;
+        int per = (omni.size + nnodes - 1) / nnodes;
+        int equal = omni.size % nnodes == 0;
+        if (nnodes > 1 && equal) {
+            dims[0] = nnodes;
+            dims[1] = per;
+            *ndims = 2;
+            for (int r = 0; r < omni.size; r++)
+                pos_of[r] = node_of[r] * per + local_of[r];
+        } else {
+            dims[0] = omni.size;
+            *ndims = 1;
+        }
+        omni.nodes = nnodes;
+    }
+    free(node_of);
+    free(local_of);
+    return rc;
+}
+
+int topology_setup(char *err, size_t errlen)
+{
+    int dims[RT_MAX_DIMS], ndims = 1, P = omni.size;
+    int *pos_of = malloc(sizeof(int) * (size_t)P);
+    int *rank_at = malloc(sizeof(int) * (size_t)P);
+    omni.next_hop = malloc(sizeof(int) * (size_t)P);
+    omni.hop_dim = malloc(sizeof(int) * (size_t)P);
+    omni.route_len = malloc(sizeof(int) * (size_t)P);
+    if (!pos_of || !rank_at || !omni.next_hop || !omni.hop_dim || !omni.route_len) {
+        snprintf(err, errlen, "out of memory building the route table");
+        return -1;
+    }
+    for (int r = 0; r < P; r++)
+        pos_of[r] = r;
+    dims[0] = P;
+    switch (omni.cfg.topo_kind) {
+    case CFG_TOPO_DIRECT:
+        break;
+    case CFG_TOPO_AUTO:
+        if (auto_grid(pos_of, dims, &ndims) != 0) {
+            snprintf(err, errlen, "OMNIBUS_FAKE_NODES=%s is not valid: expected "
+                     "a node count from 1 to the number of ranks (%d)",
+                     getenv("OMNIBUS_FAKE_NODES"), P);
+            return -1;
+        }
+        break;
+    case CFG_TOPO_BALANCED:
+        ndims = omni.cfg.ndims;
+        rt_grid_balanced_dims(P, ndims, dims);
+        break;
+    case CFG_TOPO_EXPLICIT:
+        ndims = omni.cfg.ndims;
+        for (int d = 0; d < ndims; d++)
+            dims[d] = omni.cfg.dims[d];
+        break;
+    }
+    if (rt_grid_init(&omni.grid, P, ndims, dims) != 0) {
+        snprintf(err, errlen, "the grid of %d dimensions cannot hold %d ranks",
+                 ndims, P);
+        return -1;
+    }
+    for (int r = 0; r < P; r++)
+        rank_at[pos_of[r]] = r;
+    int me = pos_of[omni.rank];
+    omni.npeers = 0;
+    for (int r = 0; r < P; r++) {
+        int pos = pos_of[r];
+        int next = rt_grid_next_hop(&omni.grid, me, pos);
+        omni.next_hop[r] = rank_at[next];
+        omni.route_len[r] = rt_grid_route_length(&omni.grid, me, pos);
+    }
+    for (int r = 0; r < P; r++) {
+        /* hop_dim is indexed by next-hop rank: what dimension a block sent
+         * to that neighbour travels along. */
+        omni.hop_dim[r] = r == omni.rank
+                              ? -1
+                              : rt_grid_hop_dim(&omni.grid, me, pos_of[r]);
+        if (omni.hop_dim[r] >= 0 && omni.next_hop[r] == r)
+            omni.npeers++;
+    }
+    free(pos_of);
+    free(rank_at);
+    return 0;
+}
+
+void topology_free(void)
+{
+    free(omni.next_hop);
+    free(omni.hop_dim);
+    free(omni.route_len);
+    omni.next_hop = omni.hop_dim = omni.route_len = NULL;
+}

@@ -1,0 +1,20 @@
+/* topology: turns OMNIBUS_TOPOLOGY and the job's node layout into the
+ * route table, omni.next_hop[world rank], that the send and forward paths
+ * read per item.
+ *
+ * Grid positions are not ranks: `auto` over several nodes puts node n's
+ * local rank l at position n * ranks_per_node + l whatever the launcher's
+ * placement, so the fastest-varying (first-routed) dimension stays inside a
+ * node and items gather there before they cross the network.
+ */
+#ifndef OMNIBUS_TOPOLOGY_H
+#define OMNIBUS_TOPOLOGY_H
+
+#include <stddef.h>
+
+/* Builds omni.grid, omni.next_hop, omni.hop_dim, omni.route_len and
+ * omni.npeers; collective over MPI_COMM_WORLD.  0, or -1 with a message. */
+int topology_setup(char *err, size_t errlen);
+void topology_free(void);
+
+#endif

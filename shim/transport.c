@@ -1,0 +1,319 @@
+#include "shim/transport.h"
+#include "shim/recv.h"
+#include "shim/send.h"
+#include "shim/progress.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+#define RX_SLOTS 4
+#define INFLIGHT_INITIAL 64
+
+_Noreturn void transport_out_of_memory(const char *what)
+{
+    fprintf(stderr, "omnibus: rank %d: out of memory allocating %s\n",
+            omni.rank, what);
+    PMPI_Abort(MPI_COMM_WORLD, 1);
+    abort();
+}
+
+omni_block *transport_block_get(void)
+{
+    omni_block *b = omni.free_blocks;
+    if (b) {
+        omni.free_blocks = b->next;
+    } else {
+        b = malloc(sizeof *b + omni.block_cap);
+        if (!b)
+            transport_out_of_memory("a buffer block");
+    }
+    b->next = NULL;
+    b->refs = 0;
+    b->len = 0;
+    if (++omni.blocks_out > omni.stats.peak_blocks)
+        omni.stats.peak_blocks = omni.blocks_out;
+    return b;
+}
+
+static void block_put(omni_block *b)
+{
+    omni.blocks_out--;
+    b->next = omni.free_blocks;
+    omni.free_blocks = b;
+}
+
+void transport_block_unref(omni_block *b)
+{
+    if (--b->refs == 0)
+        block_put(b);
+}
+
+static void dirty_add(int p)
+{
+    omni_peer *peer = &omni.peers[p];
+    peer->dirty = 1;
+    peer->dirty_next = omni.dirty_head;
+    omni.dirty_head = p;
+}
+
+char *transport_reserve_slow(int p, uint32_t size)
+{
+    omni_peer *peer = &omni.peers[p];
+    if (peer->fill && peer->fill->len > 0)
+        transport_ship(p, &omni.stats.flush_full);
+    if (!peer->fill)
+        peer->fill = transport_block_get();
+    omni_block *b = peer->fill;
+    if (!peer->dirty) {
+        dirty_add(p);
+        peer->first_ns = omni_now_ns();
+    }
+    char *at = b->data + b->len;
+    b->len += size;
+    peer->stamp = omni.epoch;
+    return at;
+}
+
+/* --- dispatch: what happens to a block that arrived ------------------ */
+
+/* Every item of an arrived block is either delivered here or appended to the
+ * buffer of its next hop, in block order.  Urgent items make their next hop's
+ * buffer go out once the whole block has been handled, so a block's worth of
+ * them still travels together. */
+static void dispatch(omni_block *b)
+{
+    int urgent_peers[8], nurgent = 0, urgent_overflow = 0;
+    b->refs++; /* held while parsing, so delivery cannot free it under us */
+    for (size_t at = 0; at < b->len;) {
+        rt_item_hdr h;
+        rt_hdr_read(b->data + at, &h);
+        const char *body = b->data + at + RT_HDR_SIZE;
+        uint32_t size = rt_item_size(&h);
+        if ((int)h.dst == omni.rank) {
+            omni.stats.delivered++;
+            if (rt_meta_kind(h.meta) == RT_ACK)
+                send_sync_acked(rt_meta_value(h.meta));
+            else
+                recv_arrived(&h, body, b);
+        } else {
+            char *to = transport_reserve((int)h.dst, size);
+            memcpy(to, b->data + at, size);
+            omni.stats.forwarded_items++;
+            if (rt_kind_is_urgent(rt_meta_kind(h.meta))) {
+                int p = omni.next_hop[h.dst];
+                if (nurgent < 8)
+                    urgent_peers[nurgent++] = p;
+                else
+                    urgent_overflow = 1;
+            }
+        }
+        at += size;
+    }
+    transport_block_unref(b);
+    if (urgent_overflow)
+        transport_flush_all(&omni.stats.flush_urgent);
+    else
+        for (int i = 0; i < nurgent; i++)
+            transport_ship(urgent_peers[i], &omni.stats.flush_urgent);
+}
+
+/* --- shipping -------------------------------------------------------- */
+
+static void inflight_push(MPI_Request req, omni_block *b)
+{
+    if (omni.inflight_count == omni.inflight_cap) {
+        int cap = omni.inflight_cap * 2;
+        omni_inflight *ring = malloc(sizeof *ring * (size_t)cap);
+        if (!ring)
+            transport_out_of_memory("the in-flight ring");
+        for (int i = 0; i < omni.inflight_count; i++)
+            ring[i] = omni.inflight[(omni.inflight_head + i) % omni.inflight_cap];
+        free(omni.inflight);
+        omni.inflight = ring;
+        omni.inflight_cap = cap;
+        omni.inflight_head = 0;
+    }
+    int tail = (omni.inflight_head + omni.inflight_count) % omni.inflight_cap;
+    omni.inflight[tail].req = req;
+    omni.inflight[tail].block = b;
+    omni.inflight_count++;
+}
+
+static void dirty_remove(int p)
+{
+    for (int *link = &omni.dirty_head; *link >= 0;
+         link = &omni.peers[*link].dirty_next) {
+        if (*link == p) {
+            *link = omni.peers[p].dirty_next;
+            break;
+        }
+    }
+    omni.peers[p].dirty = 0;
+}
+
+void transport_ship(int p, uint64_t *reason)
+{
+    omni_peer *peer = &omni.peers[p];
+    omni_block *b = peer->fill;
+    if (!b || b->len == 0)
+        return;
+    peer->fill = NULL;
+    if (peer->dirty)
+        dirty_remove(p);
+    (*reason)++;
+    if (p == omni.rank) {
+        dispatch(b);
+        return;
+    }
+    MPI_Request req;
+    int rc = PMPI_Isend(b->data, (int)b->len, MPI_BYTE, p, TRANSPORT_WIRE_TAG,
+                        omni.wire_comm, &req);
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "omnibus: rank %d: sending a block to rank %d failed "
+                        "(MPI error %d)\n", omni.rank, p, rc);
+        PMPI_Abort(MPI_COMM_WORLD, rc);
+    }
+    omni.stats.wire_messages++;
+    omni.stats.wire_bytes += b->len;
+    omni.stats.wire_by_dim[omni.hop_dim[p] < 0 ? 0 : omni.hop_dim[p]]++;
+    inflight_push(req, b);
+}
+
+void transport_flush_all(uint64_t *reason)
+{
+    while (omni.dirty_head >= 0)
+        transport_ship(omni.dirty_head, reason);
+}
+
+void transport_flush_stale(void)
+{
+    uint64_t now = 0;
+    int p = omni.dirty_head;
+    while (p >= 0) {
+        omni_peer *peer = &omni.peers[p];
+        int next = peer->dirty_next;
+        if (peer->stamp != omni.epoch) {
+            transport_ship(p, &omni.stats.flush_idle);
+        } else {
+            if (!now)
+                now = omni_now_ns();
+            if ((int64_t)(now - peer->first_ns) >= omni.flush_ns)
+                transport_ship(p, &omni.stats.flush_age);
+        }
+        p = next;
+    }
+    omni.epoch++;
+}
+
+void transport_reap_sends(void)
+{
+    while (omni.inflight_count > 0) {
+        omni_inflight *f = &omni.inflight[omni.inflight_head];
+        int done = 0;
+        PMPI_Test(&f->req, &done, MPI_STATUS_IGNORE);
+        if (!done)
+            return;
+        block_put(f->block);
+        omni.inflight_head = (omni.inflight_head + 1) % omni.inflight_cap;
+        omni.inflight_count--;
+    }
+}
+
+int transport_sends_idle(void)
+{
+    return omni.inflight_count == 0;
+}
+
+/* --- receiving ------------------------------------------------------- */
+
+static void rx_post(omni_inflight *slot, omni_block *b)
+{
+    slot->block = b;
+    int rc = PMPI_Irecv(b->data, (int)omni.block_cap, MPI_BYTE, MPI_ANY_SOURCE,
+                        TRANSPORT_WIRE_TAG, omni.wire_comm, &slot->req);
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "omnibus: rank %d: posting a block receive failed "
+                        "(MPI error %d)\n", omni.rank, rc);
+        PMPI_Abort(MPI_COMM_WORLD, rc);
+    }
+}
+
+int transport_poll_arrivals(void)
+{
+    int n = 0;
+    for (;;) {
+        omni_inflight *slot = &omni.rx[omni.rx_head];
+        int done = 0, bytes = 0;
+        MPI_Status st;
+        PMPI_Test(&slot->req, &done, &st);
+        if (!done)
+            return n;
+        PMPI_Get_count(&st, MPI_BYTE, &bytes);
+        omni_block *b = slot->block;
+        b->len = (size_t)bytes;
+        /* Repost before dispatching: dispatch may run long (forwarding) and
+         * the next block from any neighbour should find a receive. */
+        rx_post(slot, transport_block_get());
+        omni.rx_head = (omni.rx_head + 1) % omni.rx_count;
+        dispatch(b);
+        n++;
+    }
+}
+
+void transport_throttle(void)
+{
+    while (omni.blocks_out > omni.max_blocks) {
+        prog_poll();
+        if (omni.blocks_out <= omni.max_blocks)
+            break;
+        transport_flush_all(&omni.stats.flush_block);
+        prog_idle_wait();
+    }
+}
+
+/* --- life cycle ------------------------------------------------------ */
+
+int transport_init(void)
+{
+    omni.block_cap = omni.cfg.buffer_size;
+    omni.peers = calloc((size_t)omni.size, sizeof *omni.peers);
+    omni.inflight_cap = INFLIGHT_INITIAL;
+    omni.inflight = malloc(sizeof *omni.inflight * (size_t)omni.inflight_cap);
+    omni.rx_count = RX_SLOTS;
+    omni.rx = malloc(sizeof *omni.rx * RX_SLOTS);
+    if (!omni.peers || !omni.inflight || !omni.rx)
+        return -1;
+    for (int p = 0; p < omni.size; p++)
+        omni.peers[p].dirty_next = -1;
+    omni.dirty_head = -1;
+    for (int i = 0; i < RX_SLOTS; i++)
+        rx_post(&omni.rx[i], transport_block_get());
+    return 0;
+}
+
+/* Called once the job is quiescent: nothing more can arrive. */
+void transport_finalize(void)
+{
+    for (int i = 0; i < omni.rx_count; i++) {
+        PMPI_Cancel(&omni.rx[i].req);
+        PMPI_Wait(&omni.rx[i].req, MPI_STATUS_IGNORE);
+        block_put(omni.rx[i].block);
+    }
+    while (omni.inflight_count > 0) {
+        omni_inflight *f = &omni.inflight[omni.inflight_head];
+        PMPI_Wait(&f->req, MPI_STATUS_IGNORE);
+        block_put(f->block);
+        omni.inflight_head = (omni.inflight_head + 1) % omni.inflight_cap;
+        omni.inflight_count--;
+    }
+    while (omni.free_blocks) {
+        omni_block *b = omni.free_blocks;
+        omni.free_blocks = b->next;
+        free(b);
+    }
+    free(omni.rx);
+    free(omni.inflight);
+    free(omni.peers);
+    omni.rx = NULL;
+    omni.inflight = NULL;
+    omni.peers = NULL;
+}

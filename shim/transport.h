@@ -1,0 +1,78 @@
+/* transport: blocks, peer buffers and wire messages on the private
+ * communicator.
+ *
+ * Send side: an item for world rank d is appended to the fill block of
+ * peer next_hop[d]; a block goes to MPICH (PMPI_Isend on wire_comm) when the
+ * next item does not fit, when progress finds it idle or too old, before any
+ * call that can wait, and at once after an urgent item.  A block for this
+ * rank itself never touches MPICH: shipping it dispatches it in place.
+ *
+ * Receive side: a ring of PMPI_Irecv(MPI_ANY_SOURCE) on wire_comm, processed
+ * strictly in posting order.  MPI matches one sender's messages to identical
+ * receives in posting order, so processing the ring in order keeps every
+ * link FIFO.  Dispatch delivers each item addressed here to the matching
+ * engine and appends every other item to the buffer of its next hop.
+ *
+ * Back-pressure acts only at injection (transport_throttle, called by the
+ * send wrappers): forwarding and dispatch never refuse or wait.
+ */
+#ifndef OMNIBUS_TRANSPORT_H
+#define OMNIBUS_TRANSPORT_H
+
+#include "shim/state.h"
+
+#define TRANSPORT_WIRE_TAG 1
+
+int transport_init(void);
+void transport_finalize(void);
+
+omni_block *transport_block_get(void);
+void transport_block_unref(omni_block *b);
+_Noreturn void transport_out_of_memory(const char *what);
+
+/* Room for an item of `size` bytes (header included) in the buffer towards
+ * world rank dst; ships the buffer first when the item does not fit.  The
+ * caller writes the item at the returned address before anything else
+ * touches the transport. */
+static inline char *transport_reserve(int dst, uint32_t size);
+
+/* Ships the buffer of next-hop peer p now (reason counted in the stats). */
+void transport_ship(int p, uint64_t *reason);
+/* Ships the buffer that carries items for world rank dst. */
+static inline void transport_push_towards(int dst)
+{
+    transport_ship(omni.next_hop[dst], &omni.stats.flush_urgent);
+}
+/* Ships every non-empty buffer. */
+void transport_flush_all(uint64_t *reason);
+/* Ships buffers idle since the previous progress round or older than
+ * OMNIBUS_FLUSH_US; advances the progress epoch. */
+void transport_flush_stale(void);
+
+/* Processes arrived wire messages in order; returns how many. */
+int transport_poll_arrivals(void);
+/* Returns completed outgoing blocks to the free list. */
+void transport_reap_sends(void);
+/* Drives progress while this rank holds more blocks than its bound. */
+void transport_throttle(void);
+/* True when no block of this rank is still in MPICH's hands. */
+int transport_sends_idle(void);
+
+/* --- inline hot path ------------------------------------------------- */
+char *transport_reserve_slow(int p, uint32_t size);
+
+static inline char *transport_reserve(int dst, uint32_t size)
+{
+    int p = omni.next_hop[dst];
+    omni_peer *peer = &omni.peers[p];
+    omni_block *b = peer->fill;
+    if (b && b->len + size <= omni.block_cap) {
+        char *at = b->data + b->len;
+        b->len += size;
+        peer->stamp = omni.epoch;
+        return at;
+    }
+    return transport_reserve_slow(p, size);
+}
+
+#endif

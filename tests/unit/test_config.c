@@ -1,0 +1,970 @@
+/* test_config.c: the OMNIBUS_* parsing contract of config/config.h, without
+ * MPI and without the real environment (every test feeds cfg_load a small
+ * table of name/value pairs through a fake lookup). */
+#include "config/config.h"
+#include "check.h"
+
+#include <stdint.h>
+#include <string.h>
+
+typedef struct {
+    const char *name;
+    const char *value;
+} pair;
+
+typedef struct {
+    const pair *pairs;
+    size_t n;
+} table;
+
+static const char *fake_lookup(const char *name, void *ctx)
+{
+    const table *t = ctx;
+    size_t i;
+    for (i = 0; i < t->n; i++)
+        if (strcmp(t->pairs[i].name, name) == 0)
+            return t->pairs[i].value;
+    return NULL;
+}
+
+static int load_table(const pair *pairs, size_t n, cfg_settings *s,
+                      char *err)
+{
+    table t = {pairs, n};
+    return cfg_load(s, fake_lookup, &t, err, CFG_ERR_LEN);
+}
+
+/* Loads with exactly one variable set. */
+static int load_one(const char *name, const char *value, cfg_settings *s,
+                    char *err)
+{
+    pair p = {name, value};
+    return load_table(&p, 1, s, err);
+}
+
+/* Checks that NAME=value is accepted. */
+static void expect_accepted(const char *name, const char *value,
+                            cfg_settings *s)
+{
+    char err[CFG_ERR_LEN] = "";
+    int rc = load_one(name, value, s, err);
+    CHECK(rc == 0, "%s=\"%s\" must be accepted, but cfg_load returned %d (%s)",
+          name, value, rc, err);
+}
+
+/* Checks that NAME=value is refused with one line naming the variable and
+ * containing the value. */
+static void expect_refused(const char *name, const char *value)
+{
+    char err[CFG_ERR_LEN] = "";
+    cfg_settings s;
+    int rc = load_one(name, value, &s, err);
+    CHECK(rc == -1, "%s=\"%s\" must be refused, but cfg_load returned %d",
+          name, value, rc);
+    CHECK(strstr(err, name) != NULL,
+          "the refusal of %s=\"%s\" must name the variable, but err is \"%s\"",
+          name, value, err);
+    CHECK(strstr(err, value) != NULL,
+          "the refusal of %s=\"%s\" must quote the value, but err is \"%s\"",
+          name, value, err);
+    CHECK(strstr(err, "expected") != NULL,
+          "the refusal of %s=\"%s\" must say what is accepted, but err is "
+          "\"%s\"",
+          name, value, err);
+    CHECK(strchr(err, '\n') == NULL,
+          "the refusal of %s=\"%s\" must be one line, but err is \"%s\"", name,
+          value, err);
+}
+
+/* ---- defaults ---------------------------------------------------------- */
+
+static void test_defaults_when_nothing_is_set(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN] = "junk";
+    int rc = load_table(NULL, 0, &s, err);
+    CHECK(rc == 0, "an empty environment must load, but cfg_load returned %d",
+          rc);
+    CHECK(s.topo_kind == CFG_TOPO_AUTO,
+          "the default topology must be auto, got kind %d", (int)s.topo_kind);
+    CHECK(s.topology_text == NULL,
+          "topology_text must be NULL when unset, got \"%s\"",
+          s.topology_text ? s.topology_text : "");
+    CHECK(s.buffer_size == CFG_DEFAULT_BUFFER_SIZE,
+          "the default buffer size must be %zu, got %zu",
+          CFG_DEFAULT_BUFFER_SIZE, s.buffer_size);
+    CHECK(s.threshold == CFG_DEFAULT_THRESHOLD,
+          "the default threshold must be %zu, got %zu", CFG_DEFAULT_THRESHOLD,
+          s.threshold);
+    CHECK(s.flush_us == CFG_DEFAULT_FLUSH_US,
+          "the default flush delay must be %ld us, got %ld",
+          CFG_DEFAULT_FLUSH_US, s.flush_us);
+    CHECK(s.disable == 0, "DISABLE must default to 0, got %d", s.disable);
+    CHECK(s.stats == 0, "STATS must default to 0, got %d", s.stats);
+    CHECK(s.stats_file == NULL, "STATS_FILE must default to NULL, got \"%s\"",
+          s.stats_file ? s.stats_file : "");
+    CHECK(s.yield == CFG_YIELD_AUTO, "YIELD must default to auto, got %d",
+          (int)s.yield);
+    CHECK(err[0] == '\0', "err must be cleared on success, but is \"%s\"",
+          err);
+}
+
+static void test_null_lookup_means_nothing_set(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN];
+    int rc = cfg_load(&s, NULL, NULL, err, sizeof err);
+    CHECK(rc == 0 && s.buffer_size == CFG_DEFAULT_BUFFER_SIZE,
+          "a NULL lookup must give the defaults, got rc %d, buffer %zu", rc,
+          s.buffer_size);
+}
+
+static void test_all_variables_together(void)
+{
+    static const pair env[] = {
+        {"OMNIBUS_TOPOLOGY", "4x2"},    {"OMNIBUS_BUFFER_SIZE", "32K"},
+        {"OMNIBUS_THRESHOLD", "512"},   {"OMNIBUS_FLUSH_US", "100"},
+        {"OMNIBUS_DISABLE", "1"},       {"OMNIBUS_STATS", "1"},
+        {"OMNIBUS_STATS_FILE", "s.json"}, {"OMNIBUS_YIELD", "off"},
+    };
+    cfg_settings s;
+    char err[CFG_ERR_LEN] = "";
+    int rc = load_table(env, sizeof env / sizeof env[0], &s, err);
+    CHECK(rc == 0, "a fully valid environment must load, got %d (%s)", rc,
+          err);
+    CHECK(s.topo_kind == CFG_TOPO_EXPLICIT && s.ndims == 2 &&
+              s.dims[0] == 4 && s.dims[1] == 2,
+          "TOPOLOGY=4x2 must give explicit 4x2, got kind %d ndims %d",
+          (int)s.topo_kind, s.ndims);
+    CHECK(s.buffer_size == 32768, "BUFFER_SIZE=32K must be 32768, got %zu",
+          s.buffer_size);
+    CHECK(s.threshold == 512, "THRESHOLD=512 must be 512, got %zu",
+          s.threshold);
+    CHECK(s.flush_us == 100, "FLUSH_US=100 must be 100, got %ld", s.flush_us);
+    CHECK(s.disable == 1 && s.stats == 1,
+          "DISABLE=1 and STATS=1 must be set, got %d and %d", s.disable,
+          s.stats);
+    CHECK(s.stats_file && strcmp(s.stats_file, "s.json") == 0,
+          "STATS_FILE must be s.json, got \"%s\"",
+          s.stats_file ? s.stats_file : "(null)");
+    CHECK(s.yield == CFG_YIELD_OFF, "YIELD=off must give off, got %d",
+          (int)s.yield);
+}
+
+static void test_refusal_leaves_output_untouched(void)
+{
+    cfg_settings s;
+    memset(&s, 0x5a, sizeof s);
+    char err[CFG_ERR_LEN];
+    int rc = load_one("OMNIBUS_YIELD", "never", &s, err);
+    unsigned char first = ((unsigned char *)&s)[0];
+    CHECK(rc == -1 && first == 0x5a,
+          "a refused load must not write the settings, got rc %d, byte 0x%x",
+          rc, first);
+}
+
+/* ---- OMNIBUS_BUFFER_SIZE ----------------------------------------------- */
+
+static void test_buffer_size_accepts_plain_bytes(void)
+{
+    cfg_settings s;
+    expect_accepted("OMNIBUS_BUFFER_SIZE", "65536", &s);
+    CHECK(s.buffer_size == 65536, "BUFFER_SIZE=65536 must be 65536, got %zu",
+          s.buffer_size);
+}
+
+static void test_buffer_size_accepts_k_suffix_either_case(void)
+{
+    cfg_settings s;
+    expect_accepted("OMNIBUS_BUFFER_SIZE", "64K", &s);
+    CHECK(s.buffer_size == 65536, "BUFFER_SIZE=64K must be 65536, got %zu",
+          s.buffer_size);
+    expect_accepted("OMNIBUS_BUFFER_SIZE", "8k", &s);
+    CHECK(s.buffer_size == 8192, "BUFFER_SIZE=8k must be 8192, got %zu",
+          s.buffer_size);
+}
+
+static void test_buffer_size_accepts_m_suffix_either_case(void)
+{
+    cfg_settings s;
+    expect_accepted("OMNIBUS_BUFFER_SIZE", "1M", &s);
+    CHECK(s.buffer_size == 1048576, "BUFFER_SIZE=1M must be 1048576, got %zu",
+          s.buffer_size);
+    expect_accepted("OMNIBUS_BUFFER_SIZE", "2m", &s);
+    CHECK(s.buffer_size == 2097152, "BUFFER_SIZE=2m must be 2097152, got %zu",
+          s.buffer_size);
+}
+
+static void test_buffer_size_accepts_both_bounds(void)
+{
+    cfg_settings s;
+    expect_accepted("OMNIBUS_BUFFER_SIZE", "64", &s);
+    CHECK(s.buffer_size == CFG_MIN_BUFFER_SIZE,
+          "BUFFER_SIZE=64 must be the minimum, got %zu", s.buffer_size);
+    expect_accepted("OMNIBUS_BUFFER_SIZE", "64M", &s);
+    CHECK(s.buffer_size == CFG_MAX_BUFFER_SIZE,
+          "BUFFER_SIZE=64M must be the maximum, got %zu", s.buffer_size);
+}
+
+static void test_buffer_size_rejects_trailing_garbage(void)
+{
+    expect_refused("OMNIBUS_BUFFER_SIZE", "12Q");
+    expect_refused("OMNIBUS_BUFFER_SIZE", "12KB");
+}
+
+static void test_buffer_size_rejects_zero(void)
+{
+    expect_refused("OMNIBUS_BUFFER_SIZE", "0");
+    expect_refused("OMNIBUS_BUFFER_SIZE", "0K");
+}
+
+static void test_buffer_size_rejects_negative(void)
+{
+    expect_refused("OMNIBUS_BUFFER_SIZE", "-5");
+}
+
+static void test_buffer_size_rejects_plus_sign(void)
+{
+    expect_refused("OMNIBUS_BUFFER_SIZE", "+5");
+}
+
+static void test_buffer_size_rejects_letters(void)
+{
+    expect_refused("OMNIBUS_BUFFER_SIZE", "abc");
+    expect_refused("OMNIBUS_BUFFER_SIZE", "K");
+}
+
+static void test_buffer_size_rejects_empty(void)
+{
+    expect_refused("OMNIBUS_BUFFER_SIZE", "");
+}
+
+static void test_buffer_size_rejects_overflow(void)
+{
+    expect_refused("OMNIBUS_BUFFER_SIZE", "99999999999999999999");
+    expect_refused("OMNIBUS_BUFFER_SIZE", "17592186044416M");
+}
+
+static void test_buffer_size_rejects_fraction(void)
+{
+    expect_refused("OMNIBUS_BUFFER_SIZE", "1.5K");
+}
+
+static void test_buffer_size_rejects_surrounding_spaces(void)
+{
+    expect_refused("OMNIBUS_BUFFER_SIZE", "64K ");
+    expect_refused("OMNIBUS_BUFFER_SIZE", " 64K");
+    expect_refused("OMNIBUS_BUFFER_SIZE", "64 K");
+}
+
+static void test_buffer_size_rejects_out_of_range(void)
+{
+    expect_refused("OMNIBUS_BUFFER_SIZE", "63");
+    expect_refused("OMNIBUS_BUFFER_SIZE", "65M");
+    expect_refused("OMNIBUS_BUFFER_SIZE", "67108865");
+}
+
+static void test_buffer_size_message_is_the_documented_line(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN];
+    const char *want = "OMNIBUS_BUFFER_SIZE=12Q is not valid: expected a "
+                       "positive byte count such as 65536, 64K or 1M "
+                       "(64 to 64M)";
+    load_one("OMNIBUS_BUFFER_SIZE", "12Q", &s, err);
+    CHECK(strcmp(err, want) == 0,
+          "BUFFER_SIZE=12Q must give\n      \"%s\"\n    but gave\n      "
+          "\"%s\"",
+          want, err);
+}
+
+/* ---- OMNIBUS_THRESHOLD ------------------------------------------------- */
+
+static void test_threshold_accepts_zero(void)
+{
+    cfg_settings s;
+    expect_accepted("OMNIBUS_THRESHOLD", "0", &s);
+    CHECK(s.threshold == 0, "THRESHOLD=0 must mean 0 bytes, got %zu",
+          s.threshold);
+}
+
+static void test_threshold_accepts_plain_and_suffixed(void)
+{
+    cfg_settings s;
+    expect_accepted("OMNIBUS_THRESHOLD", "2048", &s);
+    CHECK(s.threshold == 2048, "THRESHOLD=2048 must be 2048, got %zu",
+          s.threshold);
+    expect_accepted("OMNIBUS_THRESHOLD", "4k", &s);
+    CHECK(s.threshold == 4096, "THRESHOLD=4k must be 4096, got %zu",
+          s.threshold);
+    expect_accepted("OMNIBUS_THRESHOLD", "1M", &s);
+    CHECK(s.threshold == 1048576, "THRESHOLD=1M must be 1048576, got %zu",
+          s.threshold);
+}
+
+static void test_threshold_rejects_trailing_garbage(void)
+{
+    expect_refused("OMNIBUS_THRESHOLD", "12Q");
+    expect_refused("OMNIBUS_THRESHOLD", "12KB");
+}
+
+static void test_threshold_rejects_negative(void)
+{
+    expect_refused("OMNIBUS_THRESHOLD", "-5");
+}
+
+static void test_threshold_rejects_plus_sign(void)
+{
+    expect_refused("OMNIBUS_THRESHOLD", "+5");
+}
+
+static void test_threshold_rejects_letters(void)
+{
+    expect_refused("OMNIBUS_THRESHOLD", "abc");
+}
+
+static void test_threshold_rejects_empty(void)
+{
+    expect_refused("OMNIBUS_THRESHOLD", "");
+}
+
+static void test_threshold_rejects_overflow(void)
+{
+    expect_refused("OMNIBUS_THRESHOLD", "99999999999999999999");
+    if (SIZE_MAX == UINT64_MAX) {
+        /* 2^44 M = 2^64 and 2^54 K = 2^64: one past what size_t holds. */
+        expect_refused("OMNIBUS_THRESHOLD", "17592186044416M");
+        expect_refused("OMNIBUS_THRESHOLD", "18014398509481984K");
+    }
+}
+
+static void test_threshold_accepts_largest_representable_suffixed(void)
+{
+    cfg_settings s;
+    if (SIZE_MAX == UINT64_MAX) {
+        expect_accepted("OMNIBUS_THRESHOLD", "17592186044415M", &s);
+        CHECK(s.threshold == (size_t)17592186044415ULL << 20,
+              "THRESHOLD=17592186044415M must not be taken as overflow, "
+              "got %zu",
+              s.threshold);
+    } else {
+        CHECK(1, "only meaningful with a 64-bit size_t");
+    }
+}
+
+static void test_threshold_rejects_fraction(void)
+{
+    expect_refused("OMNIBUS_THRESHOLD", "1.5K");
+}
+
+static void test_threshold_rejects_surrounding_spaces(void)
+{
+    expect_refused("OMNIBUS_THRESHOLD", "1024 ");
+    expect_refused("OMNIBUS_THRESHOLD", " 1024");
+}
+
+/* ---- OMNIBUS_FLUSH_US -------------------------------------------------- */
+
+static void test_flush_accepts_zero_and_the_maximum(void)
+{
+    cfg_settings s;
+    expect_accepted("OMNIBUS_FLUSH_US", "0", &s);
+    CHECK(s.flush_us == 0, "FLUSH_US=0 must be 0, got %ld", s.flush_us);
+    expect_accepted("OMNIBUS_FLUSH_US", "10000000", &s);
+    CHECK(s.flush_us == 10000000L, "FLUSH_US=10000000 must be kept, got %ld",
+          s.flush_us);
+    expect_accepted("OMNIBUS_FLUSH_US", "250", &s);
+    CHECK(s.flush_us == 250, "FLUSH_US=250 must be 250, got %ld", s.flush_us);
+}
+
+static void test_flush_rejects_above_maximum(void)
+{
+    expect_refused("OMNIBUS_FLUSH_US", "10000001");
+}
+
+static void test_flush_rejects_suffix(void)
+{
+    expect_refused("OMNIBUS_FLUSH_US", "12Q");
+    expect_refused("OMNIBUS_FLUSH_US", "5K");
+    expect_refused("OMNIBUS_FLUSH_US", "500us");
+}
+
+static void test_flush_rejects_negative(void)
+{
+    expect_refused("OMNIBUS_FLUSH_US", "-5");
+}
+
+static void test_flush_rejects_plus_sign(void)
+{
+    expect_refused("OMNIBUS_FLUSH_US", "+5");
+}
+
+static void test_flush_rejects_letters(void)
+{
+    expect_refused("OMNIBUS_FLUSH_US", "abc");
+}
+
+static void test_flush_rejects_empty(void)
+{
+    expect_refused("OMNIBUS_FLUSH_US", "");
+}
+
+static void test_flush_rejects_overflow(void)
+{
+    expect_refused("OMNIBUS_FLUSH_US", "99999999999999999999");
+}
+
+static void test_flush_rejects_fraction(void)
+{
+    expect_refused("OMNIBUS_FLUSH_US", "1.5");
+}
+
+static void test_flush_rejects_surrounding_spaces(void)
+{
+    expect_refused("OMNIBUS_FLUSH_US", "500 ");
+    expect_refused("OMNIBUS_FLUSH_US", " 500");
+}
+
+/* ---- OMNIBUS_TOPOLOGY -------------------------------------------------- */
+
+static void test_topology_accepts_auto(void)
+{
+    cfg_settings s;
+    expect_accepted("OMNIBUS_TOPOLOGY", "auto", &s);
+    CHECK(s.topo_kind == CFG_TOPO_AUTO, "TOPOLOGY=auto must give auto, got %d",
+          (int)s.topo_kind);
+    CHECK(s.topology_text && strcmp(s.topology_text, "auto") == 0,
+          "topology_text must keep the text \"auto\", got \"%s\"",
+          s.topology_text ? s.topology_text : "(null)");
+}
+
+static void test_topology_accepts_direct(void)
+{
+    cfg_settings s;
+    expect_accepted("OMNIBUS_TOPOLOGY", "direct", &s);
+    CHECK(s.topo_kind == CFG_TOPO_DIRECT,
+          "TOPOLOGY=direct must give direct, got %d", (int)s.topo_kind);
+}
+
+static void test_topology_accepts_balanced_dimensions(void)
+{
+    cfg_settings s;
+    expect_accepted("OMNIBUS_TOPOLOGY", "2d", &s);
+    CHECK(s.topo_kind == CFG_TOPO_BALANCED && s.ndims == 2,
+          "TOPOLOGY=2d must give 2 balanced dims, got kind %d ndims %d",
+          (int)s.topo_kind, s.ndims);
+    expect_accepted("OMNIBUS_TOPOLOGY", "3D", &s);
+    CHECK(s.topo_kind == CFG_TOPO_BALANCED && s.ndims == 3,
+          "TOPOLOGY=3D must give 3 balanced dims, got kind %d ndims %d",
+          (int)s.topo_kind, s.ndims);
+    expect_accepted("OMNIBUS_TOPOLOGY", "1d", &s);
+    CHECK(s.ndims == 1, "TOPOLOGY=1d must give 1 dim, got %d", s.ndims);
+    expect_accepted("OMNIBUS_TOPOLOGY", "8d", &s);
+    CHECK(s.ndims == 8, "TOPOLOGY=8d must give 8 dims, got %d", s.ndims);
+}
+
+static void test_topology_accepts_explicit_sizes(void)
+{
+    cfg_settings s;
+    expect_accepted("OMNIBUS_TOPOLOGY", "4x2", &s);
+    CHECK(s.topo_kind == CFG_TOPO_EXPLICIT && s.ndims == 2 &&
+              s.dims[0] == 4 && s.dims[1] == 2,
+          "TOPOLOGY=4x2 must give explicit [4,2], got kind %d ndims %d",
+          (int)s.topo_kind, s.ndims);
+    expect_accepted("OMNIBUS_TOPOLOGY", "2X2x2", &s);
+    CHECK(s.topo_kind == CFG_TOPO_EXPLICIT && s.ndims == 3 &&
+              s.dims[0] == 2 && s.dims[1] == 2 && s.dims[2] == 2,
+          "TOPOLOGY=2X2x2 must give explicit [2,2,2], got kind %d ndims %d",
+          (int)s.topo_kind, s.ndims);
+    expect_accepted("OMNIBUS_TOPOLOGY", "1x1x1x1x1x1x1x1", &s);
+    CHECK(s.ndims == 8, "TOPOLOGY with 8 sizes must give 8 dims, got %d",
+          s.ndims);
+}
+
+static void test_topology_accepts_single_size(void)
+{
+    cfg_settings s;
+    expect_accepted("OMNIBUS_TOPOLOGY", "16", &s);
+    CHECK(s.topo_kind == CFG_TOPO_EXPLICIT && s.ndims == 1 && s.dims[0] == 16,
+          "TOPOLOGY=16 must give one explicit dimension of 16, got kind %d "
+          "ndims %d",
+          (int)s.topo_kind, s.ndims);
+}
+
+static void test_topology_rejects_zero_size(void)
+{
+    expect_refused("OMNIBUS_TOPOLOGY", "0x4");
+    expect_refused("OMNIBUS_TOPOLOGY", "4x0");
+}
+
+static void test_topology_rejects_too_many_balanced_dimensions(void)
+{
+    expect_refused("OMNIBUS_TOPOLOGY", "9d");
+    expect_refused("OMNIBUS_TOPOLOGY", "0d");
+    expect_refused("OMNIBUS_TOPOLOGY", "99999999999999999999d");
+}
+
+static void test_topology_rejects_nine_explicit_sizes(void)
+{
+    expect_refused("OMNIBUS_TOPOLOGY", "1x1x1x1x1x1x1x1x1");
+}
+
+static void test_topology_rejects_missing_sizes(void)
+{
+    expect_refused("OMNIBUS_TOPOLOGY", "x4");
+    expect_refused("OMNIBUS_TOPOLOGY", "4x");
+    expect_refused("OMNIBUS_TOPOLOGY", "4xx2");
+    expect_refused("OMNIBUS_TOPOLOGY", "d");
+}
+
+static void test_topology_rejects_unknown_words(void)
+{
+    expect_refused("OMNIBUS_TOPOLOGY", "4y");
+    expect_refused("OMNIBUS_TOPOLOGY", "Auto");
+    expect_refused("OMNIBUS_TOPOLOGY", "2dd");
+    expect_refused("OMNIBUS_TOPOLOGY", "-2x4");
+    expect_refused("OMNIBUS_TOPOLOGY", "4*2");
+}
+
+static void test_topology_rejects_size_overflowing_int(void)
+{
+    expect_refused("OMNIBUS_TOPOLOGY", "2147483648x2");
+}
+
+static void test_topology_rejects_empty(void)
+{
+    expect_refused("OMNIBUS_TOPOLOGY", "");
+}
+
+static void test_topology_rejects_surrounding_spaces(void)
+{
+    expect_refused("OMNIBUS_TOPOLOGY", "4x2 ");
+    expect_refused("OMNIBUS_TOPOLOGY", " auto");
+    expect_refused("OMNIBUS_TOPOLOGY", "4 x 2");
+}
+
+static void test_topology_message_is_the_documented_line(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN];
+    const char *want = "OMNIBUS_TOPOLOGY=4y is not valid: expected auto, "
+                       "direct, Nd (1d to 8d) or sizes such as 4x2 or 2x2x2";
+    load_one("OMNIBUS_TOPOLOGY", "4y", &s, err);
+    CHECK(strcmp(err, want) == 0,
+          "TOPOLOGY=4y must give\n      \"%s\"\n    but gave\n      \"%s\"",
+          want, err);
+}
+
+/* ---- cfg_check_job ------------------------------------------------------ */
+
+static void test_check_job_accepts_incomplete_grid(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN] = "";
+    expect_accepted("OMNIBUS_TOPOLOGY", "3x3", &s);
+    int rc = cfg_check_job(&s, 7, err, sizeof err);
+    CHECK(rc == 0, "TOPOLOGY=3x3 must be accepted for 7 ranks, got %d (%s)",
+          rc, err);
+}
+
+static void test_check_job_accepts_exact_grid(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN] = "";
+    expect_accepted("OMNIBUS_TOPOLOGY", "4x2", &s);
+    int rc = cfg_check_job(&s, 8, err, sizeof err);
+    CHECK(rc == 0, "TOPOLOGY=4x2 must be accepted for 8 ranks, got %d (%s)",
+          rc, err);
+}
+
+static void test_check_job_refuses_too_small_grid(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN] = "";
+    const char *want = "OMNIBUS_TOPOLOGY=2x2 is not valid for 7 ranks: the "
+                       "product of the sizes (4) must be at least the number "
+                       "of ranks";
+    expect_accepted("OMNIBUS_TOPOLOGY", "2x2", &s);
+    int rc = cfg_check_job(&s, 7, err, sizeof err);
+    CHECK(rc == -1, "TOPOLOGY=2x2 must be refused for 7 ranks, got %d", rc);
+    CHECK(strcmp(err, want) == 0,
+          "TOPOLOGY=2x2 with 7 ranks must give\n      \"%s\"\n    but gave\n"
+          "      \"%s\"",
+          want, err);
+}
+
+static void test_check_job_handles_huge_products_without_overflow(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN] = "";
+    expect_accepted("OMNIBUS_TOPOLOGY",
+                    "2147483647x2147483647x2147483647x2147483647x"
+                    "2147483647x2147483647x2147483647x2147483647",
+                    &s);
+    int rc = cfg_check_job(&s, 2147483647, err, sizeof err);
+    CHECK(rc == 0,
+          "eight sizes of INT_MAX must cover INT_MAX ranks, got %d (%s)", rc,
+          err);
+}
+
+static void test_check_job_quotes_sizes_when_text_is_missing(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN] = "";
+    memset(&s, 0, sizeof s);
+    s.topo_kind = CFG_TOPO_EXPLICIT;
+    s.ndims = 2;
+    s.dims[0] = 3;
+    s.dims[1] = 2;
+    int rc = cfg_check_job(&s, 7, err, sizeof err);
+    CHECK(rc == -1 && strstr(err, "OMNIBUS_TOPOLOGY=3x2 ") != NULL,
+          "settings built by hand must be refused quoting 3x2, got %d (%s)",
+          rc, err);
+}
+
+static void test_check_job_accepts_any_balanced_and_auto(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN] = "";
+    int rc;
+    expect_accepted("OMNIBUS_TOPOLOGY", "8d", &s);
+    rc = cfg_check_job(&s, 1, err, sizeof err);
+    CHECK(rc == 0, "TOPOLOGY=8d must be accepted for 1 rank, got %d (%s)",
+          rc, err);
+    expect_accepted("OMNIBUS_TOPOLOGY", "3d", &s);
+    rc = cfg_check_job(&s, 7, err, sizeof err);
+    CHECK(rc == 0, "TOPOLOGY=3d must be accepted for 7 ranks, got %d (%s)",
+          rc, err);
+    expect_accepted("OMNIBUS_TOPOLOGY", "direct", &s);
+    rc = cfg_check_job(&s, 1000, err, sizeof err);
+    CHECK(rc == 0, "TOPOLOGY=direct must be accepted for 1000 ranks, got %d",
+          rc);
+}
+
+/* ---- OMNIBUS_DISABLE, OMNIBUS_STATS, OMNIBUS_YIELD ---------------------- */
+
+static void test_disable_accepts_zero_and_one(void)
+{
+    cfg_settings s;
+    expect_accepted("OMNIBUS_DISABLE", "1", &s);
+    CHECK(s.disable == 1, "DISABLE=1 must set disable, got %d", s.disable);
+    expect_accepted("OMNIBUS_DISABLE", "0", &s);
+    CHECK(s.disable == 0, "DISABLE=0 must clear disable, got %d", s.disable);
+}
+
+static void test_disable_rejects_other_values(void)
+{
+    expect_refused("OMNIBUS_DISABLE", "");
+    expect_refused("OMNIBUS_DISABLE", "2");
+    expect_refused("OMNIBUS_DISABLE", "yes");
+    expect_refused("OMNIBUS_DISABLE", "true");
+    expect_refused("OMNIBUS_DISABLE", "01");
+    expect_refused("OMNIBUS_DISABLE", "1 ");
+}
+
+static void test_stats_accepts_zero_and_one(void)
+{
+    cfg_settings s;
+    expect_accepted("OMNIBUS_STATS", "1", &s);
+    CHECK(s.stats == 1, "STATS=1 must set stats, got %d", s.stats);
+    expect_accepted("OMNIBUS_STATS", "0", &s);
+    CHECK(s.stats == 0, "STATS=0 must clear stats, got %d", s.stats);
+}
+
+static void test_stats_rejects_other_values(void)
+{
+    expect_refused("OMNIBUS_STATS", "");
+    expect_refused("OMNIBUS_STATS", "on");
+    expect_refused("OMNIBUS_STATS", "-1");
+    expect_refused("OMNIBUS_STATS", " 1");
+}
+
+static void test_stats_file_accepts_a_path(void)
+{
+    cfg_settings s;
+    expect_accepted("OMNIBUS_STATS_FILE", "/tmp/run 1/stats.json", &s);
+    CHECK(s.stats_file && strcmp(s.stats_file, "/tmp/run 1/stats.json") == 0,
+          "STATS_FILE must keep the path as given, got \"%s\"",
+          s.stats_file ? s.stats_file : "(null)");
+}
+
+static void test_stats_file_rejects_empty(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN] = "";
+    int rc = load_one("OMNIBUS_STATS_FILE", "", &s, err);
+    CHECK(rc == -1, "OMNIBUS_STATS_FILE= must be refused, got %d", rc);
+    CHECK(strstr(err, "OMNIBUS_STATS_FILE=\"\" is not valid") != NULL,
+          "an empty value must be shown as \"\", but err is \"%s\"", err);
+}
+
+static void test_stats_file_rejects_surrounding_spaces(void)
+{
+    expect_refused("OMNIBUS_STATS_FILE", "stats.json ");
+    expect_refused("OMNIBUS_STATS_FILE", " stats.json");
+}
+
+static void test_yield_accepts_auto_on_off(void)
+{
+    cfg_settings s;
+    expect_accepted("OMNIBUS_YIELD", "auto", &s);
+    CHECK(s.yield == CFG_YIELD_AUTO, "YIELD=auto must give auto, got %d",
+          (int)s.yield);
+    expect_accepted("OMNIBUS_YIELD", "on", &s);
+    CHECK(s.yield == CFG_YIELD_ON, "YIELD=on must give on, got %d",
+          (int)s.yield);
+    expect_accepted("OMNIBUS_YIELD", "off", &s);
+    CHECK(s.yield == CFG_YIELD_OFF, "YIELD=off must give off, got %d",
+          (int)s.yield);
+}
+
+static void test_yield_rejects_other_values(void)
+{
+    expect_refused("OMNIBUS_YIELD", "");
+    expect_refused("OMNIBUS_YIELD", "1");
+    expect_refused("OMNIBUS_YIELD", "ON");
+    expect_refused("OMNIBUS_YIELD", "sometimes");
+    expect_refused("OMNIBUS_YIELD", "on ");
+}
+
+/* ---- message rendering -------------------------------------------------- */
+
+static void test_message_shows_trailing_space_in_quotes(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN] = "";
+    load_one("OMNIBUS_BUFFER_SIZE", "64K ", &s, err);
+    CHECK(strstr(err, "OMNIBUS_BUFFER_SIZE=\"64K \" is not valid") != NULL,
+          "a value with a trailing space must be shown quoted, but err is "
+          "\"%s\"",
+          err);
+}
+
+static void test_message_escapes_newline_to_stay_one_line(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN] = "";
+    int rc = load_one("OMNIBUS_YIELD", "on\noff", &s, err);
+    CHECK(rc == -1 && strchr(err, '\n') == NULL &&
+              strstr(err, "\"on\\noff\"") != NULL,
+          "a value with a newline must be refused on one line with \\n, got "
+          "%d (%s)",
+          rc, err);
+}
+
+static void test_message_cuts_very_long_values_but_keeps_the_advice(void)
+{
+    char value[2000];
+    char err[CFG_ERR_LEN] = "";
+    cfg_settings s;
+    memset(value, '7', sizeof value - 2);
+    value[sizeof value - 2] = 'Q';
+    value[sizeof value - 1] = '\0';
+    int rc = load_one("OMNIBUS_THRESHOLD", value, &s, err);
+    CHECK(rc == -1 && strstr(err, "...") != NULL &&
+              strstr(err, "expected") != NULL,
+          "a 2000-byte value must be cut with ... and keep the advice, got "
+          "%d (%s)",
+          rc, err);
+}
+
+static void test_message_fits_a_small_buffer(void)
+{
+    cfg_settings s;
+    char err[16];
+    table t;
+    pair p = {"OMNIBUS_BUFFER_SIZE", "12Q"};
+    t.pairs = &p;
+    t.n = 1;
+    memset(err, 'z', sizeof err);
+    int rc = cfg_load(&s, fake_lookup, &t, err, sizeof err);
+    CHECK(rc == -1 && memchr(err, '\0', sizeof err) != NULL,
+          "a refusal must stay NUL-terminated inside a 16-byte err, got %d",
+          rc);
+}
+
+/* ---- cfg_parse_size ---------------------------------------------------- */
+
+static void test_parse_size_contract(void)
+{
+    size_t v = 7;
+    CHECK(cfg_parse_size("3K", &v) == 0 && v == 3072,
+          "cfg_parse_size(\"3K\") must give 3072, got %zu", v);
+    CHECK(cfg_parse_size("0", &v) == -1,
+          "cfg_parse_size(\"0\") must refuse zero");
+    CHECK(cfg_parse_size(NULL, &v) == -1,
+          "cfg_parse_size(NULL) must refuse");
+    CHECK(cfg_parse_size("18446744073709551616", &v) == -1,
+          "cfg_parse_size must refuse 2^64");
+}
+
+/* ---- cfg_unknown_variable ----------------------------------------------- */
+
+static void test_unknown_variable_suggests_closest_name(void)
+{
+    char *env[] = {"PATH=/bin", "OMNIBUS_TOPOLOGY=2d",
+                   "OMNIBUS_BUFER_SIZE=64K", "OMNIBUS_STAT=1", NULL};
+    char suggestion[64] = "junk";
+    const char *bad = cfg_unknown_variable(env, suggestion, sizeof suggestion);
+    CHECK(bad != NULL && strcmp(bad, "OMNIBUS_BUFER_SIZE=64K") == 0,
+          "OMNIBUS_BUFER_SIZE must be reported as unknown, got \"%s\"",
+          bad ? bad : "(null)");
+    CHECK(strcmp(suggestion, "OMNIBUS_BUFFER_SIZE") == 0,
+          "OMNIBUS_BUFER_SIZE must suggest OMNIBUS_BUFFER_SIZE, got \"%s\"",
+          suggestion);
+}
+
+static void test_unknown_variable_accepts_all_known_names(void)
+{
+    char *env[] = {"OMNIBUS_TOPOLOGY=auto",   "OMNIBUS_BUFFER_SIZE=1",
+                   "OMNIBUS_THRESHOLD=1",     "OMNIBUS_FLUSH_US=1",
+                   "OMNIBUS_DISABLE=0",       "OMNIBUS_STATS=0",
+                   "OMNIBUS_STATS_FILE=x",    "OMNIBUS_YIELD=on",
+                   "OMNIBUS_PROGRESS=1",      "OMNIBUS_MAX_MEMORY=1",
+                   "OMNIBUS_FAKE_NODES=2",    "OMNIBUSX=1",
+                   "omnibus_typo=1",          "HOME=/root",
+                   NULL};
+    char suggestion[64] = "junk";
+    const char *bad = cfg_unknown_variable(env, suggestion, sizeof suggestion);
+    CHECK(bad == NULL, "every known name must pass, but \"%s\" was reported",
+          bad ? bad : "");
+    CHECK(suggestion[0] == '\0',
+          "suggestion must be empty when nothing is unknown, got \"%s\"",
+          suggestion);
+}
+
+static void test_unknown_variable_reports_the_first_unknown(void)
+{
+    char *env[] = {"OMNIBUS_TOPOLGY=2d", "OMNIBUS_STAT=1", NULL};
+    char suggestion[64] = "";
+    const char *bad = cfg_unknown_variable(env, suggestion, sizeof suggestion);
+    CHECK(bad == env[0] && strcmp(suggestion, "OMNIBUS_TOPOLOGY") == 0,
+          "the first unknown (OMNIBUS_TOPOLGY) must be reported with "
+          "OMNIBUS_TOPOLOGY, got \"%s\" / \"%s\"",
+          bad ? bad : "(null)", suggestion);
+}
+
+static void test_unknown_variable_ignores_case_when_suggesting(void)
+{
+    char *env[] = {"OMNIBUS_flush_us=5", NULL};
+    char suggestion[64] = "";
+    const char *bad = cfg_unknown_variable(env, suggestion, sizeof suggestion);
+    CHECK(bad == env[0] && strcmp(suggestion, "OMNIBUS_FLUSH_US") == 0,
+          "OMNIBUS_flush_us must be unknown and suggest OMNIBUS_FLUSH_US, got "
+          "\"%s\" / \"%s\"",
+          bad ? bad : "(null)", suggestion);
+}
+
+static void test_unknown_variable_handles_entry_without_value(void)
+{
+    char *env[] = {"OMNIBUS_YIELDS", NULL};
+    char suggestion[8];
+    const char *bad = cfg_unknown_variable(env, suggestion, sizeof suggestion);
+    CHECK(bad == env[0] && strcmp(suggestion, "OMNIBUS") == 0,
+          "an entry with no '=' must be checked by its whole name and the "
+          "suggestion truncated to fit, got \"%s\" / \"%s\"",
+          bad ? bad : "(null)", suggestion);
+}
+
+static void test_unknown_variable_accepts_null_array(void)
+{
+    char suggestion[4] = "zz";
+    const char *bad = cfg_unknown_variable(NULL, suggestion, sizeof suggestion);
+    CHECK(bad == NULL && suggestion[0] == '\0',
+          "a NULL array must report nothing, got \"%s\"", bad ? bad : "");
+}
+
+int main(void)
+{
+    RUN(test_defaults_when_nothing_is_set);
+    RUN(test_null_lookup_means_nothing_set);
+    RUN(test_all_variables_together);
+    RUN(test_refusal_leaves_output_untouched);
+
+    RUN(test_buffer_size_accepts_plain_bytes);
+    RUN(test_buffer_size_accepts_k_suffix_either_case);
+    RUN(test_buffer_size_accepts_m_suffix_either_case);
+    RUN(test_buffer_size_accepts_both_bounds);
+    RUN(test_buffer_size_rejects_trailing_garbage);
+    RUN(test_buffer_size_rejects_zero);
+    RUN(test_buffer_size_rejects_negative);
+    RUN(test_buffer_size_rejects_plus_sign);
+    RUN(test_buffer_size_rejects_letters);
+    RUN(test_buffer_size_rejects_empty);
+    RUN(test_buffer_size_rejects_overflow);
+    RUN(test_buffer_size_rejects_fraction);
+    RUN(test_buffer_size_rejects_surrounding_spaces);
+    RUN(test_buffer_size_rejects_out_of_range);
+    RUN(test_buffer_size_message_is_the_documented_line);
+
+    RUN(test_threshold_accepts_zero);
+    RUN(test_threshold_accepts_plain_and_suffixed);
+    RUN(test_threshold_rejects_trailing_garbage);
+    RUN(test_threshold_rejects_negative);
+    RUN(test_threshold_rejects_plus_sign);
+    RUN(test_threshold_rejects_letters);
+    RUN(test_threshold_rejects_empty);
+    RUN(test_threshold_rejects_overflow);
+    RUN(test_threshold_accepts_largest_representable_suffixed);
+    RUN(test_threshold_rejects_fraction);
+    RUN(test_threshold_rejects_surrounding_spaces);
+
+    RUN(test_flush_accepts_zero_and_the_maximum);
+    RUN(test_flush_rejects_above_maximum);
+    RUN(test_flush_rejects_suffix);
+    RUN(test_flush_rejects_negative);
+    RUN(test_flush_rejects_plus_sign);
+    RUN(test_flush_rejects_letters);
+    RUN(test_flush_rejects_empty);
+    RUN(test_flush_rejects_overflow);
+    RUN(test_flush_rejects_fraction);
+    RUN(test_flush_rejects_surrounding_spaces);
+
+    RUN(test_topology_accepts_auto);
+    RUN(test_topology_accepts_direct);
+    RUN(test_topology_accepts_balanced_dimensions);
+    RUN(test_topology_accepts_explicit_sizes);
+    RUN(test_topology_accepts_single_size);
+    RUN(test_topology_rejects_zero_size);
+    RUN(test_topology_rejects_too_many_balanced_dimensions);
+    RUN(test_topology_rejects_nine_explicit_sizes);
+    RUN(test_topology_rejects_missing_sizes);
+    RUN(test_topology_rejects_unknown_words);
+    RUN(test_topology_rejects_size_overflowing_int);
+    RUN(test_topology_rejects_empty);
+    RUN(test_topology_rejects_surrounding_spaces);
+    RUN(test_topology_message_is_the_documented_line);
+
+    RUN(test_check_job_accepts_incomplete_grid);
+    RUN(test_check_job_accepts_exact_grid);
+    RUN(test_check_job_refuses_too_small_grid);
+    RUN(test_check_job_handles_huge_products_without_overflow);
+    RUN(test_check_job_quotes_sizes_when_text_is_missing);
+    RUN(test_check_job_accepts_any_balanced_and_auto);
+
+    RUN(test_disable_accepts_zero_and_one);
+    RUN(test_disable_rejects_other_values);
+    RUN(test_stats_accepts_zero_and_one);
+    RUN(test_stats_rejects_other_values);
+    RUN(test_stats_file_accepts_a_path);
+    RUN(test_stats_file_rejects_empty);
+    RUN(test_stats_file_rejects_surrounding_spaces);
+    RUN(test_yield_accepts_auto_on_off);
+    RUN(test_yield_rejects_other_values);
+
+    RUN(test_message_shows_trailing_space_in_quotes);
+    RUN(test_message_escapes_newline_to_stay_one_line);
+    RUN(test_message_cuts_very_long_values_but_keeps_the_advice);
+    RUN(test_message_fits_a_small_buffer);
+
+    RUN(test_parse_size_contract);
+
+    RUN(test_unknown_variable_suggests_closest_name);
+    RUN(test_unknown_variable_accepts_all_known_names);
+    RUN(test_unknown_variable_reports_the_first_unknown);
+    RUN(test_unknown_variable_ignores_case_when_suggesting);
+    RUN(test_unknown_variable_handles_entry_without_value);
+    RUN(test_unknown_variable_accepts_null_array);
+
+    CHECK_MAIN_END();
+}
