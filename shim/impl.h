@@ -24,6 +24,37 @@ int impl_Sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dtype,
                           int dest, int sendtag, int source, int recvtag,
                           MPI_Comm comm, MPI_Status *status);
 
+/* send.c */
+int impl_Buffer_attach(void *buffer, MPI_Count size);
+int impl_Buffer_detach(void *buffer_addr, int *size);
+int impl_Buffer_detach_c(void *buffer_addr, MPI_Count *size);
+
+/* mprobe.c */
+int impl_Improbe(int source, int tag, MPI_Comm comm, int *flag,
+                 MPI_Message *message, MPI_Status *status);
+int impl_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
+                MPI_Status *status);
+int impl_Mrecv(void *buf, MPI_Count count, MPI_Datatype dtype,
+               MPI_Message *message, MPI_Status *status);
+int impl_Imrecv(void *buf, MPI_Count count, MPI_Datatype dtype,
+                MPI_Message *message, MPI_Request *request);
+
+/* persist.c */
+int impl_Send_init(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                   int dest, int tag, MPI_Comm comm, MPI_Request *request);
+int impl_Bsend_init(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                    int dest, int tag, MPI_Comm comm, MPI_Request *request);
+int impl_Ssend_init(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                    int dest, int tag, MPI_Comm comm, MPI_Request *request);
+int impl_Rsend_init(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                    int dest, int tag, MPI_Comm comm, MPI_Request *request);
+int impl_Recv_init(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
+                   int tag, MPI_Comm comm, MPI_Request *request);
+int impl_Start(MPI_Request *request);
+int impl_Startall(int count, MPI_Request requests[]);
+int impl_Request_free(MPI_Request *request);
+int impl_Cancel(MPI_Request *request);
+
 /* request.c */
 int impl_Wait(MPI_Request *request, MPI_Status *status);
 int impl_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]);

@@ -9,6 +9,8 @@
 #include "shim/state.h"
 #include "shim/comm.h"
 #include "shim/progress.h"
+#include "shim/mprobe.h"
+#include "shim/persist.h"
 #include "shim/request.h"
 #include "shim/send.h"
 #include "shim/stats.h"
@@ -136,6 +138,8 @@ static void omni_setup(int provided)
     omni.flush_ns = omni.cfg.flush_us * 1000L;
     omni.sent_to = calloc((size_t)omni.size, sizeof *omni.sent_to);
     choose_yield();
+    mprobe_init();
+    persist_init();
     if (!omni.sent_to || comm_table_init() != 0 || comm_register_world() != 0 ||
         request_init() != 0 || send_init() != 0 || transport_init() != 0)
         init_refuse("out of memory while setting up");
@@ -199,6 +203,8 @@ OMNI_EXPORT int MPI_Finalize(void)
         transport_finalize();
         comm_table_destroy();
         send_finalize();
+        mprobe_finalize();
+        persist_finalize();
         topology_free();
         free(omni.sent_to);
         PMPI_Comm_free(&omni.wire_comm);

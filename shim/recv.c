@@ -62,8 +62,7 @@ static void recv_finish(match_recv *r)
         request_complete_recv(r);
 }
 
-/* r takes message m (which is not queued anywhere). */
-static void recv_take(match_recv *r, const match_msg *m)
+void recv_take_message(match_recv *r, const match_msg *m)
 {
     r->st_source = m->src;
     r->st_tag = m->tag;
@@ -155,7 +154,7 @@ void recv_arrived(const rt_item_hdr *h, const char *body, omni_block *b)
     }
     match_recv *r = c->posted_head ? match_take_posted(c, m.src, m.tag) : NULL;
     if (r) {
-        recv_take(r, &m);
+        recv_take_message(r, &m);
         if (c->freed)
             comm_release_if_idle(c);
         return;
@@ -175,7 +174,7 @@ void recv_start(match_recv *r)
     match_msg *m = c->unx_head ? match_find_unexpected(c, r->src, r->tag, 1)
                                : NULL;
     if (m) {
-        recv_take(r, m);
+        recv_take_message(r, m);
         match_msg_free(m);
         return;
     }

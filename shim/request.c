@@ -3,6 +3,7 @@
 #include "shim/recv.h"
 #include "shim/dtype.h"
 #include "shim/impl.h"
+#include "shim/persist.h"
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -233,18 +234,22 @@ static int ledger_raise_multi(int rc, const req_snapshot *s, int n,
 
 
 
-int impl_Wait(MPI_Request *request, MPI_Status *status)
+/* Each entry point below works on a view of the caller's requests in which
+ * persistent Omnibus handles are replaced by their active operation
+ * (persist.h); the `do_` functions see only handles MPICH knows. */
+
+static int do_wait(MPI_Request *request, MPI_Status *status)
 {
     return ledger_raise_single(prog_wait(request, status));
 }
 
-int impl_Test(MPI_Request *request, int *flag, MPI_Status *status)
+static int do_test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     prog_poll();
     return ledger_raise_single(prog_test(request, flag, status));
 }
 
-int impl_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+static int do_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 {
     unsigned spins = 0;
     for (;;) {
@@ -265,8 +270,8 @@ int impl_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
     }
 }
 
-int impl_Testall(int count, MPI_Request requests[], int *flag,
-                 MPI_Status statuses[])
+static int do_testall(int count, MPI_Request requests[], int *flag,
+                      MPI_Status statuses[])
 {
     req_snapshot s;
     prog_poll();
@@ -278,8 +283,8 @@ int impl_Testall(int count, MPI_Request requests[], int *flag,
     return rc;
 }
 
-int impl_Waitany(int count, MPI_Request requests[], int *index,
-                 MPI_Status *status)
+static int do_waitany(int count, MPI_Request requests[], int *index,
+                      MPI_Status *status)
 {
     unsigned spins = 0;
     for (;;) {
@@ -294,16 +299,16 @@ int impl_Waitany(int count, MPI_Request requests[], int *index,
     }
 }
 
-int impl_Testany(int count, MPI_Request requests[], int *index, int *flag,
-                 MPI_Status *status)
+static int do_testany(int count, MPI_Request requests[], int *index, int *flag,
+                      MPI_Status *status)
 {
     prog_poll();
     return ledger_raise_single(
         prog_testany(count, requests, index, flag, status));
 }
 
-int impl_Testsome(int incount, MPI_Request requests[], int *outcount,
-                  int indices[], MPI_Status statuses[])
+static int do_testsome(int incount, MPI_Request requests[], int *outcount,
+                       int indices[], MPI_Status statuses[])
 {
     req_snapshot s;
     prog_poll();
@@ -315,8 +320,8 @@ int impl_Testsome(int incount, MPI_Request requests[], int *outcount,
     return rc;
 }
 
-int impl_Waitsome(int incount, MPI_Request requests[], int *outcount,
-                  int indices[], MPI_Status statuses[])
+static int do_waitsome(int incount, MPI_Request requests[], int *outcount,
+                       int indices[], MPI_Status statuses[])
 {
     unsigned spins = 0;
     for (;;) {
@@ -338,14 +343,95 @@ int impl_Waitsome(int incount, MPI_Request requests[], int *outcount,
     }
 }
 
+int impl_Wait(MPI_Request *request, MPI_Status *status)
+{
+    persist_view v;
+    MPI_Request *r = persist_view_begin(&v, 1, request);
+    int rc = do_wait(r, status);
+    persist_view_end(&v, 1, request);
+    return rc;
+}
+
+int impl_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    persist_view v;
+    MPI_Request *r = persist_view_begin(&v, 1, request);
+    int rc = do_test(r, flag, status);
+    persist_view_end(&v, 1, request);
+    return rc;
+}
+
+int impl_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+{
+    persist_view v;
+    MPI_Request *r = persist_view_begin(&v, count, requests);
+    int rc = do_waitall(count, r, statuses);
+    persist_view_end(&v, count, requests);
+    return rc;
+}
+
+int impl_Testall(int count, MPI_Request requests[], int *flag,
+                 MPI_Status statuses[])
+{
+    persist_view v;
+    MPI_Request *r = persist_view_begin(&v, count, requests);
+    int rc = do_testall(count, r, flag, statuses);
+    persist_view_end(&v, count, requests);
+    return rc;
+}
+
+int impl_Waitany(int count, MPI_Request requests[], int *index,
+                 MPI_Status *status)
+{
+    persist_view v;
+    MPI_Request *r = persist_view_begin(&v, count, requests);
+    int rc = do_waitany(count, r, index, status);
+    persist_view_end(&v, count, requests);
+    return rc;
+}
+
+int impl_Testany(int count, MPI_Request requests[], int *index, int *flag,
+                 MPI_Status *status)
+{
+    persist_view v;
+    MPI_Request *r = persist_view_begin(&v, count, requests);
+    int rc = do_testany(count, r, index, flag, status);
+    persist_view_end(&v, count, requests);
+    return rc;
+}
+
+int impl_Waitsome(int incount, MPI_Request requests[], int *outcount,
+                  int indices[], MPI_Status statuses[])
+{
+    persist_view v;
+    MPI_Request *r = persist_view_begin(&v, incount, requests);
+    int rc = do_waitsome(incount, r, outcount, indices, statuses);
+    persist_view_end(&v, incount, requests);
+    return rc;
+}
+
+int impl_Testsome(int incount, MPI_Request requests[], int *outcount,
+                  int indices[], MPI_Status statuses[])
+{
+    persist_view v;
+    MPI_Request *r = persist_view_begin(&v, incount, requests);
+    int rc = do_testsome(incount, r, outcount, indices, statuses);
+    persist_view_end(&v, incount, requests);
+    return rc;
+}
+
 /* MPICH's Request_get_status calls neither poll_fn nor wait_fn, so without
  * this a loop on it would never see an Omnibus receive complete.  It does
  * call query_fn, whose ledger entry is dropped: the error is raised when the
  * request is completed by a Wait or Test. */
 int impl_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
+    persist_view v;
+    MPI_Request *r = persist_view_begin(&v, 1, &request);
     prog_poll();
-    int rc = prog_get_status(request, flag, status);
+    int rc = prog_get_status(*r, flag, status);
     omni.ledger_n = 0;
+    if (v.copied && v.reqs != v.small)
+        free(v.reqs);
     return rc;
 }

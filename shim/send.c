@@ -4,6 +4,7 @@
 #include "shim/request.h"
 #include "shim/dtype.h"
 #include "shim/recv.h"
+#include "shim/impl.h"
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -149,6 +150,11 @@ int send_start(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
     if ((size_t)bytes > omni.threshold)
         return send_large(buf, count, dtype, bytes, dst, tag, c, mode, req);
 
+    if (mode == SEND_BUFFERED && (MPI_Count)omni.bsend_size < bytes + MPI_BSEND_OVERHEAD)
+        /* No room in the attached buffer, so MPI must refuse the send:
+         * MPICH does, with MPI_ERR_BUFFER, and sends nothing. */
+        return req ? PMPI_Ibsend_c(buf, count, dtype, dest, tag, c->handle, req)
+                   : PMPI_Bsend_c(buf, count, dtype, dest, tag, c->handle);
     if (mode != SEND_SYNC) {
         send_eager(buf, count, dtype, builtin, (uint32_t)bytes, dst, tag, c,
                    rt_meta(RT_EAGER, 0));
@@ -185,4 +191,36 @@ void send_finalize(void)
 {
     free(omni.sync);
     omni.sync = NULL;
+}
+
+/* --- the buffered-send buffer ------------------------------------------ */
+
+/* Omnibus copies small buffered sends into its own buffers at once, so the
+ * attached buffer only has to be big enough (MPI_ERR_BUFFER otherwise); large
+ * ones take their payload through MPICH's MPI_Bsend and use it for real. */
+int impl_Buffer_attach(void *buffer, MPI_Count size)
+{
+    int rc = PMPI_Buffer_attach_c(buffer, size);
+    if (rc == MPI_SUCCESS)
+        omni.bsend_size = (size_t)size;
+    return rc;
+}
+
+/* Detach returns once buffered messages are on their way: ours go now. */
+int impl_Buffer_detach(void *buffer_addr, int *size)
+{
+    prog_block_enter();
+    int rc = PMPI_Buffer_detach(buffer_addr, size);
+    if (rc == MPI_SUCCESS)
+        omni.bsend_size = 0;
+    return rc;
+}
+
+int impl_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+    prog_block_enter();
+    int rc = PMPI_Buffer_detach_c(buffer_addr, size);
+    if (rc == MPI_SUCCESS)
+        omni.bsend_size = 0;
+    return rc;
 }

@@ -17,6 +17,7 @@
 #include "router/grid.h"
 #include "router/wire.h"
 #include "shim/table.h"
+#include "shim/handles.h"
 
 /* A block of bytes: a peer's fill buffer, a wire message in flight, or an
  * arrived wire message whose items the matching engine still points into.
@@ -72,6 +73,7 @@ typedef struct omni_state {
     MPI_Comm payload_comm;  /* private: large payloads, one tag each */
     uint32_t next_payload_tag;
     int payload_tag_max;    /* payload tags cycle through 0..max */
+    size_t bsend_size;      /* bytes of the attached MPI_Bsend buffer */
 
     /* topology */
     rt_grid grid;
@@ -117,6 +119,10 @@ typedef struct omni_state {
     struct req_error { MPI_Request greq; MPI_Comm comm; int error; } ledger[16];
     int ledger_n;           /* errors reported by query_fn, not yet raised */
     int err_pending;        /* receives completed with an error, not queried */
+
+    /* Omnibus-owned handles (handles.h) */
+    handle_pool messages;   /* MPI_Message of held messages (mprobe.c) */
+    handle_pool persistent; /* persistent requests (persist.c) */
 
     /* pending large-payload receives (recv.c) */
     struct match_recv *payload_head;

@@ -143,6 +143,34 @@ OMNI_EXPORT int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype data
     return send_start(buf, count, datatype, dest, tag, c, SEND_BUFFERED, request);
 }
 
+OMNI_EXPORT int MPI_Buffer_attach(void *buffer, int size)
+{
+    if (!omni_enabled())
+        return PMPI_Buffer_attach(buffer, size);
+    return impl_Buffer_attach(buffer, size);
+}
+
+OMNI_EXPORT int MPI_Buffer_attach_c(void *buffer, MPI_Count size)
+{
+    if (!omni_enabled())
+        return PMPI_Buffer_attach_c(buffer, size);
+    return impl_Buffer_attach(buffer, size);
+}
+
+OMNI_EXPORT int MPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    if (!omni_enabled())
+        return PMPI_Buffer_detach(buffer_addr, size);
+    return impl_Buffer_detach(buffer_addr, size);
+}
+
+OMNI_EXPORT int MPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+    if (!omni_enabled())
+        return PMPI_Buffer_detach_c(buffer_addr, size);
+    return impl_Buffer_detach_c(buffer_addr, size);
+}
+
 OMNI_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     if (!omni_enabled())
@@ -211,6 +239,146 @@ OMNI_EXPORT int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype 
     if (!omni_enabled())
         return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     return impl_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+}
+
+OMNI_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
+{
+    if (!omni_enabled())
+        return PMPI_Improbe(source, tag, comm, flag, message, status);
+    return impl_Improbe(source, tag, comm, flag, message, status);
+}
+
+OMNI_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    if (!omni_enabled())
+        return PMPI_Mprobe(source, tag, comm, message, status);
+    return impl_Mprobe(source, tag, comm, message, status);
+}
+
+OMNI_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
+{
+    if (!omni_enabled())
+        return PMPI_Mrecv(buf, count, datatype, message, status);
+    return impl_Mrecv(buf, count, datatype, message, status);
+}
+
+OMNI_EXPORT int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
+{
+    if (!omni_enabled())
+        return PMPI_Mrecv_c(buf, count, datatype, message, status);
+    return impl_Mrecv(buf, count, datatype, message, status);
+}
+
+OMNI_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
+{
+    if (!omni_enabled())
+        return PMPI_Imrecv(buf, count, datatype, message, request);
+    return impl_Imrecv(buf, count, datatype, message, request);
+}
+
+OMNI_EXPORT int MPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
+{
+    if (!omni_enabled())
+        return PMPI_Imrecv_c(buf, count, datatype, message, request);
+    return impl_Imrecv(buf, count, datatype, message, request);
+}
+
+OMNI_EXPORT int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    if (!omni_enabled())
+        return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
+    return impl_Send_init(buf, count, datatype, dest, tag, comm, request);
+}
+
+OMNI_EXPORT int MPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    if (!omni_enabled())
+        return PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
+    return impl_Send_init(buf, count, datatype, dest, tag, comm, request);
+}
+
+OMNI_EXPORT int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    if (!omni_enabled())
+        return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
+    return impl_Bsend_init(buf, count, datatype, dest, tag, comm, request);
+}
+
+OMNI_EXPORT int MPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    if (!omni_enabled())
+        return PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
+    return impl_Bsend_init(buf, count, datatype, dest, tag, comm, request);
+}
+
+OMNI_EXPORT int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    if (!omni_enabled())
+        return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
+    return impl_Ssend_init(buf, count, datatype, dest, tag, comm, request);
+}
+
+OMNI_EXPORT int MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    if (!omni_enabled())
+        return PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
+    return impl_Ssend_init(buf, count, datatype, dest, tag, comm, request);
+}
+
+OMNI_EXPORT int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    if (!omni_enabled())
+        return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
+    return impl_Rsend_init(buf, count, datatype, dest, tag, comm, request);
+}
+
+OMNI_EXPORT int MPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    if (!omni_enabled())
+        return PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
+    return impl_Rsend_init(buf, count, datatype, dest, tag, comm, request);
+}
+
+OMNI_EXPORT int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    if (!omni_enabled())
+        return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
+    return impl_Recv_init(buf, count, datatype, source, tag, comm, request);
+}
+
+OMNI_EXPORT int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    if (!omni_enabled())
+        return PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
+    return impl_Recv_init(buf, count, datatype, source, tag, comm, request);
+}
+
+OMNI_EXPORT int MPI_Start(MPI_Request *request)
+{
+    if (!omni_enabled())
+        return PMPI_Start(request);
+    return impl_Start(request);
+}
+
+OMNI_EXPORT int MPI_Startall(int count, MPI_Request array_of_requests[])
+{
+    if (!omni_enabled())
+        return PMPI_Startall(count, array_of_requests);
+    return impl_Startall(count, array_of_requests);
+}
+
+OMNI_EXPORT int MPI_Request_free(MPI_Request *request)
+{
+    if (!omni_enabled())
+        return PMPI_Request_free(request);
+    return impl_Request_free(request);
+}
+
+OMNI_EXPORT int MPI_Cancel(MPI_Request *request)
+{
+    if (!omni_enabled())
+        return PMPI_Cancel(request);
+    return impl_Cancel(request);
 }
 
 OMNI_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status)

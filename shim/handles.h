@@ -1,0 +1,38 @@
+/* handles: objects Omnibus owns that MPI hands out as handles.
+ *
+ * MPICH never issues a handle whose two top bits are 00 (DESIGN §2,
+ * decision 4), so such a value, slot index + 1, names an Omnibus object:
+ *  - an MPI_Message for a message Omnibus holds (matched probes);
+ *  - an MPI_Request for a persistent operation on a managed communicator.
+ * Every call that takes one of these handles is intercepted; calls that
+ * take arrays of requests translate them (persist.c) before MPICH sees them.
+ */
+#ifndef OMNIBUS_HANDLES_H
+#define OMNIBUS_HANDLES_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+static inline int handle_is_omni(int h)
+{
+    return h != 0 && ((unsigned)h >> 30) == 0;
+}
+
+/* A pool of fixed-size slots addressed by handle; a free list threads the
+ * unused ones through their first word.  Slots never move once handed out
+ * (the pool grows by chunks), so pointers to them stay valid. */
+typedef struct {
+    void **chunks;
+    int nchunks;
+    size_t slot_size;
+    int free_head;      /* slot index, -1 when none */
+} handle_pool;
+
+void handle_pool_init(handle_pool *p, size_t slot_size);
+void handle_pool_destroy(handle_pool *p);
+/* A new slot and its handle; the slot is zeroed. */
+void *handle_new(handle_pool *p, int *handle);
+void *handle_get(const handle_pool *p, int handle);
+void handle_release(handle_pool *p, int handle);
+
+#endif

@@ -1,0 +1,209 @@
+#include "shim/persist.h"
+#include "shim/handles.h"
+#include "shim/impl.h"
+#include "shim/send.h"
+#include "shim/recv.h"
+#include "shim/transport.h"
+#include <stdlib.h>
+
+typedef struct {
+    int pool_link;
+    int in_use;
+    int is_recv;
+    enum send_mode mode;
+    const void *sbuf;
+    void *rbuf;
+    MPI_Count count;
+    MPI_Datatype dtype;
+    int peer, tag;
+    MPI_Comm comm;
+    MPI_Request inner;     /* MPI_REQUEST_NULL while inactive */
+    int freed;             /* MPI_Request_free while active */
+} persistent_req;
+
+static persistent_req *persistent_get(MPI_Request h)
+{
+    persistent_req *p = handle_get(&omni.persistent, (int)h);
+    return p && p->in_use ? p : NULL;
+}
+
+static void persistent_release(MPI_Request h, persistent_req *p)
+{
+    p->in_use = 0;
+    handle_release(&omni.persistent, (int)h);
+}
+
+static MPI_Request persistent_new(int is_recv, enum send_mode mode,
+                                  const void *sbuf, void *rbuf, MPI_Count count,
+                                  MPI_Datatype dtype, int peer, int tag,
+                                  MPI_Comm comm)
+{
+    int handle;
+    persistent_req *p = handle_new(&omni.persistent, &handle);
+    *p = (persistent_req){.in_use = 1, .is_recv = is_recv, .mode = mode,
+                          .sbuf = sbuf, .rbuf = rbuf, .count = count,
+                          .dtype = dtype, .peer = peer, .tag = tag,
+                          .comm = comm, .inner = MPI_REQUEST_NULL};
+    return (MPI_Request)handle;
+}
+
+void persist_init(void)
+{
+    handle_pool_init(&omni.persistent, sizeof(persistent_req));
+}
+
+void persist_finalize(void)
+{
+    handle_pool_destroy(&omni.persistent);
+}
+
+/* --- creation: the arguments are checked when the operation starts, by the
+ * send and receive paths, exactly as for their nonblocking forms. ------- */
+
+static int persist_send_init(const void *buf, MPI_Count count,
+                             MPI_Datatype dtype, int dest, int tag,
+                             MPI_Comm comm, MPI_Request *request,
+                             enum send_mode mode)
+{
+    *request = persistent_new(0, mode, buf, NULL, count, dtype, dest, tag, comm);
+    return MPI_SUCCESS;
+}
+
+int impl_Send_init(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                   int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    if (!comm_lookup(comm))
+        return PMPI_Send_init_c(buf, count, dtype, dest, tag, comm, request);
+    return persist_send_init(buf, count, dtype, dest, tag, comm, request,
+                             SEND_STANDARD);
+}
+
+int impl_Bsend_init(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                    int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    if (!comm_lookup(comm))
+        return PMPI_Bsend_init_c(buf, count, dtype, dest, tag, comm, request);
+    return persist_send_init(buf, count, dtype, dest, tag, comm, request,
+                             SEND_BUFFERED);
+}
+
+int impl_Ssend_init(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                    int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    if (!comm_lookup(comm))
+        return PMPI_Ssend_init_c(buf, count, dtype, dest, tag, comm, request);
+    return persist_send_init(buf, count, dtype, dest, tag, comm, request,
+                             SEND_SYNC);
+}
+
+int impl_Rsend_init(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                    int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    if (!comm_lookup(comm))
+        return PMPI_Rsend_init_c(buf, count, dtype, dest, tag, comm, request);
+    return persist_send_init(buf, count, dtype, dest, tag, comm, request,
+                             SEND_READY);
+}
+
+int impl_Recv_init(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
+                   int tag, MPI_Comm comm, MPI_Request *request)
+{
+    if (!comm_lookup(comm))
+        return PMPI_Recv_init_c(buf, count, dtype, source, tag, comm, request);
+    *request = persistent_new(1, SEND_STANDARD, NULL, buf, count, dtype, source,
+                              tag, comm);
+    return MPI_SUCCESS;
+}
+
+/* --- starting, freeing, cancelling ------------------------------------ */
+
+static int persist_start(MPI_Request *request)
+{
+    persistent_req *p = persistent_get(*request);
+    if (!p)
+        return PMPI_Start(request);
+    if (p->inner != MPI_REQUEST_NULL)
+        return recv_raise(p->comm, MPI_ERR_REQUEST); /* already active */
+    comm_rec *c = comm_lookup(p->comm);
+    if (!c)
+        return recv_raise(MPI_COMM_WORLD, MPI_ERR_COMM);
+    if (p->is_recv)
+        return impl_Irecv(p->rbuf, p->count, p->dtype, p->peer, p->tag, p->comm,
+                          &p->inner);
+    return send_start(p->sbuf, p->count, p->dtype, p->peer, p->tag, c, p->mode,
+                      &p->inner);
+}
+
+int impl_Start(MPI_Request *request)
+{
+    return persist_start(request);
+}
+
+int impl_Startall(int count, MPI_Request requests[])
+{
+    for (int i = 0; i < count; i++) {
+        int rc = persist_start(&requests[i]);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Freeing an active persistent request lets its operation finish on its
+ * own (MPI-4.1 §3.9); the inner request is freed the same way. */
+int impl_Request_free(MPI_Request *request)
+{
+    persistent_req *p = persistent_get(*request);
+    if (!p)
+        return PMPI_Request_free(request);
+    if (p->inner != MPI_REQUEST_NULL)
+        PMPI_Request_free(&p->inner);
+    persistent_release(*request, p);
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+
+int impl_Cancel(MPI_Request *request)
+{
+    persistent_req *p = persistent_get(*request);
+    if (!p)
+        return PMPI_Cancel(request);
+    return p->inner == MPI_REQUEST_NULL ? MPI_SUCCESS : PMPI_Cancel(&p->inner);
+}
+
+/* --- the view the completion calls give MPICH -------------------------- */
+
+MPI_Request *persist_view_begin(persist_view *v, int n, MPI_Request *reqs)
+{
+    v->copied = 0;
+    v->reqs = reqs;
+    int any = 0;
+    for (int i = 0; i < n && !any; i++)
+        any = handle_is_omni((int)reqs[i]);
+    if (!any)
+        return reqs;
+    v->reqs = n <= 16 ? v->small : malloc(sizeof *v->reqs * (size_t)n);
+    if (!v->reqs)
+        transport_out_of_memory("a request array");
+    v->copied = 1;
+    for (int i = 0; i < n; i++) {
+        persistent_req *p = persistent_get(reqs[i]);
+        v->reqs[i] = p ? p->inner : reqs[i];
+    }
+    return v->reqs;
+}
+
+void persist_view_end(persist_view *v, int n, MPI_Request *reqs)
+{
+    if (!v->copied)
+        return;
+    for (int i = 0; i < n; i++) {
+        persistent_req *p = persistent_get(reqs[i]);
+        if (p)
+            p->inner = v->reqs[i];
+        else
+            reqs[i] = v->reqs[i];
+    }
+    if (v->reqs != v->small)
+        free(v->reqs);
+}

@@ -1,0 +1,31 @@
+/* persist: persistent requests on managed communicators (MPI-4.1 §3.9).
+ *
+ * MPI_Send_init and friends return an Omnibus request handle (handles.h)
+ * that remembers the arguments.  MPI_Start starts an ordinary Omnibus send
+ * or receive and keeps its request as the `inner` one; the persistent
+ * request is active while inner is not MPI_REQUEST_NULL.  The completion
+ * calls see a view of the caller's array in which each Omnibus handle is
+ * replaced by its inner request (MPI_REQUEST_NULL when inactive, which MPI
+ * treats alike); afterwards the persistent handles stay in the caller's
+ * array, now inactive, and everything else is copied back.
+ */
+#ifndef OMNIBUS_PERSIST_H
+#define OMNIBUS_PERSIST_H
+
+#include <mpi.h>
+
+typedef struct {
+    MPI_Request small[16];
+    MPI_Request *reqs;     /* what MPICH is given: the caller's or a copy */
+    int copied;
+} persist_view;
+
+/* The array to hand to MPICH in place of reqs. */
+MPI_Request *persist_view_begin(persist_view *v, int n, MPI_Request *reqs);
+/* Writes completions back into the caller's array. */
+void persist_view_end(persist_view *v, int n, MPI_Request *reqs);
+
+void persist_init(void);
+void persist_finalize(void);
+
+#endif
