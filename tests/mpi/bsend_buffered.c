@@ -1,0 +1,116 @@
+/* bsend_buffered: buffered-mode sends and the attach/detach contract.
+ *
+ * MPI 4.1 §3.6: MPI_Bsend/MPI_Ibsend copy the message into the buffer the
+ * user attached and complete locally, whether or not a receive is posted
+ * (here: a 100 KB MPI_Bsend returns while the receiver is still asleep);
+ * without enough buffer space they fail with MPI_ERR_BUFFER.
+ * MPI_Buffer_detach blocks until every message in the buffer has been
+ * transmitted, then returns the attached address and size.  Buffered
+ * messages keep their order with standard-mode messages on the same tag.
+ */
+#include "testlib.h"
+
+#define TAG 3
+#define BIG 100000
+#define NMSG 8
+#define TIME_TAG 901
+
+static int len_of(int i)
+{
+    static const int s[] = {8, BIG, 1, 500, 0, 30000, 16, 8};
+    return s[i % NMSG];
+}
+
+int main(int argc, char **argv)
+{
+    tl_init(&argc, &argv, 2, 2);
+    int me;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Status st;
+
+    if (me == 0) {
+        int one, need;
+        /* Room for every buffered message at once, the first one too. */
+        MPI_OK(MPI_Pack_size(BIG, MPI_BYTE, MPI_COMM_WORLD, &one));
+        need = one + MPI_BSEND_OVERHEAD;
+        for (int i = 0; i < NMSG; i++) {
+            MPI_OK(MPI_Pack_size(len_of(i), MPI_BYTE, MPI_COMM_WORLD, &one));
+            need += one + MPI_BSEND_OVERHEAD;
+        }
+        char *attached = tl_malloc((size_t)need);
+        unsigned char *b = tl_malloc(BIG);
+        MPI_OK(MPI_Buffer_attach(attached, need));
+        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+
+        /* 1: a large Bsend completes while no receive is posted. */
+        tl_fill(b, BIG, 0, 100);
+        MPI_OK(MPI_Bsend(b, BIG, MPI_BYTE, 1, TAG + 1, MPI_COMM_WORLD));
+        double done = tl_now();
+        memset(b, 0, BIG); /* the buffer is ours again once Bsend returns */
+
+        /* 2: Bsend, Ibsend and standard sends, interleaved on one tag. */
+        for (int i = 0; i < NMSG; i++) {
+            tl_fill(b, (size_t)len_of(i), 0, i);
+            if (i % 3 == 0) {
+                MPI_OK(MPI_Send(b, len_of(i), MPI_BYTE, 1, TAG,
+                                MPI_COMM_WORLD));
+            } else if (i % 3 == 1) {
+                MPI_OK(MPI_Bsend(b, len_of(i), MPI_BYTE, 1, TAG,
+                                 MPI_COMM_WORLD));
+            } else {
+                MPI_Request r;
+                MPI_OK(MPI_Ibsend(b, len_of(i), MPI_BYTE, 1, TAG,
+                                  MPI_COMM_WORLD, &r));
+                MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+            }
+            memset(b, 0xFF, (size_t)len_of(i));
+        }
+        void *addr = NULL;
+        int size = -1;
+        MPI_OK(MPI_Buffer_detach(&addr, &size));
+        CHECK(addr == attached && size == need,
+              "MPI_Buffer_detach must return the attached buffer %p and "
+              "size %d, got %p and %d",
+              (void *)attached, need, addr, size);
+        free(attached);
+
+        double posted;
+        MPI_OK(MPI_Recv(&posted, 1, MPI_DOUBLE, 1, TIME_TAG, MPI_COMM_WORLD,
+                        MPI_STATUS_IGNORE));
+        CHECK(done < posted,
+              "a %d-byte MPI_Bsend must complete without waiting for the "
+              "receive; it returned %.3f s after the receive was posted",
+              BIG, done - posted);
+
+        /* 3: no buffer attached any more: MPI_ERR_BUFFER. */
+        MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+        int rc = MPI_Bsend(b, 64, MPI_BYTE, 1, TAG, MPI_COMM_WORLD);
+        CHECK(tl_class(rc) == MPI_ERR_BUFFER,
+              "MPI_Bsend after MPI_Buffer_detach must fail with class "
+              "MPI_ERR_BUFFER, returned %s",
+              rc == MPI_SUCCESS ? "MPI_SUCCESS" : tl_errstr(rc));
+        MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD,
+                                       MPI_ERRORS_ARE_FATAL));
+        free(b);
+    } else {
+        unsigned char *b = tl_malloc(BIG);
+        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        tl_sleep(0.5);
+        double posted = tl_now();
+        MPI_OK(MPI_Recv(b, BIG, MPI_BYTE, 0, TAG + 1, MPI_COMM_WORLD, &st));
+        CHECK_STATUS(st, 0, TAG + 1, BIG, "the large buffered message");
+        CHECK_PATTERN(b, BIG, 0, 100, "the large buffered message");
+        for (int i = 0; i < NMSG; i++) {
+            MPI_OK(MPI_Recv(b, BIG, MPI_BYTE, 0, TAG, MPI_COMM_WORLD, &st));
+            CHECK_STATUS(st, 0, TAG, len_of(i),
+                         "message %d of a buffered/standard mix, in order", i);
+            CHECK_PATTERN(b, (size_t)len_of(i), 0, i,
+                          "message %d of a buffered/standard mix (the sender "
+                          "overwrote its buffer after each send)",
+                          i);
+        }
+        MPI_OK(MPI_Send(&posted, 1, MPI_DOUBLE, 0, TIME_TAG, MPI_COMM_WORLD));
+        free(b);
+    }
+    return tl_finalize();
+}
