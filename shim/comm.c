@@ -11,9 +11,11 @@ int comm_table_init(void)
                ? -1 : 0;
 }
 
-comm_rec *comm_for_arrival(uint32_t id)
+comm_rec *comm_for_arrival_slow(uint32_t id)
 {
     comm_rec *c = table_get(&omni.comm_by_id, id);
+    if (c && !c->placeholder)
+        omni.last_arrival = c;
     if (c || id < omni.next_comm_id)
         return c;
     c = calloc(1, sizeof *c);
@@ -125,6 +127,8 @@ void comm_release_if_idle(comm_rec *c)
     if (!c->freed || c->posted_head)
         return;
     table_remove(&omni.comm_by_id, c->id);
+    if (omni.last_arrival == c)
+        omni.last_arrival = NULL;
     comm_rec_free(c);
 }
 
@@ -151,6 +155,7 @@ void comm_table_destroy(void)
         }
     }
     table_destroy(by_id);
+    omni.last_arrival = NULL;
     table_destroy(&omni.comm_by_handle);
     omni.last_comm = NULL;
 }

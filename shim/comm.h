@@ -55,7 +55,12 @@ static inline comm_rec *comm_lookup(MPI_Comm comm)
  * has not reached yet belongs to a communicator it is still creating (its
  * peers finished first): a placeholder keeps those items until comm_add
  * adopts them.  NULL for a communicator freed here already. */
-comm_rec *comm_for_arrival(uint32_t id);
+comm_rec *comm_for_arrival_slow(uint32_t id);
+static inline comm_rec *comm_for_arrival(uint32_t id)
+{
+    comm_rec *c = omni.last_arrival;
+    return c && c->id == id ? c : comm_for_arrival_slow(id);
+}
 
 /* Registers a communicator just made by a constructor; collective over its
  * members. Intercommunicators and MPI_COMM_NULL are left unmanaged. */

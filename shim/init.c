@@ -8,6 +8,7 @@
  */
 #include "shim/state.h"
 #include "shim/comm.h"
+#include "shim/match.h"
 #include "shim/progress.h"
 #include "shim/mprobe.h"
 #include "shim/persist.h"
@@ -202,6 +203,7 @@ OMNI_EXPORT int MPI_Finalize(void)
         omni.on = 0;
         transport_finalize();
         comm_table_destroy();
+        match_release_slabs();
         send_finalize();
         mprobe_finalize();
         persist_finalize();

@@ -59,16 +59,42 @@ int match_unpost(comm_rec *c, match_recv *r)
     return -1;
 }
 
+/* Records come in slabs so that a queue of a million unexpected messages
+ * costs a million list pushes, not a million mallocs.  Slabs live until
+ * MPI_Finalize (match_release_slabs); the free lists recycle their records. */
+#define MATCH_SLAB 256
+
+static void *slab_new(size_t size, const char *what)
+{
+    void **slab = malloc(sizeof(void *) + size * MATCH_SLAB);
+    if (!slab)
+        transport_out_of_memory(what);
+    *slab = omni.slabs;
+    omni.slabs = slab;
+    return slab + 1;
+}
+
+void match_release_slabs(void)
+{
+    while (omni.slabs) {
+        void **slab = omni.slabs;
+        omni.slabs = *slab;
+        free(slab);
+    }
+    omni.free_msgs = NULL;
+    omni.free_recvs = NULL;
+}
+
 match_msg *match_msg_alloc(void)
 {
     match_msg *m = omni.free_msgs;
-    if (m) {
-        omni.free_msgs = m->next;
-        return m;
+    if (!m) {
+        m = slab_new(sizeof *m, "unexpected messages");
+        for (int i = 0; i < MATCH_SLAB - 1; i++)
+            m[i].next = &m[i + 1];
+        m[MATCH_SLAB - 1].next = NULL;
     }
-    m = malloc(sizeof *m);
-    if (!m)
-        transport_out_of_memory("an unexpected message");
+    omni.free_msgs = m->next;
     return m;
 }
 
@@ -83,13 +109,13 @@ void match_msg_free(match_msg *m)
 match_recv *match_recv_alloc(void)
 {
     match_recv *r = omni.free_recvs;
-    if (r) {
-        omni.free_recvs = r->next;
-        return r;
+    if (!r) {
+        r = slab_new(sizeof *r, "receives");
+        for (int i = 0; i < MATCH_SLAB - 1; i++)
+            r[i].next = &r[i + 1];
+        r[MATCH_SLAB - 1].next = NULL;
     }
-    r = malloc(sizeof *r);
-    if (!r)
-        transport_out_of_memory("a receive");
+    omni.free_recvs = r->next;
     return r;
 }
 

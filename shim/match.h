@@ -75,6 +75,8 @@ void match_post(comm_rec *c, match_recv *r);
 int match_unpost(comm_rec *c, match_recv *r);
 
 match_msg *match_msg_alloc(void);
+/* Frees every record at MPI_Finalize. */
+void match_release_slabs(void);
 void match_msg_free(match_msg *m);        /* drops its block reference */
 match_recv *match_recv_alloc(void);
 void match_recv_free(match_recv *r);

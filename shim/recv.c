@@ -47,7 +47,7 @@ static void recv_copy_in(match_recv *r, const char *data, MPI_Count bytes)
     MPI_Count cap = esize * r->count;
     MPI_Count n = bytes < cap ? bytes : cap;
     if (builtin)
-        memcpy(r->buf, data, (size_t)n);
+        rt_copy(r->buf, data, (size_t)n);
     else if (n > 0)
         recv_unpack(r, data, n, esize);
     r->st_bytes = n;
@@ -130,42 +130,49 @@ void recv_poll_payloads(void)
     }
 }
 
+/* An arrival while receives are posted, or for a freed communicator. */
+static __attribute__((noinline)) void recv_arrived_to_posted(comm_rec *c,
+                                                             match_msg *m)
+{
+    match_recv *r = c->posted_head ? match_take_posted(c, m->src, m->tag) : NULL;
+    if (r) {
+        recv_take_message(r, m);
+        match_msg_free(m);
+        comm_release_if_idle(c);
+    } else if (c->freed) {
+        match_msg_free(m); /* no handle can ever receive it */
+    } else {
+        match_push_unexpected(c, m);
+    }
+}
+
 void recv_arrived(const rt_item_hdr *h, const char *body, omni_block *b)
 {
     comm_rec *c = comm_for_arrival(h->comm);
     if (!c)
         return; /* its communicator was freed with nothing left to receive */
-    match_msg m;
-    m.src = c->placeholder ? -1 : c->from_world[h->src];
-    m.tag = h->tag;
-    m.kind = rt_meta_kind(h->meta);
-    m.src_world = h->src;
-    m.value = rt_meta_value(h->meta);
-    if (m.kind == RT_LARGE) {
+    match_msg *m = match_msg_alloc();
+    m->src = c->placeholder ? -1 : c->from_world[h->src];
+    m->tag = h->tag;
+    m->kind = rt_meta_kind(h->meta);
+    m->src_world = h->src;
+    m->value = rt_meta_value(h->meta);
+    if (m->kind == RT_LARGE) {
         uint64_t size;
         memcpy(&size, body, sizeof size);
-        m.bytes = (MPI_Count)size;
-        m.data = NULL;
-        m.block = NULL;
+        m->bytes = (MPI_Count)size;
+        m->data = NULL;
+        m->block = NULL;
     } else {
-        m.bytes = h->len;
-        m.data = body;
-        m.block = b;
+        m->bytes = h->len;
+        m->data = body;
+        m->block = b;
+        b->refs++;
     }
-    match_recv *r = c->posted_head ? match_take_posted(c, m.src, m.tag) : NULL;
-    if (r) {
-        recv_take_message(r, &m);
-        if (c->freed)
-            comm_release_if_idle(c);
-        return;
-    }
-    if (c->freed)
-        return;
-    match_msg *q = match_msg_alloc();
-    *q = m;
-    if (q->block)
-        q->block->refs++;
-    match_push_unexpected(c, q);
+    if (c->posted_head || c->freed)
+        recv_arrived_to_posted(c, m);
+    else
+        match_push_unexpected(c, m);
 }
 
 void recv_start(match_recv *r)
@@ -202,10 +209,38 @@ static int recv_args_valid(MPI_Count count, int source, int tag, comm_rec *c)
            tag <= omni.tag_ub && source >= MPI_ANY_SOURCE && source < c->size;
 }
 
-int impl_Recv(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
-              int tag, MPI_Comm comm, MPI_Status *status)
+/* The common case of a fine-grained stream, taken without building a
+ * receive: the oldest unexpected message is an eager one that this receive
+ * matches and that fits a builtin type's buffer.  Anything else (another
+ * message first, a derived type, a large or synchronous message) goes the
+ * general way. */
+static int recv_from_head(comm_rec *c, void *buf, MPI_Count count,
+                          MPI_Datatype dtype, int source, int tag,
+                          MPI_Status *status)
 {
-    comm_rec *c = comm_lookup(comm);
+    match_msg *m = c->unx_head;
+    int esize = dtype_builtin_size(dtype);
+    if (!m || m->kind != RT_EAGER || !esize ||
+        !match_fits(source, tag, m->src, m->tag) || m->bytes > esize * count ||
+        tag > omni.tag_ub || count < 0)
+        return 0;
+    rt_copy(buf, m->data, (size_t)m->bytes);
+    status_fill(status, m->src, m->tag, m->bytes, 0);
+    c->unx_head = m->next;
+    if (!m->next)
+        c->unx_tail = &c->unx_head;
+    match_msg_free(m);
+    return 1;
+}
+
+/* Everything but the fast case, kept out of line so that the fast case
+ * has a small frame. */
+static __attribute__((noinline)) int recv_general(void *buf, MPI_Count count,
+                                                  MPI_Datatype dtype, int source,
+                                                  int tag, comm_rec *c,
+                                                  MPI_Comm comm,
+                                                  MPI_Status *status)
+{
     if (!c || source == MPI_PROC_NULL || !recv_args_valid(count, source, tag, c) ||
         dtype_size(dtype) < 0)
         return PMPI_Recv_c(buf, count, dtype, source, tag, comm, status);
@@ -215,6 +250,15 @@ int impl_Recv(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
     recv_wait(&r);
     status_fill(status, r.st_source, r.st_tag, r.st_bytes, 0);
     return r.error == MPI_SUCCESS ? MPI_SUCCESS : recv_raise(comm, r.error);
+}
+
+int impl_Recv(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
+              int tag, MPI_Comm comm, MPI_Status *status)
+{
+    comm_rec *c = comm_lookup(comm);
+    if (c && recv_from_head(c, buf, count, dtype, source, tag, status))
+        return MPI_SUCCESS;
+    return recv_general(buf, count, dtype, source, tag, c, comm, status);
 }
 
 int impl_Irecv(void *buf, MPI_Count count, MPI_Datatype dtype, int source,

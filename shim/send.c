@@ -79,7 +79,7 @@ static int send_rejected(const void *buf, MPI_Count count, MPI_Datatype dtype,
 }
 
 /* A message of `bytes` (<= threshold) copied into its next hop's buffer. */
-static void send_eager(const void *buf, MPI_Count count, MPI_Datatype dtype,
+static inline void send_eager(const void *buf, MPI_Count count, MPI_Datatype dtype,
                        int builtin, uint32_t bytes, int dst, int tag,
                        comm_rec *c, uint32_t meta)
 {
@@ -88,7 +88,7 @@ static void send_eager(const void *buf, MPI_Count count, MPI_Datatype dtype,
                      .comm = c->id, .tag = tag, .len = bytes, .meta = meta};
     rt_hdr_write(at, &h);
     if (builtin) {
-        memcpy(at + RT_HDR_SIZE, buf, bytes);
+        rt_copy(at + RT_HDR_SIZE, buf, bytes);
     } else if (bytes > 0) {
         int pos = 0;
         PMPI_Pack(buf, (int)count, dtype, at + RT_HDR_SIZE, (int)bytes, &pos,

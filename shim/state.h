@@ -109,6 +109,8 @@ typedef struct omni_state {
     uint32_t next_comm_id;
     struct match_msg *free_msgs;
     struct match_recv *free_recvs;
+    void *slabs;            /* chunks the two free lists above come from */
+    struct comm_rec *last_arrival; /* communicator of the last arrival */
 
     /* synchronous sends waiting for their ACK (send.c) */
     struct sync_slot *sync;
