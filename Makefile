@@ -34,7 +34,7 @@ deps:
 lib: $(LIB)
 
 $(LIB): $(CORE_OBJS) $(SHIM_OBJS)
-	$(MPICC) -shared -o $@ $^ -ldl
+	$(MPICC) -shared -o $@ $^ -ldl -pthread
 
 # config/ and router/ never see mpi.h: they build with the plain compiler.
 $(BUILD)/obj/config/%.o: config/%.c $(wildcard config/*.h)

@@ -28,10 +28,12 @@
 static const char *const known_names[] = {
     "OMNIBUS_TOPOLOGY",   "OMNIBUS_BUFFER_SIZE", "OMNIBUS_THRESHOLD",
     "OMNIBUS_FLUSH_US",   "OMNIBUS_DISABLE",     "OMNIBUS_STATS",
-    "OMNIBUS_STATS_FILE", "OMNIBUS_YIELD",
-    /* Reserved for later work; known so that setting them is not reported
-     * as a typo. */
-    "OMNIBUS_PROGRESS",   "OMNIBUS_MAX_MEMORY",  "OMNIBUS_FAKE_NODES",
+    "OMNIBUS_STATS_FILE", "OMNIBUS_YIELD",       "OMNIBUS_PROGRESS",
+    /* Read by the test suite only (a fake node layout for `auto`). */
+    "OMNIBUS_FAKE_NODES",
+    /* Reserved for later work; known so that setting it is not reported as
+     * a typo. */
+    "OMNIBUS_MAX_MEMORY",
 };
 #define N_KNOWN (sizeof known_names / sizeof known_names[0])
 
@@ -228,6 +230,17 @@ static int parse_yield(const char *text, cfg_yield *out)
     return 0;
 }
 
+static int parse_progress(const char *text, cfg_progress *out)
+{
+    if (strcmp(text, "calls") == 0)
+        *out = CFG_PROGRESS_CALLS;
+    else if (strcmp(text, "thread") == 0)
+        *out = CFG_PROGRESS_THREAD;
+    else
+        return -1;
+    return 0;
+}
+
 static int parse_flush_us(const char *text, long *out)
 {
     const char *p = text;
@@ -272,6 +285,7 @@ int cfg_load(cfg_settings *out, cfg_lookup_fn lookup, void *ctx, char *err,
     s.threshold = CFG_DEFAULT_THRESHOLD;
     s.flush_us = CFG_DEFAULT_FLUSH_US;
     s.yield = CFG_YIELD_AUTO;
+    s.progress = CFG_PROGRESS_CALLS;
 
     name = "OMNIBUS_TOPOLOGY";
     if ((v = get(lookup, ctx, name)) != NULL) {
@@ -339,6 +353,12 @@ int cfg_load(cfg_settings *out, cfg_lookup_fn lookup, void *ctx, char *err,
     if ((v = get(lookup, ctx, name)) != NULL) {
         if (parse_yield(v, &s.yield) != 0)
             return refuse(err, errlen, name, v, "expected auto, on or off");
+    }
+
+    name = "OMNIBUS_PROGRESS";
+    if ((v = get(lookup, ctx, name)) != NULL) {
+        if (parse_progress(v, &s.progress) != 0)
+            return refuse(err, errlen, name, v, "expected calls or thread");
     }
 
     *out = s;

@@ -24,6 +24,7 @@ typedef enum {
 } cfg_topo_kind;
 
 typedef enum { CFG_YIELD_AUTO, CFG_YIELD_ON, CFG_YIELD_OFF } cfg_yield;
+typedef enum { CFG_PROGRESS_CALLS, CFG_PROGRESS_THREAD } cfg_progress;
 
 typedef struct {
     cfg_topo_kind topo_kind;
@@ -37,6 +38,7 @@ typedef struct {
     const char *stats_file; /* OMNIBUS_STATS_FILE, NULL when unset; points
                                into the lookup's storage */
     cfg_yield yield;        /* OMNIBUS_YIELD=auto|on|off */
+    cfg_progress progress;  /* OMNIBUS_PROGRESS=calls|thread */
     const char *topology_text; /* OMNIBUS_TOPOLOGY as given, NULL when unset;
                                   points into the lookup's storage (kept so
                                   cfg_check_job can quote it) */

@@ -166,19 +166,24 @@ def wrapper(name, kind, nbname, protos):
     head = "OMNI_EXPORT int %s(%s)\n{\n" % (name, ", ".join(p.text for p in params) or "void")
     if kind == "impl":
         return (head + "    if (!omni_enabled())\n        return %s(%s);\n" % (pmpi(name), args) +
-                "    return %s(%s);\n}\n" % (nbname, args))
+                "    omni_lock();\n"
+                "    int rc = %s(%s);\n" % (nbname, args) +
+                "    omni_unlock();\n    return rc;\n}\n")
     if kind == "send":
         names = [p.name for p in params]
         if names[:6] != ["buf", "count", "datatype", "dest", "tag", "comm"]:
             die("%s: not a send: parameters are (%s)" % (name, ", ".join(names)))
         req = "request" if "request" in names else "NULL"
-        return (head + "    comm_rec *c;\n"
-                "    if (!omni_enabled() || !(c = comm_lookup(comm)))\n"
+        return (head + "    if (!omni_enabled())\n"
                 "        return %s(%s);\n" % (pmpi(name), args) +
-                "    return send_start(buf, count, datatype, dest, tag, c, SEND_%s, %s);\n}\n"
-                % (nbname, req))
+                "    omni_lock();\n"
+                "    comm_rec *c = comm_lookup(comm);\n"
+                "    int rc = c ? send_start(buf, count, datatype, dest, tag, c, SEND_%s, %s)\n"
+                "               : %s(%s);\n" % (nbname, req, pmpi(name), args) +
+                "    omni_unlock();\n    return rc;\n}\n")
     if kind == "flush":
-        return (head + "    if (omni_enabled())\n        prog_block_enter();\n"
+        return (head + "    if (omni_enabled()) {\n        omni_lock();\n"
+                "        prog_block_enter();\n        omni_unlock();\n    }\n"
                 "    return %s(%s);\n}\n" % (pmpi(name), args))
 
     nbparams = prototype(protos, nbname)
@@ -196,12 +201,14 @@ def wrapper(name, kind, nbname, protos):
     nbargs = ", ".join([p.name for p in passed] + ["&req"])
     return (head +
             "    if (!omni_enabled())\n        return %s(%s);\n" % (pmpi(name), args) +
+            "    omni_lock();\n"
             "    prog_block_enter();\n"
             "    MPI_Request req;\n"
             "    int rc = %s(%s);\n" % (pmpi(nbname), nbargs) +
-            "    if (rc != MPI_SUCCESS)\n        return rc;\n"
-            "    return prog_wait(&req, %s);\n}\n"
-            % (status[0].name if status else "MPI_STATUS_IGNORE"))
+            "    if (rc == MPI_SUCCESS)\n"
+            "        rc = prog_wait(&req, %s);\n"
+            % (status[0].name if status else "MPI_STATUS_IGNORE") +
+            "    omni_unlock();\n    return rc;\n}\n")
 
 
 BANNER = """\

@@ -72,6 +72,9 @@ int impl_Testsome(int incount, MPI_Request requests[], int *outcount,
 int impl_Request_get_status(MPI_Request request, int *flag,
                             MPI_Status *status);
 
+/* init.c */
+int impl_Query_thread(int *provided);
+
 /* comm.c */
 int impl_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 int impl_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);

@@ -8,6 +8,7 @@
  */
 #include "shim/state.h"
 #include "shim/comm.h"
+#include "shim/impl.h"
 #include "shim/match.h"
 #include "shim/progress.h"
 #include "shim/mprobe.h"
@@ -20,6 +21,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 omni_state omni;
@@ -98,7 +100,7 @@ static void choose_yield(void)
     }
 }
 
-static void omni_setup(int provided)
+static void omni_setup(int app_level, int real_level)
 {
     char err[CFG_ERR_LEN];
     PMPI_Comm_rank(MPI_COMM_WORLD, &omni.rank);
@@ -111,7 +113,8 @@ static void omni_setup(int provided)
     omni.initialized = 1;
     if (omni.cfg.disable)
         return;
-    if (provided == MPI_THREAD_MULTIPLE) {
+    omni.app_thread_level = app_level;
+    if (app_level == MPI_THREAD_MULTIPLE) {
         if (omni.rank == 0)
             fprintf(stderr, "omnibus: MPI_THREAD_MULTIPLE: running pass-through "
                             "(Omnibus serves one thread at a time)\n");
@@ -145,23 +148,60 @@ static void omni_setup(int provided)
         request_init() != 0 || send_init() != 0 || transport_init() != 0)
         init_refuse("out of memory while setting up");
     omni.on = 1;
+    if (omni.cfg.progress == CFG_PROGRESS_THREAD) {
+        if (real_level < MPI_THREAD_MULTIPLE || prog_thread_start() != 0)
+            if (omni.rank == 0)
+                fprintf(stderr, "omnibus: OMNIBUS_PROGRESS=thread needs "
+                                "MPI_THREAD_MULTIPLE and a thread, which this "
+                                "job could not have: progress runs in MPI calls "
+                                "only\n");
+    }
+}
+
+/* The progress thread needs MPI_THREAD_MULTIPLE, which must be asked for in
+ * the initialization call itself, before the settings are read and checked
+ * (that needs MPI): so this one variable is peeked at first. */
+static int progress_thread_wanted(void)
+{
+    const char *p = getenv("OMNIBUS_PROGRESS");
+    const char *d = getenv("OMNIBUS_DISABLE");
+    return p && strcmp(p, "thread") == 0 && !(d && strcmp(d, "1") == 0);
+}
+
+/* The application is told the level it asked for when MPI gives more for
+ * the progress thread's sake: Omnibus serves its threads as that level
+ * allows, no more. */
+static int initialize(int *argc, char ***argv, int required, int *provided)
+{
+    int real = MPI_THREAD_SINGLE, rc;
+    if (progress_thread_wanted() && required < MPI_THREAD_MULTIPLE) {
+        rc = PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &real);
+        *provided = real >= required ? required : real;
+    } else {
+        rc = PMPI_Init_thread(argc, argv, required, &real);
+        *provided = real;
+    }
+    if (rc == MPI_SUCCESS)
+        omni_setup(*provided, real);
+    return rc;
+}
+
+int impl_Query_thread(int *provided)
+{
+    *provided = omni.app_thread_level;
+    return MPI_SUCCESS;
 }
 
 OMNI_EXPORT int MPI_Init(int *argc, char ***argv)
 {
-    int rc = PMPI_Init(argc, argv);
-    if (rc == MPI_SUCCESS)
-        omni_setup(MPI_THREAD_SINGLE);
-    return rc;
+    int provided;
+    return initialize(argc, argv, MPI_THREAD_SINGLE, &provided);
 }
 
 OMNI_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required,
                                 int *provided)
 {
-    int rc = PMPI_Init_thread(argc, argv, required, provided);
-    if (rc == MPI_SUCCESS)
-        omni_setup(*provided);
-    return rc;
+    return initialize(argc, argv, required, provided);
 }
 
 static uint64_t injected_here(void)
@@ -197,6 +237,7 @@ static void drain_until_quiescent(void)
 OMNI_EXPORT int MPI_Finalize(void)
 {
     if (omni.on) {
+        prog_thread_stop();
         drain_until_quiescent();
         omni.in_progress = 1; /* no callback may run progress from here on */
         stats_report();

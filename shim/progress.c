@@ -1,6 +1,7 @@
 #include "shim/progress.h"
 #include "shim/transport.h"
 #include "shim/recv.h"
+#include "shim/request.h"
 #include <sched.h>
 #include <stdlib.h>
 #include <time.h>
@@ -29,6 +30,8 @@ void prog_poll(void)
     transport_poll_arrivals();
     if (omni.payload_head)
         recv_poll_payloads();
+    if (omni.cancelled)
+        request_complete_cancelled();
     if (omni.inflight_count)
         transport_reap_sends();
     transport_flush_stale();
@@ -123,4 +126,51 @@ int prog_wait(MPI_Request *req, MPI_Status *status)
         prog_poll();
         prog_pause(&spins);
     }
+}
+
+/* --- the optional progress thread ------------------------------------- */
+
+/* How long the thread sleeps between rounds: short next to the flush
+ * timeout, long enough that a rank computing alone keeps its core. */
+#define PROG_THREAD_SLEEP_NS 50000L
+
+static void *prog_thread_main(void *arg)
+{
+    (void)arg;
+    struct timespec pause = {0, PROG_THREAD_SLEEP_NS};
+    for (;;) {
+        pthread_mutex_lock(&omni.lock);
+        if (omni.thread_stop) {
+            pthread_mutex_unlock(&omni.lock);
+            return NULL;
+        }
+        prog_poll();
+        pthread_mutex_unlock(&omni.lock);
+        nanosleep(&pause, NULL);
+    }
+}
+
+int prog_thread_start(void)
+{
+    if (pthread_mutex_init(&omni.lock, NULL) != 0)
+        return -1;
+    omni.thread_stop = 0;
+    omni.threaded = 1;
+    if (pthread_create(&omni.thread, NULL, prog_thread_main, NULL) != 0) {
+        omni.threaded = 0;
+        return -1;
+    }
+    return 0;
+}
+
+void prog_thread_stop(void)
+{
+    if (!omni.threaded)
+        return;
+    pthread_mutex_lock(&omni.lock);
+    omni.thread_stop = 1;
+    pthread_mutex_unlock(&omni.lock);
+    pthread_join(omni.thread, NULL);
+    omni.threaded = 0;
+    pthread_mutex_destroy(&omni.lock);
 }

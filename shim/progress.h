@@ -23,6 +23,26 @@ static inline int omni_enabled(void)
     return omni.on;
 }
 
+/* With OMNIBUS_PROGRESS=thread, one thread at a time runs Omnibus: every
+ * wrapper holds omni.lock from its first to its last Omnibus step.  Without
+ * the thread these are a predictable branch. */
+static inline void omni_lock(void)
+{
+    if (omni.threaded)
+        pthread_mutex_lock(&omni.lock);
+}
+
+static inline void omni_unlock(void)
+{
+    if (omni.threaded)
+        pthread_mutex_unlock(&omni.lock);
+}
+
+/* Starts the progress thread (MPI_THREAD_MULTIPLE is in force); stops and
+ * joins it. */
+int prog_thread_start(void);
+void prog_thread_stop(void);
+
 /* Sends every partly filled buffer; called before any call that may wait. */
 void prog_block_enter(void);
 

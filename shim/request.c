@@ -42,11 +42,14 @@ static int recv_cancel(void *extra, int complete)
     if (complete || r->state != RECV_POSTED)
         return MPI_SUCCESS;
     if (match_unpost(r->comm, r) == 0) {
+        /* Completed by the next progress round, not here: inside MPICH's
+         * cancel, MPI_Grequest_complete would take MPICH's lock again under
+         * MPI_THREAD_MULTIPLE.  The Wait or Test that follows runs it. */
         r->cancelled = 1;
         r->st_bytes = 0;
         r->error = MPI_SUCCESS;
-        r->state = RECV_DONE;
-        PMPI_Grequest_complete(r->greq);
+        r->next = omni.cancelled;
+        omni.cancelled = r;
     }
     return MPI_SUCCESS;
 }
@@ -57,7 +60,7 @@ static int greq_poll(void *extra, MPI_Status *st)
 {
     (void)extra;
     (void)st;
-    if (omni.on && !omni.in_progress)
+    if (omni.on && !omni.in_progress && !omni.threaded)
         prog_poll();
     return MPI_SUCCESS;
 }
@@ -134,6 +137,16 @@ void request_complete_recv(match_recv *r)
         if (r->error != MPI_SUCCESS)
             omni.err_pending--;
         match_recv_free(r);
+    }
+}
+
+void request_complete_cancelled(void)
+{
+    while (omni.cancelled) {
+        match_recv *r = omni.cancelled;
+        omni.cancelled = r->next;
+        r->state = RECV_DONE;
+        PMPI_Grequest_complete(r->greq);
     }
 }
 

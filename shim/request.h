@@ -25,6 +25,8 @@ int request_init(void);
 void request_start_recv(match_recv *r);
 /* r is done: completes its generalized request (MPI may free r at once). */
 void request_complete_recv(match_recv *r);
+/* Completes the receives cancelled since the last progress round. */
+void request_complete_cancelled(void);
 /* A generalized request for synchronous send `id`. */
 MPI_Request request_start_sync(uint32_t id);
 /* A real MPICH request that is already complete. */

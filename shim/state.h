@@ -11,6 +11,7 @@
 #define OMNIBUS_STATE_H
 
 #include <mpi.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stddef.h>
 #include "config/config.h"
@@ -128,10 +129,16 @@ typedef struct omni_state {
 
     /* pending large-payload receives (recv.c) */
     struct match_recv *payload_head;
+    struct match_recv *cancelled; /* cancelled, to complete (request.c) */
 
     /* progress policy */
     int yield;              /* sched_yield in wait loops */
     long flush_ns;
+    int app_thread_level;   /* what the application was told it got */
+    int threaded;           /* the progress thread runs: take `lock` */
+    int thread_stop;
+    pthread_t thread;
+    pthread_mutex_t lock;   /* one thread inside Omnibus at a time */
 
     omni_counters stats;
 } omni_state;

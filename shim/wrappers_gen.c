@@ -17,1496 +17,1996 @@
 
 OMNI_EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    comm_rec *c;
-    if (!omni_enabled() || !(c = comm_lookup(comm)))
+    if (!omni_enabled())
         return PMPI_Send(buf, count, datatype, dest, tag, comm);
-    return send_start(buf, count, datatype, dest, tag, c, SEND_STANDARD, NULL);
+    omni_lock();
+    comm_rec *c = comm_lookup(comm);
+    int rc = c ? send_start(buf, count, datatype, dest, tag, c, SEND_STANDARD, NULL)
+               : PMPI_Send(buf, count, datatype, dest, tag, comm);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    comm_rec *c;
-    if (!omni_enabled() || !(c = comm_lookup(comm)))
+    if (!omni_enabled())
         return PMPI_Send_c(buf, count, datatype, dest, tag, comm);
-    return send_start(buf, count, datatype, dest, tag, c, SEND_STANDARD, NULL);
+    omni_lock();
+    comm_rec *c = comm_lookup(comm);
+    int rc = c ? send_start(buf, count, datatype, dest, tag, c, SEND_STANDARD, NULL)
+               : PMPI_Send_c(buf, count, datatype, dest, tag, comm);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    comm_rec *c;
-    if (!omni_enabled() || !(c = comm_lookup(comm)))
+    if (!omni_enabled())
         return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
-    return send_start(buf, count, datatype, dest, tag, c, SEND_STANDARD, request);
+    omni_lock();
+    comm_rec *c = comm_lookup(comm);
+    int rc = c ? send_start(buf, count, datatype, dest, tag, c, SEND_STANDARD, request)
+               : PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    comm_rec *c;
-    if (!omni_enabled() || !(c = comm_lookup(comm)))
+    if (!omni_enabled())
         return PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
-    return send_start(buf, count, datatype, dest, tag, c, SEND_STANDARD, request);
+    omni_lock();
+    comm_rec *c = comm_lookup(comm);
+    int rc = c ? send_start(buf, count, datatype, dest, tag, c, SEND_STANDARD, request)
+               : PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    comm_rec *c;
-    if (!omni_enabled() || !(c = comm_lookup(comm)))
+    if (!omni_enabled())
         return PMPI_Rsend(buf, count, datatype, dest, tag, comm);
-    return send_start(buf, count, datatype, dest, tag, c, SEND_READY, NULL);
+    omni_lock();
+    comm_rec *c = comm_lookup(comm);
+    int rc = c ? send_start(buf, count, datatype, dest, tag, c, SEND_READY, NULL)
+               : PMPI_Rsend(buf, count, datatype, dest, tag, comm);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    comm_rec *c;
-    if (!omni_enabled() || !(c = comm_lookup(comm)))
+    if (!omni_enabled())
         return PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
-    return send_start(buf, count, datatype, dest, tag, c, SEND_READY, NULL);
+    omni_lock();
+    comm_rec *c = comm_lookup(comm);
+    int rc = c ? send_start(buf, count, datatype, dest, tag, c, SEND_READY, NULL)
+               : PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    comm_rec *c;
-    if (!omni_enabled() || !(c = comm_lookup(comm)))
+    if (!omni_enabled())
         return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
-    return send_start(buf, count, datatype, dest, tag, c, SEND_READY, request);
+    omni_lock();
+    comm_rec *c = comm_lookup(comm);
+    int rc = c ? send_start(buf, count, datatype, dest, tag, c, SEND_READY, request)
+               : PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    comm_rec *c;
-    if (!omni_enabled() || !(c = comm_lookup(comm)))
+    if (!omni_enabled())
         return PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
-    return send_start(buf, count, datatype, dest, tag, c, SEND_READY, request);
+    omni_lock();
+    comm_rec *c = comm_lookup(comm);
+    int rc = c ? send_start(buf, count, datatype, dest, tag, c, SEND_READY, request)
+               : PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    comm_rec *c;
-    if (!omni_enabled() || !(c = comm_lookup(comm)))
+    if (!omni_enabled())
         return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
-    return send_start(buf, count, datatype, dest, tag, c, SEND_SYNC, NULL);
+    omni_lock();
+    comm_rec *c = comm_lookup(comm);
+    int rc = c ? send_start(buf, count, datatype, dest, tag, c, SEND_SYNC, NULL)
+               : PMPI_Ssend(buf, count, datatype, dest, tag, comm);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    comm_rec *c;
-    if (!omni_enabled() || !(c = comm_lookup(comm)))
+    if (!omni_enabled())
         return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
-    return send_start(buf, count, datatype, dest, tag, c, SEND_SYNC, NULL);
+    omni_lock();
+    comm_rec *c = comm_lookup(comm);
+    int rc = c ? send_start(buf, count, datatype, dest, tag, c, SEND_SYNC, NULL)
+               : PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    comm_rec *c;
-    if (!omni_enabled() || !(c = comm_lookup(comm)))
+    if (!omni_enabled())
         return PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
-    return send_start(buf, count, datatype, dest, tag, c, SEND_SYNC, request);
+    omni_lock();
+    comm_rec *c = comm_lookup(comm);
+    int rc = c ? send_start(buf, count, datatype, dest, tag, c, SEND_SYNC, request)
+               : PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    comm_rec *c;
-    if (!omni_enabled() || !(c = comm_lookup(comm)))
+    if (!omni_enabled())
         return PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
-    return send_start(buf, count, datatype, dest, tag, c, SEND_SYNC, request);
+    omni_lock();
+    comm_rec *c = comm_lookup(comm);
+    int rc = c ? send_start(buf, count, datatype, dest, tag, c, SEND_SYNC, request)
+               : PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    comm_rec *c;
-    if (!omni_enabled() || !(c = comm_lookup(comm)))
+    if (!omni_enabled())
         return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
-    return send_start(buf, count, datatype, dest, tag, c, SEND_BUFFERED, NULL);
+    omni_lock();
+    comm_rec *c = comm_lookup(comm);
+    int rc = c ? send_start(buf, count, datatype, dest, tag, c, SEND_BUFFERED, NULL)
+               : PMPI_Bsend(buf, count, datatype, dest, tag, comm);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    comm_rec *c;
-    if (!omni_enabled() || !(c = comm_lookup(comm)))
+    if (!omni_enabled())
         return PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
-    return send_start(buf, count, datatype, dest, tag, c, SEND_BUFFERED, NULL);
+    omni_lock();
+    comm_rec *c = comm_lookup(comm);
+    int rc = c ? send_start(buf, count, datatype, dest, tag, c, SEND_BUFFERED, NULL)
+               : PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    comm_rec *c;
-    if (!omni_enabled() || !(c = comm_lookup(comm)))
+    if (!omni_enabled())
         return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
-    return send_start(buf, count, datatype, dest, tag, c, SEND_BUFFERED, request);
+    omni_lock();
+    comm_rec *c = comm_lookup(comm);
+    int rc = c ? send_start(buf, count, datatype, dest, tag, c, SEND_BUFFERED, request)
+               : PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    comm_rec *c;
-    if (!omni_enabled() || !(c = comm_lookup(comm)))
+    if (!omni_enabled())
         return PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
-    return send_start(buf, count, datatype, dest, tag, c, SEND_BUFFERED, request);
+    omni_lock();
+    comm_rec *c = comm_lookup(comm);
+    int rc = c ? send_start(buf, count, datatype, dest, tag, c, SEND_BUFFERED, request)
+               : PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Buffer_attach(void *buffer, int size)
 {
     if (!omni_enabled())
         return PMPI_Buffer_attach(buffer, size);
-    return impl_Buffer_attach(buffer, size);
+    omni_lock();
+    int rc = impl_Buffer_attach(buffer, size);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Buffer_attach_c(void *buffer, MPI_Count size)
 {
     if (!omni_enabled())
         return PMPI_Buffer_attach_c(buffer, size);
-    return impl_Buffer_attach(buffer, size);
+    omni_lock();
+    int rc = impl_Buffer_attach(buffer, size);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Buffer_detach(void *buffer_addr, int *size)
 {
     if (!omni_enabled())
         return PMPI_Buffer_detach(buffer_addr, size);
-    return impl_Buffer_detach(buffer_addr, size);
+    omni_lock();
+    int rc = impl_Buffer_detach(buffer_addr, size);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 {
     if (!omni_enabled())
         return PMPI_Buffer_detach_c(buffer_addr, size);
-    return impl_Buffer_detach_c(buffer_addr, size);
+    omni_lock();
+    int rc = impl_Buffer_detach_c(buffer_addr, size);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     if (!omni_enabled())
         return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
-    return impl_Recv(buf, count, datatype, source, tag, comm, status);
+    omni_lock();
+    int rc = impl_Recv(buf, count, datatype, source, tag, comm, status);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     if (!omni_enabled())
         return PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
-    return impl_Recv(buf, count, datatype, source, tag, comm, status);
+    omni_lock();
+    int rc = impl_Recv(buf, count, datatype, source, tag, comm, status);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (!omni_enabled())
         return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
-    return impl_Irecv(buf, count, datatype, source, tag, comm, request);
+    omni_lock();
+    int rc = impl_Irecv(buf, count, datatype, source, tag, comm, request);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (!omni_enabled())
         return PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
-    return impl_Irecv(buf, count, datatype, source, tag, comm, request);
+    omni_lock();
+    int rc = impl_Irecv(buf, count, datatype, source, tag, comm, request);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     if (!omni_enabled())
         return PMPI_Probe(source, tag, comm, status);
-    return impl_Probe(source, tag, comm, status);
+    omni_lock();
+    int rc = impl_Probe(source, tag, comm, status);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
     if (!omni_enabled())
         return PMPI_Iprobe(source, tag, comm, flag, status);
-    return impl_Iprobe(source, tag, comm, flag, status);
+    omni_lock();
+    int rc = impl_Iprobe(source, tag, comm, flag, status);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     if (!omni_enabled())
         return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
-    return impl_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    omni_lock();
+    int rc = impl_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     if (!omni_enabled())
         return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
-    return impl_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    omni_lock();
+    int rc = impl_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     if (!omni_enabled())
         return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-    return impl_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    omni_lock();
+    int rc = impl_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     if (!omni_enabled())
         return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-    return impl_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    omni_lock();
+    int rc = impl_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
     if (!omni_enabled())
         return PMPI_Improbe(source, tag, comm, flag, message, status);
-    return impl_Improbe(source, tag, comm, flag, message, status);
+    omni_lock();
+    int rc = impl_Improbe(source, tag, comm, flag, message, status);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
     if (!omni_enabled())
         return PMPI_Mprobe(source, tag, comm, message, status);
-    return impl_Mprobe(source, tag, comm, message, status);
+    omni_lock();
+    int rc = impl_Mprobe(source, tag, comm, message, status);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
     if (!omni_enabled())
         return PMPI_Mrecv(buf, count, datatype, message, status);
-    return impl_Mrecv(buf, count, datatype, message, status);
+    omni_lock();
+    int rc = impl_Mrecv(buf, count, datatype, message, status);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
     if (!omni_enabled())
         return PMPI_Mrecv_c(buf, count, datatype, message, status);
-    return impl_Mrecv(buf, count, datatype, message, status);
+    omni_lock();
+    int rc = impl_Mrecv(buf, count, datatype, message, status);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
     if (!omni_enabled())
         return PMPI_Imrecv(buf, count, datatype, message, request);
-    return impl_Imrecv(buf, count, datatype, message, request);
+    omni_lock();
+    int rc = impl_Imrecv(buf, count, datatype, message, request);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
     if (!omni_enabled())
         return PMPI_Imrecv_c(buf, count, datatype, message, request);
-    return impl_Imrecv(buf, count, datatype, message, request);
+    omni_lock();
+    int rc = impl_Imrecv(buf, count, datatype, message, request);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (!omni_enabled())
         return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
-    return impl_Send_init(buf, count, datatype, dest, tag, comm, request);
+    omni_lock();
+    int rc = impl_Send_init(buf, count, datatype, dest, tag, comm, request);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (!omni_enabled())
         return PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
-    return impl_Send_init(buf, count, datatype, dest, tag, comm, request);
+    omni_lock();
+    int rc = impl_Send_init(buf, count, datatype, dest, tag, comm, request);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (!omni_enabled())
         return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
-    return impl_Bsend_init(buf, count, datatype, dest, tag, comm, request);
+    omni_lock();
+    int rc = impl_Bsend_init(buf, count, datatype, dest, tag, comm, request);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (!omni_enabled())
         return PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
-    return impl_Bsend_init(buf, count, datatype, dest, tag, comm, request);
+    omni_lock();
+    int rc = impl_Bsend_init(buf, count, datatype, dest, tag, comm, request);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (!omni_enabled())
         return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
-    return impl_Ssend_init(buf, count, datatype, dest, tag, comm, request);
+    omni_lock();
+    int rc = impl_Ssend_init(buf, count, datatype, dest, tag, comm, request);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (!omni_enabled())
         return PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
-    return impl_Ssend_init(buf, count, datatype, dest, tag, comm, request);
+    omni_lock();
+    int rc = impl_Ssend_init(buf, count, datatype, dest, tag, comm, request);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (!omni_enabled())
         return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
-    return impl_Rsend_init(buf, count, datatype, dest, tag, comm, request);
+    omni_lock();
+    int rc = impl_Rsend_init(buf, count, datatype, dest, tag, comm, request);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (!omni_enabled())
         return PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
-    return impl_Rsend_init(buf, count, datatype, dest, tag, comm, request);
+    omni_lock();
+    int rc = impl_Rsend_init(buf, count, datatype, dest, tag, comm, request);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (!omni_enabled())
         return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
-    return impl_Recv_init(buf, count, datatype, source, tag, comm, request);
+    omni_lock();
+    int rc = impl_Recv_init(buf, count, datatype, source, tag, comm, request);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (!omni_enabled())
         return PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
-    return impl_Recv_init(buf, count, datatype, source, tag, comm, request);
+    omni_lock();
+    int rc = impl_Recv_init(buf, count, datatype, source, tag, comm, request);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Start(MPI_Request *request)
 {
     if (!omni_enabled())
         return PMPI_Start(request);
-    return impl_Start(request);
+    omni_lock();
+    int rc = impl_Start(request);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Startall(int count, MPI_Request array_of_requests[])
 {
     if (!omni_enabled())
         return PMPI_Startall(count, array_of_requests);
-    return impl_Startall(count, array_of_requests);
+    omni_lock();
+    int rc = impl_Startall(count, array_of_requests);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Request_free(MPI_Request *request)
 {
     if (!omni_enabled())
         return PMPI_Request_free(request);
-    return impl_Request_free(request);
+    omni_lock();
+    int rc = impl_Request_free(request);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Cancel(MPI_Request *request)
 {
     if (!omni_enabled())
         return PMPI_Cancel(request);
-    return impl_Cancel(request);
+    omni_lock();
+    int rc = impl_Cancel(request);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     if (!omni_enabled())
         return PMPI_Wait(request, status);
-    return impl_Wait(request, status);
+    omni_lock();
+    int rc = impl_Wait(request, status);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
     if (!omni_enabled())
         return PMPI_Waitall(count, array_of_requests, array_of_statuses);
-    return impl_Waitall(count, array_of_requests, array_of_statuses);
+    omni_lock();
+    int rc = impl_Waitall(count, array_of_requests, array_of_statuses);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status)
 {
     if (!omni_enabled())
         return PMPI_Waitany(count, array_of_requests, indx, status);
-    return impl_Waitany(count, array_of_requests, indx, status);
+    omni_lock();
+    int rc = impl_Waitany(count, array_of_requests, indx, status);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
     if (!omni_enabled())
         return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-    return impl_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    omni_lock();
+    int rc = impl_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     if (!omni_enabled())
         return PMPI_Test(request, flag, status);
-    return impl_Test(request, flag, status);
+    omni_lock();
+    int rc = impl_Test(request, flag, status);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
 {
     if (!omni_enabled())
         return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
-    return impl_Testall(count, array_of_requests, flag, array_of_statuses);
+    omni_lock();
+    int rc = impl_Testall(count, array_of_requests, flag, array_of_statuses);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status)
 {
     if (!omni_enabled())
         return PMPI_Testany(count, array_of_requests, indx, flag, status);
-    return impl_Testany(count, array_of_requests, indx, flag, status);
+    omni_lock();
+    int rc = impl_Testany(count, array_of_requests, indx, flag, status);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
     if (!omni_enabled())
         return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-    return impl_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    omni_lock();
+    int rc = impl_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
     if (!omni_enabled())
         return PMPI_Request_get_status(request, flag, status);
-    return impl_Request_get_status(request, flag, status);
+    omni_lock();
+    int rc = impl_Request_get_status(request, flag, status);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     if (!omni_enabled())
         return PMPI_Comm_dup(comm, newcomm);
-    return impl_Comm_dup(comm, newcomm);
+    omni_lock();
+    int rc = impl_Comm_dup(comm, newcomm);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
     if (!omni_enabled())
         return PMPI_Comm_dup_with_info(comm, info, newcomm);
-    return impl_Comm_dup_with_info(comm, info, newcomm);
+    omni_lock();
+    int rc = impl_Comm_dup_with_info(comm, info, newcomm);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     if (!omni_enabled())
         return PMPI_Comm_split(comm, color, key, newcomm);
-    return impl_Comm_split(comm, color, key, newcomm);
+    omni_lock();
+    int rc = impl_Comm_split(comm, color, key, newcomm);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     if (!omni_enabled())
         return PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
-    return impl_Comm_split_type(comm, split_type, key, info, newcomm);
+    omni_lock();
+    int rc = impl_Comm_split_type(comm, split_type, key, info, newcomm);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     if (!omni_enabled())
         return PMPI_Comm_create(comm, group, newcomm);
-    return impl_Comm_create(comm, group, newcomm);
+    omni_lock();
+    int rc = impl_Comm_create(comm, group, newcomm);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
     if (!omni_enabled())
         return PMPI_Comm_create_group(comm, group, tag, newcomm);
-    return impl_Comm_create_group(comm, group, tag, newcomm);
+    omni_lock();
+    int rc = impl_Comm_create_group(comm, group, tag, newcomm);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart)
 {
     if (!omni_enabled())
         return PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
-    return impl_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
+    omni_lock();
+    int rc = impl_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
     if (!omni_enabled())
         return PMPI_Cart_sub(comm, remain_dims, newcomm);
-    return impl_Cart_sub(comm, remain_dims, newcomm);
+    omni_lock();
+    int rc = impl_Cart_sub(comm, remain_dims, newcomm);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder, MPI_Comm *comm_graph)
 {
     if (!omni_enabled())
         return PMPI_Graph_create(comm_old, nnodes, indx, edges, reorder, comm_graph);
-    return impl_Graph_create(comm_old, nnodes, indx, edges, reorder, comm_graph);
+    omni_lock();
+    int rc = impl_Graph_create(comm_old, nnodes, indx, edges, reorder, comm_graph);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
     if (!omni_enabled())
         return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
-    return impl_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
+    omni_lock();
+    int rc = impl_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
     if (!omni_enabled())
         return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
-    return impl_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
+    omni_lock();
+    int rc = impl_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Comm_free(MPI_Comm *comm)
 {
     if (!omni_enabled())
         return PMPI_Comm_free(comm);
-    return impl_Comm_free(comm);
+    omni_lock();
+    int rc = impl_Comm_free(comm);
+    omni_unlock();
+    return rc;
+}
+
+OMNI_EXPORT int MPI_Query_thread(int *provided)
+{
+    if (!omni_enabled())
+        return PMPI_Query_thread(provided);
+    omni_lock();
+    int rc = impl_Query_thread(provided);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Barrier(MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Barrier(comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ibarrier(comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Bcast(buffer, count, datatype, root, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ibcast(buffer, count, datatype, root, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Bcast_c(buffer, count, datatype, root, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ibcast_c(buffer, count, datatype, root, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     if (!omni_enabled())
         return PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     if (!omni_enabled())
         return PMPI_File_read_all(fh, buf, count, datatype, status);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_File_iread_all(fh, buf, count, datatype, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, status);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, status);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     if (!omni_enabled())
         return PMPI_File_read_all_c(fh, buf, count, datatype, status);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_File_iread_all_c(fh, buf, count, datatype, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, status);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, status);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     if (!omni_enabled())
         return PMPI_File_write_all(fh, buf, count, datatype, status);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_File_iwrite_all(fh, buf, count, datatype, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, status);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, status);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     if (!omni_enabled())
         return PMPI_File_write_all_c(fh, buf, count, datatype, status);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_File_iwrite_all_c(fh, buf, count, datatype, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, status);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, status);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void * buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     if (!omni_enabled())
         return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_File_iread_at_all(fh, offset, buf, count, datatype, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, status);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, status);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void * buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     if (!omni_enabled())
         return PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, status);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, status);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     if (!omni_enabled())
         return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, status);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, status);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
     if (!omni_enabled())
         return PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
+    omni_lock();
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return prog_wait(&req, status);
+    if (rc == MPI_SUCCESS)
+        rc = prog_wait(&req, status);
+    omni_unlock();
+    return rc;
 }
 
 OMNI_EXPORT int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_File_open(comm, filename, amode, info, fh);
 }
 
 OMNI_EXPORT int MPI_File_close(MPI_File *fh)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_File_close(fh);
 }
 
 OMNI_EXPORT int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
 }
 
 OMNI_EXPORT int MPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_File_set_size(fh, size);
 }
 
 OMNI_EXPORT int MPI_File_set_info(MPI_File fh, MPI_Info info)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_File_set_info(fh, info);
 }
 
 OMNI_EXPORT int MPI_File_set_atomicity(MPI_File fh, int flag)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_File_set_atomicity(fh, flag);
 }
 
 OMNI_EXPORT int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_File_preallocate(fh, size);
 }
 
 OMNI_EXPORT int MPI_File_sync(MPI_File fh)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_File_sync(fh);
 }
 
 OMNI_EXPORT int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_File_seek_shared(fh, offset, whence);
 }
 
 OMNI_EXPORT int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_File_read_ordered(fh, buf, count, datatype, status);
 }
 
 OMNI_EXPORT int MPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
 }
 
 OMNI_EXPORT int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_File_write_ordered(fh, buf, count, datatype, status);
 }
 
 OMNI_EXPORT int MPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
 }
 
 OMNI_EXPORT int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_File_read_all_begin(fh, buf, count, datatype);
 }
 
 OMNI_EXPORT int MPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_File_read_all_begin_c(fh, buf, count, datatype);
 }
 
 OMNI_EXPORT int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_File_write_all_begin(fh, buf, count, datatype);
 }
 
 OMNI_EXPORT int MPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_File_write_all_begin_c(fh, buf, count, datatype);
 }
 
 OMNI_EXPORT int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
 }
 
 OMNI_EXPORT int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
 }
 
 OMNI_EXPORT int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
 }
 
 OMNI_EXPORT int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
 }
 
 OMNI_EXPORT int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_File_read_ordered_begin(fh, buf, count, datatype);
 }
 
 OMNI_EXPORT int MPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
 }
 
 OMNI_EXPORT int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_File_write_ordered_begin(fh, buf, count, datatype);
 }
 
 OMNI_EXPORT int MPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
 }
 
 OMNI_EXPORT int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Win_create(base, size, disp_unit, info, comm, win);
 }
 
 OMNI_EXPORT int MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
 }
 
 OMNI_EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
 }
 
 OMNI_EXPORT int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
 }
 
 OMNI_EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
 }
 
 OMNI_EXPORT int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
 }
 
 OMNI_EXPORT int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Win_create_dynamic(info, comm, win);
 }
 
 OMNI_EXPORT int MPI_Win_free(MPI_Win *win)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Win_free(win);
 }
 
 OMNI_EXPORT int MPI_Win_fence(int assert, MPI_Win win)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Win_fence(assert, win);
 }
 
 OMNI_EXPORT int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Win_start(group, assert, win);
 }
 
 OMNI_EXPORT int MPI_Win_complete(MPI_Win win)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Win_complete(win);
 }
 
 OMNI_EXPORT int MPI_Win_wait(MPI_Win win)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Win_wait(win);
 }
 
 OMNI_EXPORT int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Win_lock(lock_type, rank, assert, win);
 }
 
 OMNI_EXPORT int MPI_Win_unlock(int rank, MPI_Win win)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Win_unlock(rank, win);
 }
 
 OMNI_EXPORT int MPI_Win_lock_all(int assert, MPI_Win win)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Win_lock_all(assert, win);
 }
 
 OMNI_EXPORT int MPI_Win_unlock_all(MPI_Win win)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Win_unlock_all(win);
 }
 
 OMNI_EXPORT int MPI_Win_flush(int rank, MPI_Win win)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Win_flush(rank, win);
 }
 
 OMNI_EXPORT int MPI_Win_flush_all(MPI_Win win)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Win_flush_all(win);
 }
 
 OMNI_EXPORT int MPI_Win_flush_local(int rank, MPI_Win win)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Win_flush_local(rank, win);
 }
 
 OMNI_EXPORT int MPI_Win_flush_local_all(MPI_Win win)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Win_flush_local_all(win);
 }
 
 OMNI_EXPORT int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
 }
 
 OMNI_EXPORT int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
 }
 
 OMNI_EXPORT int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Intercomm_merge(intercomm, high, newintracomm);
 }
 
 OMNI_EXPORT int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
 }
 
 OMNI_EXPORT int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
 }
 
 OMNI_EXPORT int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Comm_accept(port_name, info, root, comm, newcomm);
 }
 
 OMNI_EXPORT int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Comm_connect(port_name, info, root, comm, newcomm);
 }
 
 OMNI_EXPORT int MPI_Comm_join(int fd, MPI_Comm *intercomm)
 {
-    if (omni_enabled())
+    if (omni_enabled()) {
+        omni_lock();
         prog_block_enter();
+        omni_unlock();
+    }
     return PMPI_Comm_join(fd, intercomm);
 }

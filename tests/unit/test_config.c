@@ -727,6 +727,30 @@ static void test_yield_rejects_other_values(void)
     expect_refused("OMNIBUS_YIELD", "on ");
 }
 
+static void test_progress_defaults_to_calls_and_accepts_thread(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN] = "";
+    CHECK(load_table(NULL, 0, &s, err) == 0, "no variables set must load, got: %s", err);
+    CHECK(s.progress == CFG_PROGRESS_CALLS,
+          "unset OMNIBUS_PROGRESS must mean progress in calls, got %d",
+          (int)s.progress);
+    expect_accepted("OMNIBUS_PROGRESS", "thread", &s);
+    CHECK(s.progress == CFG_PROGRESS_THREAD,
+          "PROGRESS=thread must give the thread, got %d", (int)s.progress);
+    expect_accepted("OMNIBUS_PROGRESS", "calls", &s);
+    CHECK(s.progress == CFG_PROGRESS_CALLS,
+          "PROGRESS=calls must give calls, got %d", (int)s.progress);
+}
+
+static void test_progress_rejects_other_values(void)
+{
+    expect_refused("OMNIBUS_PROGRESS", "");
+    expect_refused("OMNIBUS_PROGRESS", "threads");
+    expect_refused("OMNIBUS_PROGRESS", "1");
+    expect_refused("OMNIBUS_PROGRESS", "THREAD");
+}
+
 /* ---- message rendering -------------------------------------------------- */
 
 static void test_message_shows_trailing_space_in_quotes(void)
@@ -951,6 +975,8 @@ int main(void)
     RUN(test_stats_file_rejects_surrounding_spaces);
     RUN(test_yield_accepts_auto_on_off);
     RUN(test_yield_rejects_other_values);
+    RUN(test_progress_defaults_to_calls_and_accepts_thread);
+    RUN(test_progress_rejects_other_values);
 
     RUN(test_message_shows_trailing_space_in_quotes);
     RUN(test_message_escapes_newline_to_stay_one_line);
