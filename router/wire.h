@@ -22,6 +22,8 @@
  *   LARGE       an 8-byte message size; meta value = the tag under which the
  *               payload travels straight to dst on the payload communicator
  *   ACK         empty; meta value = the synchronous-send id being answered
+ *   CREDIT      empty; meta value = item bytes from `dst` that the receiving
+ *               application has consumed, returned to the sender's window
  *
  * Headers are read and written with memcpy: blocks are not aligned, and the
  * compiler turns fixed-size memcpy into plain moves.
@@ -36,7 +38,8 @@ enum rt_kind {
     RT_EAGER = 1,
     RT_EAGER_SYNC = 2,
     RT_LARGE = 3,
-    RT_ACK = 4
+    RT_ACK = 4,
+    RT_CREDIT = 5
 };
 
 #define RT_KIND_BITS 4u
@@ -74,6 +77,13 @@ static inline uint32_t rt_meta_value(uint32_t meta)
 static inline int rt_kind_is_urgent(enum rt_kind kind)
 {
     return kind != RT_EAGER;
+}
+
+/* Control items (answers and credit) never wait for credit themselves:
+ * whatever waits on them must always be able to get them. */
+static inline int rt_kind_is_control(enum rt_kind kind)
+{
+    return kind == RT_ACK || kind == RT_CREDIT;
 }
 
 static inline void rt_hdr_write(char *at, const rt_item_hdr *h)

@@ -8,6 +8,7 @@
  */
 #include "shim/state.h"
 #include "shim/comm.h"
+#include "shim/credit.h"
 #include "shim/impl.h"
 #include "shim/match.h"
 #include "shim/progress.h"
@@ -141,11 +142,16 @@ static void omni_setup(int app_level, int real_level)
     omni.max_blocks = 4 * (uint64_t)(omni.npeers + 1) + 64;
     omni.flush_ns = omni.cfg.flush_us * 1000L;
     omni.sent_to = calloc((size_t)omni.size, sizeof *omni.sent_to);
+    /* The per-pair window (credit.h): 4 MiB, and room for several blocks. */
+    omni.window = 4u << 20;
+    if (omni.window < 4 * omni.block_cap)
+        omni.window = (uint32_t)(4 * omni.block_cap);
     choose_yield();
     mprobe_init();
     persist_init();
     if (!omni.sent_to || comm_table_init() != 0 || comm_register_world() != 0 ||
-        request_init() != 0 || send_init() != 0 || transport_init() != 0)
+        request_init() != 0 || send_init() != 0 || credit_init() != 0 ||
+        transport_init() != 0)
         init_refuse("out of memory while setting up");
     omni.on = 1;
     if (omni.cfg.progress == CFG_PROGRESS_THREAD) {
@@ -246,6 +252,7 @@ OMNI_EXPORT int MPI_Finalize(void)
         comm_table_destroy();
         match_release_slabs();
         send_finalize();
+        credit_finalize();
         mprobe_finalize();
         persist_finalize();
         topology_free();

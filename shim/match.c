@@ -1,5 +1,6 @@
 #include "shim/match.h"
 #include "shim/transport.h"
+#include "shim/credit.h"
 #include <stdlib.h>
 
 match_msg *match_find_unexpected(comm_rec *c, int src, int tag, int take)
@@ -98,8 +99,13 @@ match_msg *match_msg_alloc(void)
     return m;
 }
 
+/* A message leaves Omnibus here, received or dropped: its bytes return to
+ * its sender's window (credit.h). */
 void match_msg_free(match_msg *m)
 {
+    credit_consumed(m->src_world, RT_HDR_SIZE + (m->kind == RT_LARGE
+                                                     ? RT_LARGE_BODY
+                                                     : (uint32_t)m->bytes));
     if (m->block)
         transport_block_unref(m->block);
     m->next = omni.free_msgs;

@@ -1,5 +1,6 @@
 #include "shim/send.h"
 #include "shim/transport.h"
+#include "shim/credit.h"
 #include "shim/progress.h"
 #include "shim/request.h"
 #include "shim/dtype.h"
@@ -83,6 +84,7 @@ static inline void send_eager(const void *buf, MPI_Count count, MPI_Datatype dty
                        int builtin, uint32_t bytes, int dst, int tag,
                        comm_rec *c, uint32_t meta)
 {
+    credit_take(dst, RT_HDR_SIZE + bytes);
     char *at = transport_reserve(dst, RT_HDR_SIZE + bytes);
     rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.rank,
                      .comm = c->id, .tag = tag, .len = bytes, .meta = meta};
@@ -106,6 +108,7 @@ static int send_large(const void *buf, MPI_Count count, MPI_Datatype dtype,
     rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.rank,
                      .comm = c->id, .tag = tag, .len = RT_LARGE_BODY,
                      .meta = rt_meta(RT_LARGE, ptag)};
+    credit_take(dst, RT_HDR_SIZE + RT_LARGE_BODY);
     char *at = transport_reserve(dst, RT_HDR_SIZE + RT_LARGE_BODY);
     rt_hdr_write(at, &h);
     uint64_t size = (uint64_t)bytes;

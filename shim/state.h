@@ -55,7 +55,8 @@ typedef struct omni_counters {
     uint64_t delivered;        /* items that reached their destination here */
     uint64_t flush_full, flush_idle, flush_age, flush_block, flush_urgent;
     uint64_t peak_blocks;      /* most blocks allocated at once */
-    uint64_t acks_sent;        /* synchronous-send answers created here */
+    uint64_t acks_sent;        /* control items (ACK, CREDIT) created here */
+    uint64_t credit_waits;     /* injections that waited for credit */
     uint64_t wire_by_dim[RT_MAX_DIMS]; /* blocks sent, by hop dimension */
 } omni_counters;
 
@@ -84,6 +85,9 @@ typedef struct omni_state {
     int npeers;             /* distinct next hops (excluding self) */
     int nodes;              /* nodes the job spans (auto only) */
     uint64_t *sent_to;      /* [world rank] -> items injected for it */
+    uint32_t window;        /* credit.h: item bytes in flight per pair */
+    uint32_t *credit;       /* [world rank] -> bytes we may still send */
+    uint32_t *owed;         /* [world rank] -> bytes consumed, not returned */
     size_t threshold;       /* effective: fits a block with its header */
     size_t block_cap;
 

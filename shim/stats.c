@@ -5,7 +5,7 @@
 
 enum {
     S_USER, S_DIRECT, S_FORWARDED, S_WIRE_MSGS, S_WIRE_BYTES, S_DELIVERED,
-    S_ACKS, S_FULL, S_IDLE, S_AGE, S_BLOCK, S_URGENT,
+    S_ACKS, S_CREDIT_WAITS, S_FULL, S_IDLE, S_AGE, S_BLOCK, S_URGENT,
     S_DIM0, S_HOP0 = S_DIM0 + RT_MAX_DIMS, S_COUNT = S_HOP0 + RT_MAX_DIMS + 1
 };
 
@@ -24,6 +24,7 @@ static void collect(uint64_t *v)
     v[S_WIRE_BYTES] = c->wire_bytes;
     v[S_DELIVERED] = c->delivered;
     v[S_ACKS] = c->acks_sent;
+    v[S_CREDIT_WAITS] = c->credit_waits;
     v[S_FULL] = c->flush_full;
     v[S_IDLE] = c->flush_idle;
     v[S_AGE] = c->flush_age;
@@ -31,6 +32,20 @@ static void collect(uint64_t *v)
     v[S_URGENT] = c->flush_urgent;
     for (int d = 0; d < RT_MAX_DIMS; d++)
         v[S_DIM0 + d] = c->wire_by_dim[d];
+}
+
+/* The documented bound on the blocks one rank holds (README, "Memory"):
+ * injection stops above max_blocks; the receive ring holds RX blocks; items
+ * waiting to be received come from at most P-1 senders, one window each,
+ * and pin at most twice their size in blocks while they are received in
+ * order (a block is freed when its last item is received). */
+uint64_t stats_memory_bound(void)
+{
+    uint64_t B = omni.block_cap;
+    uint64_t waiting = (uint64_t)(omni.size - 1) * omni.window;
+    uint64_t blocks = omni.max_blocks + (uint64_t)omni.rx_count + 1 +
+                      2 * ((waiting + B - 1) / B);
+    return blocks * B;
 }
 
 static void print_list(FILE *f, const uint64_t *v, int n)
@@ -69,8 +84,12 @@ static void write_json(FILE *f, const uint64_t *t, uint64_t peak_blocks)
     print_list(f, t + S_HOP0, maxhop + 1);
     fprintf(f, "],\"wire_messages_per_dim\":[");
     print_list(f, t + S_DIM0, g->ndims);
-    fprintf(f, "],\"peak_buffer_bytes_per_rank\":%llu}\n",
-            (unsigned long long)(peak_blocks * omni.block_cap));
+    fprintf(f, "],\"peak_buffer_bytes_per_rank\":%llu,"
+               "\"memory_bound_bytes\":%llu,\"window_bytes\":%u,"
+               "\"credit_waits\":%llu}\n",
+            (unsigned long long)(peak_blocks * omni.block_cap),
+            (unsigned long long)stats_memory_bound(), omni.window,
+            (unsigned long long)t[S_CREDIT_WAITS]);
 }
 
 static void write_stats_file(const char *path, const uint64_t *t,

@@ -6,6 +6,11 @@
 #ifndef OMNIBUS_STATS_H
 #define OMNIBUS_STATS_H
 
+#include <stdint.h>
+
 void stats_report(void);
+
+/* Bytes of blocks one rank may hold at most (README, "Memory"). */
+uint64_t stats_memory_bound(void);
 
 #endif

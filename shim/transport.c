@@ -1,6 +1,7 @@
 #include "shim/transport.h"
 #include "shim/recv.h"
 #include "shim/send.h"
+#include "shim/credit.h"
 #include "shim/progress.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,10 +91,16 @@ static void dispatch(omni_block *b)
         uint32_t size = rt_item_size(&h);
         if ((int)h.dst == omni.rank) {
             omni.stats.delivered++;
-            if (rt_meta_kind(h.meta) == RT_ACK)
+            switch (rt_meta_kind(h.meta)) {
+            case RT_ACK:
                 send_sync_acked(rt_meta_value(h.meta));
-            else
+                break;
+            case RT_CREDIT:
+                credit_returned(h.src, rt_meta_value(h.meta));
+                break;
+            default:
                 recv_arrived(&h, body, b);
+            }
         } else {
             char *to = transport_reserve((int)h.dst, size);
             memcpy(to, b->data + at, size);

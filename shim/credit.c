@@ -1,0 +1,50 @@
+#include "shim/credit.h"
+#include "shim/progress.h"
+#include "shim/transport.h"
+#include <stdlib.h>
+
+int credit_init(void)
+{
+    omni.credit = malloc(sizeof *omni.credit * (size_t)omni.size);
+    omni.owed = calloc((size_t)omni.size, sizeof *omni.owed);
+    if (!omni.credit || !omni.owed)
+        return -1;
+    for (int r = 0; r < omni.size; r++)
+        omni.credit[r] = omni.window;
+    return 0;
+}
+
+void credit_finalize(void)
+{
+    free(omni.credit);
+    free(omni.owed);
+    omni.credit = omni.owed = NULL;
+}
+
+void credit_wait(int dst, uint32_t size)
+{
+    omni.stats.credit_waits++;
+    prog_block_enter();
+    unsigned spins = 0;
+    while (omni.credit[dst] < size) {
+        prog_poll();
+        prog_pause(&spins);
+    }
+}
+
+void credit_consumed(uint32_t src, uint32_t size)
+{
+    if ((int)src == omni.rank || !omni.on)
+        return;
+    omni.owed[src] += size;
+    if (omni.owed[src] < omni.window / 4)
+        return;
+    rt_item_hdr h = {.dst = src, .src = (uint32_t)omni.rank, .comm = 0,
+                     .tag = 0, .len = 0,
+                     .meta = rt_meta(RT_CREDIT, omni.owed[src])};
+    omni.owed[src] = 0;
+    rt_hdr_write(transport_reserve((int)src, RT_HDR_SIZE), &h);
+    omni.stats.acks_sent++;
+    /* The sender may be waiting on it: it goes now, not at the next flush. */
+    transport_push_towards((int)src);
+}
