@@ -55,6 +55,17 @@ int impl_Startall(int count, MPI_Request requests[]);
 int impl_Request_free(MPI_Request *request);
 int impl_Cancel(MPI_Request *request);
 
+/* isendrecv.c */
+int impl_Isendrecv(const void *sendbuf, MPI_Count sendcount,
+                   MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                   MPI_Count recvcount, MPI_Datatype recvtype, int source,
+                   int recvtag, MPI_Comm comm, MPI_Request *request);
+int impl_Isendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dtype,
+                           int dest, int sendtag, int source, int recvtag,
+                           MPI_Comm comm, MPI_Request *request);
+/* Completes the pairs whose two halves are done (called by progress). */
+void isendrecv_poll(void);
+
 /* request.c */
 int impl_Wait(MPI_Request *request, MPI_Status *status);
 int impl_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]);

@@ -2,6 +2,7 @@
 #include "shim/transport.h"
 #include "shim/recv.h"
 #include "shim/request.h"
+#include "shim/impl.h"
 #include <sched.h>
 #include <stdlib.h>
 #include <time.h>
@@ -32,6 +33,8 @@ void prog_poll(void)
         recv_poll_payloads();
     if (omni.cancelled)
         request_complete_cancelled();
+    if (omni.pairs)
+        isendrecv_poll();
     if (omni.inflight_count)
         transport_reap_sends();
     transport_flush_stale();

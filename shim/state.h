@@ -122,7 +122,8 @@ typedef struct omni_state {
     int sync_cap, sync_free;
 
     /* generalized-request classes (request.c) */
-    MPIX_Grequest_class recv_class, sync_class;
+    MPIX_Grequest_class recv_class, sync_class, pair_class;
+    void *pairs;            /* pending MPI_Isendrecv pairs (isendrecv.c) */
     struct req_error { MPI_Request greq; MPI_Comm comm; int error; } ledger[16];
     int ledger_n;           /* errors reported by query_fn, not yet raised */
     int err_pending;        /* receives completed with an error, not queried */

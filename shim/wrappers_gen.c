@@ -347,6 +347,46 @@ OMNI_EXPORT int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype 
     return rc;
 }
 
+OMNI_EXPORT int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    if (!omni_enabled())
+        return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+    omni_lock();
+    int rc = impl_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+    omni_unlock();
+    return rc;
+}
+
+OMNI_EXPORT int MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    if (!omni_enabled())
+        return PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+    omni_lock();
+    int rc = impl_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+    omni_unlock();
+    return rc;
+}
+
+OMNI_EXPORT int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    if (!omni_enabled())
+        return PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+    omni_lock();
+    int rc = impl_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+    omni_unlock();
+    return rc;
+}
+
+OMNI_EXPORT int MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    if (!omni_enabled())
+        return PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+    omni_lock();
+    int rc = impl_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+    omni_unlock();
+    return rc;
+}
+
 OMNI_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
     if (!omni_enabled())
