@@ -4,6 +4,7 @@
 # installs missing Debian packages (scripts/ensure-deps).
 
 MPICC   ?= mpicc
+MPIF90  ?= mpif90
 CC      := cc
 PYTHON  ?= python3
 BUILD   := build
@@ -21,6 +22,9 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
 MPI_TEST_SRCS := $(wildcard tests/mpi/*.c)
 MPI_TEST_BINS := $(MPI_TEST_SRCS:tests/mpi/%.c=$(BUILD)/tests/%)
+# Fortran regression tests (mpif.h and `use mpi`), same conventions.
+FORTRAN_TEST_SRCS := $(wildcard tests/mpi/*.f90)
+MPI_TEST_BINS += $(FORTRAN_TEST_SRCS:tests/mpi/%.f90=$(BUILD)/tests/%)
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
@@ -58,6 +62,10 @@ $(BUILD)/unit/%: tests/unit/%.c $(CORE_SRCS) $(wildcard config/*.h router/*.h te
 $(BUILD)/tests/%: tests/mpi/%.c $(wildcard tests/mpi/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(BASEFLAGS) -o $@ $<
+
+$(BUILD)/tests/%: tests/mpi/%.f90
+	@mkdir -p $(dir $@)
+	$(MPIF90) -O2 -g -Wall -o $@ $<
 
 $(BUILD)/bench/%: bench/%.c $(wildcard bench/*.h)
 	@mkdir -p $(dir $@)
