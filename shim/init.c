@@ -137,9 +137,10 @@ static void omni_setup(int app_level, int real_level)
     /* An item and its header must fit one block. */
     size_t room = omni.block_cap - RT_HDR_SIZE;
     omni.threshold = omni.cfg.threshold < room ? omni.cfg.threshold : room;
-    /* Memory bound: a few blocks per peer plus the receive ring; injection
-     * waits above it (transport_throttle). */
-    omni.max_blocks = 4 * (uint64_t)(omni.npeers + 1) + 64;
+    /* Send-side bound: a few blocks in flight per peer; injection waits
+     * above it (transport_throttle).  Received blocks are bounded by the
+     * credit window instead (credit.h). */
+    omni.max_inflight = 4 * (omni.npeers + 1) + 64;
     omni.flush_ns = omni.cfg.flush_us * 1000L;
     omni.sent_to = calloc((size_t)omni.size, sizeof *omni.sent_to);
     /* The per-pair window (credit.h): 4 MiB, and room for several blocks. */

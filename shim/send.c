@@ -146,7 +146,7 @@ int send_start(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
     MPI_Count esize = builtin ? builtin : dtype_size(dtype);
     if (esize < 0 || !send_args_valid(count, dest, tag, c))
         return send_rejected(buf, count, dtype, dest, tag, c, req);
-    if (omni.blocks_out > omni.max_blocks)
+    if (omni.inflight_count > omni.max_inflight)
         transport_throttle();
     int dst = c->to_world[dest];
     MPI_Count bytes = esize * count;

@@ -105,7 +105,8 @@ typedef struct omni_state {
     /* block allocation */
     omni_block *free_blocks;
     uint64_t blocks_out;    /* allocated and not on the free list */
-    uint64_t max_blocks;    /* injection waits while blocks_out exceeds it */
+    int max_inflight;       /* injection waits while more blocks than this
+                               are in MPICH's hands (transport_throttle) */
 
     /* matching engine and communicators (comm.c, match.c) */
     struct comm_rec *last_comm;

@@ -35,7 +35,8 @@ static void collect(uint64_t *v)
 }
 
 /* The documented bound on the blocks one rank holds (README, "Memory"):
- * injection stops above max_blocks; the receive ring holds RX blocks; items
+ * injection stops above max_inflight blocks in flight (plus one fill block
+ * per peer); the receive ring holds RX blocks; items
  * waiting to be received come from at most P-1 senders, one window each,
  * and pin at most twice their size in blocks while they are received in
  * order (a block is freed when its last item is received). */
@@ -43,7 +44,8 @@ uint64_t stats_memory_bound(void)
 {
     uint64_t B = omni.block_cap;
     uint64_t waiting = (uint64_t)(omni.size - 1) * omni.window;
-    uint64_t blocks = omni.max_blocks + (uint64_t)omni.rx_count + 1 +
+    uint64_t blocks = (uint64_t)omni.max_inflight + (uint64_t)omni.npeers +
+                      (uint64_t)omni.rx_count + 1 +
                       2 * ((waiting + B - 1) / B);
     return blocks * B;
 }

@@ -268,9 +268,9 @@ int transport_poll_arrivals(void)
 
 void transport_throttle(void)
 {
-    while (omni.blocks_out > omni.max_blocks) {
+    while (omni.inflight_count > omni.max_inflight) {
         prog_poll();
-        if (omni.blocks_out <= omni.max_blocks)
+        if (omni.inflight_count <= omni.max_inflight)
             break;
         transport_flush_all(&omni.stats.flush_block);
         prog_idle_wait();

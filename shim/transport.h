@@ -53,7 +53,8 @@ void transport_flush_stale(void);
 int transport_poll_arrivals(void);
 /* Returns completed outgoing blocks to the free list. */
 void transport_reap_sends(void);
-/* Drives progress while this rank holds more blocks than its bound. */
+/* Drives progress while more of this rank's blocks are in MPICH's hands
+ * than its bound: back-pressure on injection, never on forwarding. */
 void transport_throttle(void);
 /* True when no block of this rank is still in MPICH's hands. */
 int transport_sends_idle(void);
