@@ -28,7 +28,7 @@ MPI_TEST_BINS += $(FORTRAN_TEST_SRCS:tests/mpi/%.f90=$(BUILD)/tests/%)
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all deps lib unit mpitests benches test demo bench clean generate
+.PHONY: all deps lib unit mpitests benches test demo bench clean generate longrun
 
 all: deps lib
 
@@ -83,6 +83,11 @@ demo: deps benches
 
 bench: deps benches
 	@scripts/bench $(BENCH_ARGS)
+
+# 10,000 communicators and 10 million messages: resident memory must stay
+# flat (issue 7); prints the growth.  Minutes, so not part of `make test`.
+longrun: deps lib $(BUILD)/tests/long_run_memory
+	TESTLIB_TIMEOUT=900 scripts/omnibus-run -n 2 $(BUILD)/tests/long_run_memory 10000 10000000
 
 clean:
 	rm -rf $(BUILD)

@@ -1,0 +1,103 @@
+/* long_run_memory: memory stays flat over 10,000 communicators and 10
+ * million messages.
+ *
+ * MPI 4.1 §7.4.3: MPI_Comm_free releases the communicator; a program that
+ * creates and frees communicators (each used for traffic) and streams
+ * messages for a long time must not grow without bound.  Omnibus's working
+ * set is bounded by its credit window (a receiver holds at most one window
+ * of unreceived items per sender: 4 MiB of blocks and about 8 MiB of
+ * message records), reached whenever the receiver falls furthest behind,
+ * so the check is that resident memory grows by at most 32 MiB over the
+ * whole run, however long.  Rank 0 reports the growth in each half of the
+ * run on stderr ("long_run_memory: ..."): `make longrun` (10,000
+ * communicators, 10 million messages) shows the second half adding
+ * nothing of note.
+ * Rank pairs (0,1), (2,3), ... stream; all ranks create and free.
+ *
+ * Usage: long_run_memory [communicators messages]; the suite runs the
+ * defaults (2,000 and 1 million), `make longrun` the full 10,000 and 10
+ * million.
+ */
+#include "testlib.h"
+
+#include <unistd.h>
+
+#define COMMS 2000
+#define MESSAGES 1000000L
+
+static long rss_kib(void)
+{
+    long pages = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f)
+        return -1;
+    if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+        resident = -1;
+    fclose(f);
+    return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+static void churn_comms(int n)
+{
+    int me = tl_rank(), size = tl_size();
+    for (int i = 0; i < n; i++) {
+        MPI_Comm c;
+        MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+        int right = (me + 1) % size, left = (me + size - 1) % size, v = -1;
+        MPI_OK(MPI_Sendrecv(&i, 1, MPI_INT, right, 1, &v, 1, MPI_INT, left, 1,
+                            c, MPI_STATUS_IGNORE));
+        CHECK(v == i, "communicator %d: the ring value must be %d, got %d", i,
+              i, v);
+        MPI_OK(MPI_Comm_free(&c));
+    }
+}
+
+static void stream(long n)
+{
+    int me = tl_rank(), size = tl_size();
+    int partner = me % 2 == 0 ? me + 1 : me - 1;
+    if (partner >= size)
+        return;
+    long bad = 0;
+    for (long i = 0; i < n; i++) {
+        long v = i;
+        if (me % 2 == 0) {
+            MPI_Send(&v, 1, MPI_LONG, partner, 2, MPI_COMM_WORLD);
+        } else {
+            MPI_Recv(&v, 1, MPI_LONG, partner, 2, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+            bad += v != i;
+        }
+    }
+    CHECK(bad == 0, "%ld of %ld streamed messages arrived out of order", bad,
+          n);
+}
+
+int main(int argc, char **argv)
+{
+    tl_init(&argc, &argv, 2, TL_MAX_RANKS);
+    int comms = argc > 2 ? atoi(argv[1]) : COMMS;
+    long messages = argc > 2 ? atol(argv[2]) : MESSAGES;
+    long start = rss_kib();
+    churn_comms(comms / 2);
+    stream(messages / 2);
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    long half = rss_kib();
+    churn_comms(comms - comms / 2);
+    stream(messages - messages / 2);
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    long end = rss_kib();
+    long grew[2] = {half - start, end - half}, worst[2] = {0, 0};
+    MPI_OK(MPI_Allreduce(grew, worst, 2, MPI_LONG, MPI_MAX, MPI_COMM_WORLD));
+    if (tl_rank() == 0)
+        fprintf(stderr,
+                "long_run_memory: %d communicators and %ld messages: resident "
+                "memory grew by at most %ld KiB in the first half and %ld KiB "
+                "in the second, on any rank\n",
+                comms, messages, worst[0], worst[1]);
+    CHECK(end - start < 32 * 1024,
+          "resident memory must stay bounded: %d communicators and %ld "
+          "messages grew it by %ld KiB (from %ld to %ld KiB)",
+          comms, messages, end - start, start, end);
+    return tl_finalize();
+}
