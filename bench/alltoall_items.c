@@ -1,0 +1,183 @@
+/* alltoall_items: TRAM's streaming fine-grained all-to-all (thesis §4.6).
+ *
+ * Usage: alltoall_items [-m items per destination] [-k drain interval]
+ *                       [-w warmup items per destination]
+ *   -m  32-byte items each rank sends to each other rank (default: 500000
+ *       items per rank in all, or 4000 when ranks outnumber cores, divided
+ *       among the P-1 destinations)
+ *   -k  sends between two drains of incoming items (default 64)
+ *   -w  untimed items per destination first (default 8, or 1 when ranks
+ *       outnumber cores)
+ *
+ * Sends go in rounds, as in TRAM's benchmark: in each round a rank sends one
+ * item to every other rank, in a fresh random order of destinations, with a
+ * blocking MPI_Send each.  Every k sends it drains what has arrived with
+ * MPI_Iprobe(MPI_ANY_SOURCE) + MPI_Recv; once it has sent everything it
+ * receives until it holds (P-1) * m items.
+ *
+ * An item is {source, destination, round, mix(source, destination, round)}.
+ * Checks: each item names this rank as its destination and the status's
+ * source as its source, items from one source arrive in round order (MPI's
+ * non-overtaking rule), the mixed word matches, and the sums of the mixed
+ * words sent and received over all ranks agree.
+ * rate = items/s over all ranks.
+ */
+#include "bench_common.h"
+
+#include <unistd.h>
+
+#define KERNEL "alltoall_items"
+#define TAG_ITEM 1
+
+typedef struct {
+    int rank, size;
+    int *order;           /* the other ranks, shuffled every round */
+    long long *next_from; /* per source: the round expected next */
+    long long received;
+    long long bad;
+    uint64_t sum_sent, sum_received;
+    uint64_t rng;
+} a2a_state;
+
+static uint64_t item_word(uint64_t src, uint64_t dst, uint64_t round)
+{
+    return bench_mix((src << 44) ^ (dst << 24) ^ round);
+}
+
+static void apply(a2a_state *s, const uint64_t item[4], const MPI_Status *st)
+{
+    int src = st->MPI_SOURCE;
+    s->bad += item[0] != (uint64_t)src || item[1] != (uint64_t)s->rank ||
+              item[2] != (uint64_t)s->next_from[src] ||
+              item[3] != item_word(item[0], item[1], item[2]);
+    s->next_from[src]++;
+    s->sum_received += item[3];
+    s->received++;
+}
+
+static void drain(a2a_state *s)
+{
+    for (;;) {
+        int flag;
+        MPI_Status st;
+        MPI_Iprobe(MPI_ANY_SOURCE, TAG_ITEM, MPI_COMM_WORLD, &flag, &st);
+        if (!flag)
+            return;
+        uint64_t item[4];
+        MPI_Recv(item, 4, MPI_UINT64_T, st.MPI_SOURCE, TAG_ITEM,
+                 MPI_COMM_WORLD, &st);
+        apply(s, item, &st);
+    }
+}
+
+/* Runs one all-to-all of m items per destination; per-source round numbers
+ * continue across calls, so the warmup and the timed run check as one. */
+static void run(a2a_state *s, long long m, long long k, long long first)
+{
+    long long target = s->received + (long long)(s->size - 1) * m;
+    long long sends = 0;
+    for (long long round = first; round < first + m; round++) {
+        for (int i = s->size - 2; i > 0; i--) {
+            int j = (int)bench_rng_below(&s->rng, (uint64_t)i + 1);
+            int tmp = s->order[i];
+            s->order[i] = s->order[j];
+            s->order[j] = tmp;
+        }
+        for (int i = 0; i < s->size - 1; i++) {
+            int dest = s->order[i];
+            uint64_t item[4] = {(uint64_t)s->rank, (uint64_t)dest,
+                                (uint64_t)round, 0};
+            item[3] = item_word(item[0], item[1], item[2]);
+            MPI_Send(item, 4, MPI_UINT64_T, dest, TAG_ITEM, MPI_COMM_WORLD);
+            s->sum_sent += item[3];
+            if (++sends % k == 0)
+                drain(s);
+        }
+    }
+    /* A blocking receive for the final wait, as a programmer would write. */
+    while (s->received < target) {
+        uint64_t item[4];
+        MPI_Status st;
+        MPI_Recv(item, 4, MPI_UINT64_T, MPI_ANY_SOURCE, TAG_ITEM,
+                 MPI_COMM_WORLD, &st);
+        apply(s, item, &st);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    const char *usage = "[-m items per destination] [-k drain interval] "
+                        "[-w warmup items per destination]";
+    long long m = -2, k = 64, warm = -2; /* -2: not given; -1: malformed */
+    int opt;
+    while ((opt = getopt(argc, argv, "m:k:w:")) != -1) {
+        if (opt == 'm')
+            m = bench_parse_count(optarg, 1);
+        else if (opt == 'k')
+            k = bench_parse_count(optarg, 1);
+        else if (opt == 'w')
+            warm = bench_parse_count(optarg, 0);
+        else
+            bench_usage(KERNEL, usage);
+        if (m == -1 || k == -1 || warm == -1)
+            bench_usage(KERNEL, usage);
+    }
+    if (optind != argc)
+        bench_usage(KERNEL, usage);
+
+    a2a_state s = {0};
+    s.rank = bench_rank();
+    s.size = bench_size();
+    bench_require_two_ranks(KERNEL);
+    if (m == -2 || warm == -2) {
+        int over = bench_oversubscribed();
+        if (m == -2) {
+            m = (over ? 4000 : 500000) / (s.size - 1);
+            m = m > 0 ? m : 1;
+        }
+        if (warm == -2)
+            warm = over ? 1 : 8;
+    }
+    s.order = malloc((size_t)s.size * sizeof *s.order);
+    s.next_from = calloc((size_t)s.size, sizeof *s.next_from);
+    if (!s.order || !s.next_from)
+        bench_fail(KERNEL, "out of memory for %d ranks", s.size);
+    for (int r = 0, i = 0; r < s.size; r++)
+        if (r != s.rank)
+            s.order[i++] = r;
+    s.rng = 0xbb67ae8584caa73bULL ^ ((uint64_t)s.rank << 32);
+
+    if (warm > 0)
+        run(&s, warm, k, 0);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    run(&s, m, k, warm);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double elapsed = MPI_Wtime() - t0;
+
+    if (s.bad)
+        bench_check_failed(KERNEL, "%lld items were wrong, misaddressed or "
+                           "out of order", s.bad);
+    for (int r = 0; r < s.size; r++)
+        if (r != s.rank && s.next_from[r] != warm + m)
+            bench_check_failed(KERNEL, "%lld items arrived from rank %d, "
+                               "expected %lld", s.next_from[r], r, warm + m);
+    uint64_t local[2] = {s.sum_sent, s.sum_received}, global[2];
+    MPI_Reduce(local, global, 2, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (s.rank == 0 && global[0] != global[1])
+        bench_check_failed(KERNEL, "checksum of items received %llu, of "
+                           "items sent %llu", (unsigned long long)global[1],
+                           (unsigned long long)global[0]);
+    bench_verdict();
+
+    double total = (double)s.size * (double)(s.size - 1) * (double)m;
+    char extra[160];
+    snprintf(extra, sizeof extra, " ranks=%d m=%lld k=%lld item=32 "
+             "seconds=%.4f", s.size, m, k, elapsed);
+    bench_result(KERNEL, total / elapsed, "msgs/s", extra);
+    free(s.order);
+    free(s.next_from);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,195 @@
+/* bench_common.h: what every benchmark kernel shares.
+ *
+ * Contract for a kernel: a plain MPI program, unaware of Omnibus, that checks
+ * its own result and prints exactly one line on stdout, from rank 0:
+ *
+ *     RESULT <kernel> rate=<number> unit=<msgs/s|us> check=ok [key=value ...]
+ *
+ * and nothing else on stdout.  A wrong result prints a diagnostic on stderr
+ * and ends the job with a non-zero status (MPI_Abort), never a RESULT line:
+ * every rank's checks are combined (bench_verdict) before rank 0 prints.
+ * The line is printed and flushed before MPI_Finalize, because over
+ * UCX_TLS=tcp,self with three or more ranks MPI_Finalize often hangs after
+ * the work is done (DESIGN §7); the runner accepts a run whose line appeared.
+ * Timed sections start and end with a barrier, so they cover delivery.
+ */
+#ifndef BENCH_COMMON_H
+#define BENCH_COMMON_H
+
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static inline int bench_rank(void)
+{
+    int r;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+
+static inline int bench_size(void)
+{
+    int p;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    return p;
+}
+
+/* Pairs for the two-sided kernels, as in osu_mbw_mr: rank i < P/2 is the
+ * active side of pair i and talks to i + P/2.  With an odd P the last rank
+ * has no partner and returns -1: it only joins the barriers. */
+static inline int bench_pair_peer(int rank, int size)
+{
+    int half = size / 2;
+    if (rank < half)
+        return rank + half;
+    if (rank < 2 * half)
+        return rank - half;
+    return -1;
+}
+
+/* True on every rank when some node runs more ranks than it has CPUs.  The
+ * kernels then default to far smaller sizes: plain MPICH busy-polls, and
+ * measured here with 8 ranks on 2 cores a blocked rank waits a scheduler
+ * time slice, so message rates fall from millions to tens of thousands per
+ * second.  Called only when a size was left to its default. */
+static inline int bench_oversubscribed(void)
+{
+    MPI_Comm node;
+    int local, over, any;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+                        MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &local);
+    MPI_Comm_free(&node);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    over = cpus > 0 && local > cpus;
+    MPI_Allreduce(&over, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    return any;
+}
+
+/* Usage errors are reported by rank 0 only, so the message appears once. */
+static inline void bench_usage(const char *kernel, const char *usage)
+{
+    if (bench_rank() == 0)
+        fprintf(stderr, "%s: usage: %s %s\n", kernel, kernel, usage);
+    MPI_Finalize();
+    exit(2);
+}
+
+/* Set once a check failed on this rank; see bench_verdict(). */
+static int bench_failed_here;
+
+/* Records a failed check on this rank, with its diagnostic on stderr at
+ * once.  The job goes on to bench_verdict(), so that the rank that prints
+ * the RESULT line learns of failures seen elsewhere before it prints. */
+static inline void bench_check_failed(const char *kernel, const char *fmt,
+                                      ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: rank %d: check failed: ", kernel, bench_rank());
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+    bench_failed_here = 1;
+}
+
+/* Collective: returns only when every rank's checks passed; otherwise the
+ * job ends with status 1 and no RESULT line. */
+static inline void bench_verdict(void)
+{
+    int ok = !bench_failed_here, all;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    if (!all) {
+        MPI_Abort(MPI_COMM_WORLD, 1);
+        exit(1);
+    }
+}
+
+/* Every kernel needs a partner for rank 0; a job of one rank is refused. */
+static inline void bench_require_two_ranks(const char *kernel)
+{
+    if (bench_size() >= 2)
+        return;
+    fprintf(stderr, "%s: needs at least 2 ranks\n", kernel);
+    MPI_Finalize();
+    exit(2);
+}
+
+/* Stops the whole job at once, for what leaves nothing to check (no
+ * memory): a wrong result must never look like a finished run. */
+static inline void bench_fail(const char *kernel, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: rank %d: check failed: ", kernel, bench_rank());
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    exit(1);
+}
+
+/* Parses a count with an optional K/M/G suffix (powers of 1024 for sizes,
+ * which is what "64K" means to a user of message sizes).  Returns -1 on
+ * anything else, including values below `min`. */
+static inline long long bench_parse_count(const char *s, long long min)
+{
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (end == s)
+        return -1;
+    if (*end == 'k' || *end == 'K') {
+        v *= 1024;
+        end++;
+    } else if (*end == 'm' || *end == 'M') {
+        v *= 1024 * 1024;
+        end++;
+    } else if (*end == 'g' || *end == 'G') {
+        v *= 1024LL * 1024 * 1024;
+        end++;
+    }
+    if (*end != '\0' || v < min)
+        return -1;
+    return v;
+}
+
+/* splitmix64: a small, fast, well-mixed generator; each rank seeds its own
+ * stream so runs are reproducible and ranks are independent. */
+static inline uint64_t bench_rng_next(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n); the modulo bias is below 2^-40 for the n used here. */
+static inline uint64_t bench_rng_below(uint64_t *state, uint64_t n)
+{
+    return bench_rng_next(state) % n;
+}
+
+static inline uint64_t bench_mix(uint64_t x)
+{
+    uint64_t s = x;
+    return bench_rng_next(&s);
+}
+
+/* Rank 0 prints the single stdout line; `extra` is " key=value ..." or "". */
+static inline void bench_result(const char *kernel, double rate,
+                                const char *unit, const char *extra)
+{
+    if (bench_rank() == 0) {
+        printf("RESULT %s rate=%.6g unit=%s check=ok%s\n", kernel, rate, unit,
+               extra);
+        fflush(stdout);
+    }
+}
+
+#endif

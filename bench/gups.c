@@ -1,0 +1,194 @@
+/* gups: GUPS-like random updates, one 8-byte MPI_Send per update.
+ *
+ * Usage: gups [-n updates per rank] [-k drain interval] [-t table entries]
+ *             [-w warmup updates per rank]
+ *   -n  updates each rank sends in the timed section (default 500000, or
+ *       5000 when ranks outnumber cores)
+ *   -k  sends between two drains of incoming updates (default 64)
+ *   -t  table entries per rank, K/M suffixes allowed (default 64K)
+ *   -w  untimed updates per rank first, so connections exist (default 1000,
+ *       or 100 when ranks outnumber cores)
+ *
+ * Each update is the index of an entry in the receiver's table, sent to a
+ * uniformly random rank other than the sender (so every update is a message
+ * between processes and the rate measures messaging, not local memory).
+ * Every k sends a rank drains what has arrived with MPI_Iprobe(MPI_ANY_SOURCE)
+ * + MPI_Recv and increments the entries.  Termination: having sent its
+ * updates, a rank sends a "done" marker (its own tag) to every other rank and
+ * receives until it holds P-1 markers.  Probes and receives match any tag, so
+ * MPI's non-overtaking rule puts a source's marker behind all its updates:
+ * once a rank has every marker, it has every update.
+ *
+ * Checks: per (source, destination) the number of updates received equals
+ * the number sent (exchanged with MPI_Alltoall after the timed section), and
+ * over all ranks the sum of the table entries and the sum of index x entry
+ * equal the number of updates and the sum of the indices sent.
+ * rate = updates/s over all ranks.
+ */
+#include "bench_common.h"
+
+#include <unistd.h>
+
+#define KERNEL "gups"
+#define TAG_UPDATE 1
+#define TAG_DONE 2
+
+typedef struct {
+    int rank, size;
+    uint64_t table_size;
+    uint64_t *table;
+    long long *sent_to, *recv_from; /* per rank, over warmup and timed runs */
+    uint64_t index_sum_sent;        /* mod 2^64, like the table's sums */
+    long long bad_index;
+    uint64_t rng;
+} gups_state;
+
+/* Applies one received message; returns 1 for a done marker. */
+static int apply(gups_state *s, uint64_t v, const MPI_Status *st)
+{
+    if (st->MPI_TAG == TAG_DONE)
+        return 1;
+    if (v < s->table_size)
+        s->table[v]++;
+    else
+        s->bad_index++;
+    s->recv_from[st->MPI_SOURCE]++;
+    return 0;
+}
+
+/* Returns the number of done markers found among what had arrived. */
+static int drain(gups_state *s)
+{
+    int done = 0;
+    for (;;) {
+        int flag;
+        MPI_Status st;
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+        if (!flag)
+            return done;
+        uint64_t v;
+        MPI_Recv(&v, 1, MPI_UINT64_T, st.MPI_SOURCE, st.MPI_TAG,
+                 MPI_COMM_WORLD, &st);
+        done += apply(s, v, &st);
+    }
+}
+
+static void run(gups_state *s, long long n, long long k)
+{
+    int done = 0;
+    for (long long i = 0; i < n; i++) {
+        int dest = (int)bench_rng_below(&s->rng, (uint64_t)s->size - 1);
+        dest += dest >= s->rank;
+        uint64_t idx = bench_rng_below(&s->rng, s->table_size);
+        MPI_Send(&idx, 1, MPI_UINT64_T, dest, TAG_UPDATE, MPI_COMM_WORLD);
+        s->sent_to[dest]++;
+        s->index_sum_sent += idx;
+        if ((i + 1) % k == 0)
+            done += drain(s);
+    }
+    uint64_t marker = 0;
+    for (int r = 0; r < s->size; r++)
+        if (r != s->rank)
+            MPI_Send(&marker, 1, MPI_UINT64_T, r, TAG_DONE, MPI_COMM_WORLD);
+    /* A blocking receive, not a probe loop, once there is nothing left to
+     * send: that is what a programmer writes for the final wait. */
+    while (done < s->size - 1) {
+        uint64_t v;
+        MPI_Status st;
+        MPI_Recv(&v, 1, MPI_UINT64_T, MPI_ANY_SOURCE, MPI_ANY_TAG,
+                 MPI_COMM_WORLD, &st);
+        done += apply(s, v, &st);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    const char *usage = "[-n updates per rank] [-k drain interval] "
+                        "[-t table entries] [-w warmup updates per rank]";
+    /* -2: not given; -1: malformed */
+    long long n = -2, k = 64, t = 64 * 1024, warm = -2;
+    int opt;
+    while ((opt = getopt(argc, argv, "n:k:t:w:")) != -1) {
+        if (opt == 'n')
+            n = bench_parse_count(optarg, 1);
+        else if (opt == 'k')
+            k = bench_parse_count(optarg, 1);
+        else if (opt == 't')
+            t = bench_parse_count(optarg, 1);
+        else if (opt == 'w')
+            warm = bench_parse_count(optarg, 0);
+        else
+            bench_usage(KERNEL, usage);
+        if (n == -1 || k == -1 || t == -1 || t > (1LL << 31) || warm == -1)
+            bench_usage(KERNEL, usage);
+    }
+    if (optind != argc)
+        bench_usage(KERNEL, usage);
+    if (n == -2 || warm == -2) {
+        int over = bench_oversubscribed();
+        if (n == -2)
+            n = over ? 5000 : 500000;
+        if (warm == -2)
+            warm = over ? 100 : 1000;
+    }
+
+    gups_state s = {0};
+    s.rank = bench_rank();
+    s.size = bench_size();
+    bench_require_two_ranks(KERNEL);
+    s.table_size = (uint64_t)t;
+    s.table = calloc((size_t)t, sizeof *s.table);
+    s.sent_to = calloc((size_t)s.size, sizeof *s.sent_to);
+    s.recv_from = calloc((size_t)s.size, sizeof *s.recv_from);
+    long long *expect = calloc((size_t)s.size, sizeof *expect);
+    if (!s.table || !s.sent_to || !s.recv_from || !expect)
+        bench_fail(KERNEL, "out of memory for a table of %lld entries", t);
+    s.rng = 0x6a09e667f3bcc908ULL ^ ((uint64_t)s.rank << 32);
+
+    if (warm > 0)
+        run(&s, warm, k);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    run(&s, n, k);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double elapsed = MPI_Wtime() - t0;
+
+    MPI_Alltoall(s.sent_to, 1, MPI_LONG_LONG, expect, 1, MPI_LONG_LONG,
+                 MPI_COMM_WORLD);
+    for (int r = 0; r < s.size; r++)
+        if (expect[r] != s.recv_from[r])
+            bench_check_failed(KERNEL, "rank %d sent %lld updates here, %lld "
+                               "arrived", r, expect[r], s.recv_from[r]);
+    if (s.bad_index)
+        bench_check_failed(KERNEL, "%lld updates carried an index outside "
+                           "the table", s.bad_index);
+    /* local[0..1]: what arrived; local[2..3]: what was sent. */
+    uint64_t local[4] = {0, 0, 0, s.index_sum_sent}, global[4];
+    for (uint64_t i = 0; i < s.table_size; i++) {
+        local[0] += s.table[i];
+        local[1] += i * s.table[i];
+    }
+    for (int r = 0; r < s.size; r++)
+        local[2] += (uint64_t)s.sent_to[r];
+    MPI_Reduce(local, global, 4, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (s.rank == 0 && (global[0] != global[2] || global[1] != global[3]))
+        bench_check_failed(KERNEL, "table checksum %llu/%llu, expected "
+                           "%llu/%llu", (unsigned long long)global[0],
+                           (unsigned long long)global[1],
+                           (unsigned long long)global[2],
+                           (unsigned long long)global[3]);
+    bench_verdict();
+
+    double total = (double)s.size * (double)n;
+    char extra[160];
+    snprintf(extra, sizeof extra, " ranks=%d n=%lld k=%lld table=%lld "
+             "seconds=%.4f", s.size, n, k, t, elapsed);
+    bench_result(KERNEL, total / elapsed, "msgs/s", extra);
+    free(s.table);
+    free(s.sent_to);
+    free(s.recv_from);
+    free(expect);
+    MPI_Finalize();
+    return 0;
+}

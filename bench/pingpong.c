@@ -1,0 +1,209 @@
+/* pingpong: one-way latency of blocking MPI_Send / MPI_Recv round trips.
+ *
+ * Usage: pingpong [-s size] [-n round trips] [-t milliseconds] [-b batches]
+ *                 [-w warmup round trips]
+ *   -s  message size in bytes, K/M suffixes allowed, 1 .. 64M (default 8)
+ *   -n  least round trips per batch (default 100, or 1 when ranks outnumber
+ *       cores)
+ *   -t  least milliseconds per batch (default 20)
+ *   -b  timed batches; the figure is their median (default 9, or 5 when
+ *       ranks outnumber cores)
+ *   -w  untimed round trips first (default 100, or 4 when ranks outnumber
+ *       cores: then a round trip can cost two scheduler time slices)
+ *
+ * A batch lasts for at least -n round trips and -t milliseconds, whichever
+ * ends later, so one setting fits a 0.2 us shared-memory round trip and a
+ * 10 ms one between oversubscribed ranks alike: a fixed count would either
+ * take minutes there or, here, end inside one scheduler time slice and
+ * measure the scheduler's luck.  The active side decides, looking at the
+ * clock every 16 round trips (so the clock costs nothing measurable), and
+ * sends the batch's last message with its own tag; the passive side
+ * receives with MPI_ANY_TAG and echoes with the tag it got.
+ *
+ * Ranks form pairs (i, i + P/2) that all ping-pong at once.  Each pair takes
+ * the median over batches of batch time / (2 * round trips); the figure, in
+ * microseconds, is the slowest pair's, since with more ranks than cores one
+ * pair can be fast while the others wait for the scheduler (pair0_us is pair
+ * 0's, min_us the fastest batch of any pair).  Every message carries its
+ * round-trip number in its first and last 8 bytes (or in all of its bytes
+ * when it is shorter), checked at both ends; the bytes between carry a fixed
+ * pattern, checked in full after the last round trip.
+ */
+#include "bench_common.h"
+
+#include <unistd.h>
+
+#define KERNEL "pingpong"
+#define TAG_PING 1
+#define TAG_LAST 2
+#define CLOCK_EVERY 16
+#define MAX_SIZE (64LL * 1024 * 1024)
+
+static void stamp(unsigned char *buf, size_t size, uint64_t it)
+{
+    if (size < 8) {
+        for (size_t i = 0; i < size; i++)
+            buf[i] = (unsigned char)(it >> (8 * i));
+        return;
+    }
+    memcpy(buf, &it, 8);
+    if (size >= 16)
+        memcpy(buf + size - 8, &it, 8);
+}
+
+static int stamped(const unsigned char *buf, size_t size, uint64_t it)
+{
+    unsigned char want[16];
+    size_t head = size < 8 ? size : 8;
+    stamp(want, head, it);
+    if (memcmp(buf, want, head) != 0)
+        return 0;
+    return size < 16 || memcmp(buf + size - 8, want, 8) == 0;
+}
+
+static unsigned char pattern_byte(size_t i)
+{
+    return (unsigned char)(i * 131 + 7);
+}
+
+typedef struct {
+    int peer, active;
+    unsigned char *buf;
+    size_t size;
+    long long it;  /* round trips so far, the stamp of the next one */
+    long long bad; /* round trips that arrived with the wrong stamp */
+} pp_state;
+
+/* Runs one batch of at least min_n round trips lasting at least min_seconds
+ * (as the active side decides); returns one-way latency in microseconds. */
+static double batch(pp_state *s, long long min_n, double min_seconds)
+{
+    int count = (int)s->size;
+    long long done = 0;
+    double t0 = MPI_Wtime();
+    for (int last = 0; !last;) {
+        if (s->active) {
+            int tag = TAG_PING;
+            long long next = done + 1;
+            if (next >= min_n &&
+                (min_seconds <= 0 ||
+                 (next % CLOCK_EVERY == 0 && MPI_Wtime() - t0 >= min_seconds)))
+                tag = TAG_LAST;
+            stamp(s->buf, s->size, (uint64_t)s->it);
+            MPI_Send(s->buf, count, MPI_BYTE, s->peer, tag, MPI_COMM_WORLD);
+            MPI_Recv(s->buf, count, MPI_BYTE, s->peer, tag, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+            last = tag == TAG_LAST;
+        } else {
+            MPI_Status st;
+            MPI_Recv(s->buf, count, MPI_BYTE, s->peer, MPI_ANY_TAG,
+                     MPI_COMM_WORLD, &st);
+            MPI_Send(s->buf, count, MPI_BYTE, s->peer, st.MPI_TAG,
+                     MPI_COMM_WORLD);
+            last = st.MPI_TAG == TAG_LAST;
+        }
+        s->bad += !stamped(s->buf, s->size, (uint64_t)s->it);
+        s->it++;
+        done++;
+    }
+    return (MPI_Wtime() - t0) / (2.0 * (double)done) * 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    const char *usage = "[-s size] [-n round trips] [-t milliseconds] "
+                        "[-b batches] [-w warmup round trips]";
+    /* -2: not given; -1: malformed */
+    long long size = 8, n = -2, ms = 20, batches = -2, warm = -2;
+    int opt;
+    while ((opt = getopt(argc, argv, "s:n:t:b:w:")) != -1) {
+        if (opt == 's')
+            size = bench_parse_count(optarg, 1);
+        else if (opt == 'n')
+            n = bench_parse_count(optarg, 1);
+        else if (opt == 't')
+            ms = bench_parse_count(optarg, 0);
+        else if (opt == 'b')
+            batches = bench_parse_count(optarg, 1);
+        else if (opt == 'w')
+            warm = bench_parse_count(optarg, 0);
+        else
+            bench_usage(KERNEL, usage);
+        if (size == -1 || size > MAX_SIZE || n == -1 || ms == -1 ||
+            batches == -1 || batches > 1000 || warm == -1)
+            bench_usage(KERNEL, usage);
+    }
+    if (optind != argc)
+        bench_usage(KERNEL, usage);
+    if (n == -2 || batches == -2 || warm == -2) {
+        int over = bench_oversubscribed();
+        if (n == -2)
+            n = over ? 1 : 100;
+        if (batches == -2)
+            batches = over ? 5 : 9;
+        if (warm == -2)
+            warm = over ? 4 : 100;
+    }
+    int rank = bench_rank(), nranks = bench_size();
+    bench_require_two_ranks(KERNEL);
+
+    pp_state s = {0};
+    s.peer = bench_pair_peer(rank, nranks);
+    s.active = rank < nranks / 2;
+    s.size = (size_t)size;
+    s.buf = malloc(s.size);
+    double *lat = malloc((size_t)batches * sizeof *lat);
+    if (!s.buf || !lat)
+        bench_fail(KERNEL, "out of memory for %lld bytes", size);
+    /* The passive side starts from zeros, so its final check of the pattern
+     * sees bytes that travelled, not its own initial fill. */
+    for (size_t i = 0; i < s.size; i++)
+        s.buf[i] = s.active ? pattern_byte(i) : 0;
+
+    if (s.peer >= 0 && warm > 0)
+        batch(&s, warm, 0);
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* Only the active side's clock counts: the passive side's batches end
+     * half a round trip early. */
+    double my_median = 0, my_min = 1e300;
+    if (s.peer >= 0) {
+        for (long long b = 0; b < batches; b++)
+            lat[b] = batch(&s, n, (double)ms / 1000.0);
+        qsort(lat, (size_t)batches, sizeof *lat, cmp_double);
+        if (s.active) {
+            my_median = lat[batches / 2];
+            my_min = lat[0];
+        }
+        size_t lo = s.size < 8 ? s.size : 8;
+        size_t hi = s.size < 16 ? s.size : s.size - 8;
+        for (size_t i = lo; i < hi; i++)
+            s.bad += s.buf[i] != pattern_byte(i);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    if (s.bad)
+        bench_check_failed(KERNEL, "%lld messages or bytes from rank %d were "
+                           "wrong", s.bad, s.peer);
+    bench_verdict();
+    double max_median, min_batch;
+    MPI_Reduce(&my_median, &max_median, 1, MPI_DOUBLE, MPI_MAX, 0,
+               MPI_COMM_WORLD);
+    MPI_Reduce(&my_min, &min_batch, 1, MPI_DOUBLE, MPI_MIN, 0,
+               MPI_COMM_WORLD);
+    char extra[160];
+    snprintf(extra, sizeof extra, " size=%lld pairs=%d batches=%lld "
+             "min_n=%lld min_ms=%lld pair0_us=%.4g min_us=%.4g", size,
+             nranks / 2, batches, n, ms, my_median, min_batch);
+    bench_result(KERNEL, max_median, "us", extra);
+    free(s.buf);
+    free(lat);
+    MPI_Finalize();
+    return 0;
+}
