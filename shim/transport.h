@@ -21,6 +21,7 @@
 
 #include "shim/state.h"
 
+/* Tags on wire_comm: blocks use 1; comm.c's group drain uses 2. */
 #define TRANSPORT_WIRE_TAG 1
 
 int transport_init(void);
