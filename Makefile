@@ -28,7 +28,8 @@ MPI_TEST_BINS += $(FORTRAN_TEST_SRCS:tests/mpi/%.f90=$(BUILD)/tests/%)
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all deps lib unit mpitests benches test demo bench clean generate longrun
+.PHONY: all deps lib unit mpitests benches test demo bench clean generate longrun \
+        sanitize valgrind stress
 
 all: deps lib
 
@@ -38,7 +39,7 @@ deps:
 lib: $(LIB)
 
 $(LIB): $(CORE_OBJS) $(SHIM_OBJS)
-	$(MPICC) -shared -o $@ $^ -ldl -pthread
+	$(MPICC) $(CFLAGS) -shared -o $@ $^ -ldl -pthread
 
 # config/ and router/ never see mpi.h: they build with the plain compiler.
 $(BUILD)/obj/config/%.o: config/%.c $(wildcard config/*.h)
@@ -88,6 +89,33 @@ bench: deps benches
 # flat (issue 7); prints the growth.  Minutes, so not part of `make test`.
 longrun: deps lib $(BUILD)/tests/long_run_memory
 	TESTLIB_TIMEOUT=900 scripts/omnibus-run -n 2 $(BUILD)/tests/long_run_memory 10000 10000000
+
+# The library built with AddressSanitizer and UndefinedBehaviorSanitizer,
+# and the regression tests run against it (direct and a 2x2 grid, tiny
+# buffers).  The sanitizer runtime comes in as the preloaded library's own
+# dependency, hence verify_asan_link_order=0; MPICH's own allocations at exit
+# are not Omnibus's, hence detect_leaks=0.  CI runs this.
+SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer
+SAN_ENV := ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:halt_on_error=1 \
+           UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+sanitize: deps unit mpitests
+	$(MAKE) BUILD=$(BUILD)/asan CFLAGS="$(SAN_FLAGS)" $(BUILD)/asan/libomnibus.so
+	RUN_TESTS_LIB=$(abspath $(BUILD)/asan/libomnibus.so) RUN_TESTS_CHECKS=none \
+	RUN_TESTS_MATRIX="$$(printf 'asan-tiny||%s OMNIBUS_BUFFER_SIZE=256\nasan-2x2|np=4|%s OMNIBUS_TOPOLOGY=2x2' '$(SAN_ENV)' '$(SAN_ENV)')" \
+	scripts/run-tests
+
+# The regression tests with every rank under valgrind memcheck (2x2 grid,
+# tiny buffers); an error in Omnibus fails the run.
+valgrind: deps lib mpitests
+	RUN_TESTS_CHECKS=none RUN_TESTS_TIMEOUT=600 TESTLIB_TIMEOUT=500 \
+	RUN_TESTS_WRAPPER="valgrind -q --error-exitcode=99" \
+	RUN_TESTS_MATRIX="$$(printf 'memcheck|np=4|OMNIBUS_TOPOLOGY=2x2 OMNIBUS_BUFFER_SIZE=256')" \
+	scripts/run-tests
+
+# Random correct traffic over many seeds (tests/stress); STRESS_ARGS as in
+# scripts/stress --help, e.g. STRESS_ARGS="--seconds 600".
+stress: deps lib
+	scripts/stress $(STRESS_ARGS)
 
 clean:
 	rm -rf $(BUILD)

@@ -167,6 +167,12 @@ int send_start(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
     send_eager(buf, count, dtype, builtin, (uint32_t)bytes, dst, tag, c,
                rt_meta(RT_EAGER_SYNC, id));
     transport_push_towards(dst);
+    if (req && omni.sync[id].done) {
+        /* A send to this rank itself was matched and answered during the
+         * push above, before any request existed to complete. */
+        sync_slot_put(id);
+        return request_complete_send(c->handle, req);
+    }
     if (req) {
         omni.sync[id].greq = request_start_sync(id);
         *req = omni.sync[id].greq;
