@@ -72,8 +72,12 @@ $(BUILD)/bench/%: bench/%.c $(wildcard bench/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(BASEFLAGS) -o $@ $< -lm
 
+$(BUILD)/stress/stress: tests/stress/stress.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(BASEFLAGS) -o $@ $<
+
 unit: $(UNIT_BINS)
-mpitests: $(LIB) $(MPI_TEST_BINS)
+mpitests: $(LIB) $(MPI_TEST_BINS) $(BUILD)/stress/stress
 benches: $(LIB) $(BENCH_BINS)
 
 test: deps unit mpitests

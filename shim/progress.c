@@ -3,6 +3,7 @@
 #include "shim/recv.h"
 #include "shim/request.h"
 #include "shim/impl.h"
+#include "shim/send.h"
 #include <sched.h>
 #include <stdlib.h>
 #include <time.h>
@@ -35,6 +36,8 @@ void prog_poll(void)
         request_complete_cancelled();
     if (omni.pairs)
         isendrecv_poll();
+    if (omni.bsends)
+        send_poll_bsends();
     if (omni.inflight_count)
         transport_reap_sends();
     transport_flush_stale();
@@ -44,6 +47,12 @@ void prog_poll(void)
 void prog_pause(unsigned *spins)
 {
     if (++*spins > PROG_SPINS_BEFORE_YIELD && omni.yield)
+        sched_yield();
+}
+
+void prog_empty_poll(void)
+{
+    if (++omni.empty_polls > PROG_SPINS_BEFORE_YIELD && omni.yield)
         sched_yield();
 }
 

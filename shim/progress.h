@@ -70,6 +70,16 @@ int prog_get_status(MPI_Request req, int *flag, MPI_Status *status);
  * node has more ranks than cores (OMNIBUS_YIELD). */
 void prog_pause(unsigned *spins);
 
+/* A nonblocking call (Test*, Iprobe) found nothing: a program that polls in
+ * a loop is waiting, so after a short run of empty polls this yields like a
+ * wait loop would (when OMNIBUS_YIELD says so).  A call that finds something
+ * resets the run. */
+void prog_empty_poll(void);
+static inline void prog_found(void)
+{
+    omni.empty_polls = 0;
+}
+
 /* Sleeps briefly instead of spinning: used while injection is throttled. */
 void prog_idle_wait(void);
 

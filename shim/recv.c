@@ -294,8 +294,12 @@ int impl_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
         m = match_find_unexpected(c, source, tag, 0);
     }
     *flag = m != NULL;
-    if (m)
+    if (m) {
         probe_status(m, status);
+        prog_found();
+    } else {
+        prog_empty_poll();
+    }
     return MPI_SUCCESS;
 }
 

@@ -256,10 +256,21 @@ static int do_wait(MPI_Request *request, MPI_Status *status)
     return ledger_raise_single(prog_wait(request, status));
 }
 
+/* Counts the polls of a Test* that found nothing (progress.h). */
+static int polled(int found, int rc)
+{
+    if (found)
+        prog_found();
+    else
+        prog_empty_poll();
+    return rc;
+}
+
 static int do_test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     prog_poll();
-    return ledger_raise_single(prog_test(request, flag, status));
+    int rc = ledger_raise_single(prog_test(request, flag, status));
+    return polled(*flag, rc);
 }
 
 static int do_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
@@ -293,7 +304,7 @@ static int do_testall(int count, MPI_Request requests[], int *flag,
     if (*flag)
         rc = ledger_raise_multi(rc, &s, count, statuses, NULL, 0);
     snapshot_drop(&s);
-    return rc;
+    return polled(*flag, rc);
 }
 
 static int do_waitany(int count, MPI_Request requests[], int *index,
@@ -316,8 +327,9 @@ static int do_testany(int count, MPI_Request requests[], int *index, int *flag,
                       MPI_Status *status)
 {
     prog_poll();
-    return ledger_raise_single(
+    int rc = ledger_raise_single(
         prog_testany(count, requests, index, flag, status));
+    return polled(*flag, rc);
 }
 
 static int do_testsome(int incount, MPI_Request requests[], int *outcount,
@@ -330,7 +342,7 @@ static int do_testsome(int incount, MPI_Request requests[], int *outcount,
     if (*outcount > 0 && *outcount != MPI_UNDEFINED)
         rc = ledger_raise_multi(rc, &s, incount, statuses, indices, *outcount);
     snapshot_drop(&s);
-    return rc;
+    return polled(*outcount != 0, rc);
 }
 
 static int do_waitsome(int incount, MPI_Request requests[], int *outcount,
@@ -444,6 +456,7 @@ int impl_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     prog_poll();
     int rc = prog_get_status(*r, flag, status);
     omni.ledger_n = 0;
+    polled(*flag, rc);
     if (v.copied && v.reqs != v.small)
         free(v.reqs);
     return rc;

@@ -99,6 +99,63 @@ static inline void send_eager(const void *buf, MPI_Count count, MPI_Datatype dty
     omni.sent_to[dst]++;
 }
 
+/* A buffered send's payload that Omnibus holds until MPICH has sent it. */
+typedef struct bsend_copy {
+    struct bsend_copy *next;
+    MPI_Request req;
+    void *data;
+    MPI_Count charge;   /* bytes it takes from the attached buffer */
+} bsend_copy;
+
+/* Buffered large payloads are copied and sent by Omnibus, not by MPICH's
+ * MPI_Bsend: MPICH's MPI_Buffer_detach would block, without Omnibus
+ * progress, until the payload is sent, and the payload waits for its
+ * header, which may need a relay that is itself in MPI_Buffer_detach.
+ * The copy is charged against the attached size, as MPI_Bsend would. */
+static int send_bsend_payload(const void *buf, MPI_Count count,
+                              MPI_Datatype dtype, int dst, uint32_t ptag,
+                              comm_rec *c)
+{
+    MPI_Count packed = 0, pos = 0;
+    PMPI_Pack_size_c(count, dtype, c->handle, &packed);
+    bsend_copy *b = malloc(sizeof *b);
+    void *data = malloc(packed > 0 ? (size_t)packed : 1);
+    if (!b || !data)
+        transport_out_of_memory("a buffered send");
+    PMPI_Pack_c(buf, count, dtype, data, packed, &pos, c->handle);
+    b->data = data;
+    b->charge = packed + MPI_BSEND_OVERHEAD;
+    int rc = PMPI_Isend_c(data, pos, MPI_PACKED, dst, (int)ptag,
+                          omni.payload_comm, &b->req);
+    if (rc != MPI_SUCCESS) {
+        free(data);
+        free(b);
+        return recv_raise(c->handle, rc);
+    }
+    omni.bsend_used += (size_t)b->charge;
+    b->next = omni.bsends;
+    omni.bsends = b;
+    return MPI_SUCCESS;
+}
+
+void send_poll_bsends(void)
+{
+    bsend_copy **link = (bsend_copy **)&omni.bsends;
+    while (*link) {
+        bsend_copy *b = *link;
+        int done = 0;
+        prog_test(&b->req, &done, MPI_STATUS_IGNORE);
+        if (!done) {
+            link = &b->next;
+            continue;
+        }
+        *link = b->next;
+        omni.bsend_used -= (size_t)b->charge;
+        free(b->data);
+        free(b);
+    }
+}
+
 static int send_large(const void *buf, MPI_Count count, MPI_Datatype dtype,
                       MPI_Count bytes, int dst, int tag, comm_rec *c,
                       enum send_mode mode, MPI_Request *req)
@@ -117,14 +174,16 @@ static int send_large(const void *buf, MPI_Count count, MPI_Datatype dtype,
     omni.stats.direct_sends++;
     transport_push_towards(dst);
 
+    if (mode == SEND_BUFFERED) {
+        int rc = send_bsend_payload(buf, count, dtype, dst, ptag, c);
+        if (rc != MPI_SUCCESS || !req)
+            return rc;
+        return request_complete_send(c->handle, req);
+    }
     MPI_Request preq;
     int rc;
-    if (mode == SEND_BUFFERED && !req)
-        return PMPI_Bsend_c(buf, count, dtype, dst, (int)ptag, omni.payload_comm);
     if (mode == SEND_SYNC)
         rc = PMPI_Issend_c(buf, count, dtype, dst, (int)ptag, omni.payload_comm, &preq);
-    else if (mode == SEND_BUFFERED)
-        rc = PMPI_Ibsend_c(buf, count, dtype, dst, (int)ptag, omni.payload_comm, &preq);
     else
         rc = PMPI_Isend_c(buf, count, dtype, dst, (int)ptag, omni.payload_comm, &preq);
     if (rc != MPI_SUCCESS)
@@ -150,14 +209,13 @@ int send_start(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
         transport_throttle();
     int dst = c->to_world[dest];
     MPI_Count bytes = esize * count;
+    if (mode == SEND_BUFFERED &&
+        (MPI_Count)(omni.bsend_size - omni.bsend_used) < bytes + MPI_BSEND_OVERHEAD)
+        /* No room left in the attached buffer: MPI refuses the send
+         * (MPI_ERR_BUFFER through the communicator) and nothing is sent. */
+        return recv_raise(c->handle, MPI_ERR_BUFFER);
     if ((size_t)bytes > omni.threshold)
         return send_large(buf, count, dtype, bytes, dst, tag, c, mode, req);
-
-    if (mode == SEND_BUFFERED && (MPI_Count)omni.bsend_size < bytes + MPI_BSEND_OVERHEAD)
-        /* No room in the attached buffer, so MPI must refuse the send:
-         * MPICH does, with MPI_ERR_BUFFER, and sends nothing. */
-        return req ? PMPI_Ibsend_c(buf, count, dtype, dest, tag, c->handle, req)
-                   : PMPI_Bsend_c(buf, count, dtype, dest, tag, c->handle);
     if (mode != SEND_SYNC) {
         send_eager(buf, count, dtype, builtin, (uint32_t)bytes, dst, tag, c,
                    rt_meta(RT_EAGER, 0));
@@ -204,9 +262,9 @@ void send_finalize(void)
 
 /* --- the buffered-send buffer ------------------------------------------ */
 
-/* Omnibus copies small buffered sends into its own buffers at once, so the
- * attached buffer only has to be big enough (MPI_ERR_BUFFER otherwise); large
- * ones take their payload through MPICH's MPI_Bsend and use it for real. */
+/* Omnibus copies every buffered send at once (small ones into its blocks,
+ * large payloads aside until sent), so the attached buffer is an account:
+ * a send that does not fit what is left of it gets MPI_ERR_BUFFER. */
 int impl_Buffer_attach(void *buffer, MPI_Count size)
 {
     int rc = PMPI_Buffer_attach_c(buffer, size);
@@ -215,10 +273,21 @@ int impl_Buffer_attach(void *buffer, MPI_Count size)
     return rc;
 }
 
-/* Detach returns once buffered messages are on their way: ours go now. */
-int impl_Buffer_detach(void *buffer_addr, int *size)
+/* Detach returns once buffered messages are on their way: the small ones
+ * go now, the large payloads Omnibus holds are waited for with progress. */
+static void bsends_drain(void)
 {
     prog_block_enter();
+    unsigned spins = 0;
+    while (omni.bsends) {
+        prog_poll();
+        prog_pause(&spins);
+    }
+}
+
+int impl_Buffer_detach(void *buffer_addr, int *size)
+{
+    bsends_drain();
     int rc = PMPI_Buffer_detach(buffer_addr, size);
     if (rc == MPI_SUCCESS)
         omni.bsend_size = 0;
@@ -227,7 +296,7 @@ int impl_Buffer_detach(void *buffer_addr, int *size)
 
 int impl_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 {
-    prog_block_enter();
+    bsends_drain();
     int rc = PMPI_Buffer_detach_c(buffer_addr, size);
     if (rc == MPI_SUCCESS)
         omni.bsend_size = 0;

@@ -76,6 +76,8 @@ typedef struct omni_state {
     uint32_t next_payload_tag;
     int payload_tag_max;    /* payload tags cycle through 0..max */
     size_t bsend_size;      /* bytes of the attached MPI_Bsend buffer */
+    size_t bsend_used;      /* of which held by large payloads in flight */
+    void *bsends;           /* those payloads (send.c) */
 
     /* topology */
     rt_grid grid;
@@ -139,6 +141,7 @@ typedef struct omni_state {
 
     /* progress policy */
     int yield;              /* sched_yield in wait loops */
+    unsigned empty_polls;   /* consecutive Test or Iprobe calls that found nothing */
     long flush_ns;
     int app_thread_level;   /* what the application was told it got */
     int threaded;           /* the progress thread runs: take `lock` */

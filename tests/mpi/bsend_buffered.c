@@ -7,6 +7,9 @@
  * MPI_Buffer_detach blocks until every message in the buffer has been
  * transmitted, then returns the attached address and size.  Buffered
  * messages keep their order with standard-mode messages on the same tag.
+ *
+ * The ranks run in pairs (testlib.h): the leader of each pair sends, its
+ * partner receives, all pairs at once.
  */
 #include "testlib.h"
 
@@ -23,12 +26,13 @@ static int len_of(int i)
 
 int main(int argc, char **argv)
 {
-    tl_init(&argc, &argv, 2, 2);
-    int me;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    tl_init(&argc, &argv, 2, TL_MAX_RANKS);
+    int me = tl_rank(), peer = tl_partner();
     MPI_Status st;
 
-    if (me == 0) {
+    if (peer == MPI_PROC_NULL) {
+        MPI_OK(MPI_Barrier(MPI_COMM_WORLD)); /* sits out */
+    } else if (tl_leads()) {
         int one, need;
         /* Room for every buffered message at once, the first one too. */
         MPI_OK(MPI_Pack_size(BIG, MPI_BYTE, MPI_COMM_WORLD, &one));
@@ -43,23 +47,23 @@ int main(int argc, char **argv)
         MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 
         /* 1: a large Bsend completes while no receive is posted. */
-        tl_fill(b, BIG, 0, 100);
-        MPI_OK(MPI_Bsend(b, BIG, MPI_BYTE, 1, TAG + 1, MPI_COMM_WORLD));
+        tl_fill(b, BIG, me, 100);
+        MPI_OK(MPI_Bsend(b, BIG, MPI_BYTE, peer, TAG + 1, MPI_COMM_WORLD));
         double done = tl_now();
         memset(b, 0, BIG); /* the buffer is ours again once Bsend returns */
 
         /* 2: Bsend, Ibsend and standard sends, interleaved on one tag. */
         for (int i = 0; i < NMSG; i++) {
-            tl_fill(b, (size_t)len_of(i), 0, i);
+            tl_fill(b, (size_t)len_of(i), me, i);
             if (i % 3 == 0) {
-                MPI_OK(MPI_Send(b, len_of(i), MPI_BYTE, 1, TAG,
+                MPI_OK(MPI_Send(b, len_of(i), MPI_BYTE, peer, TAG,
                                 MPI_COMM_WORLD));
             } else if (i % 3 == 1) {
-                MPI_OK(MPI_Bsend(b, len_of(i), MPI_BYTE, 1, TAG,
+                MPI_OK(MPI_Bsend(b, len_of(i), MPI_BYTE, peer, TAG,
                                  MPI_COMM_WORLD));
             } else {
                 MPI_Request r;
-                MPI_OK(MPI_Ibsend(b, len_of(i), MPI_BYTE, 1, TAG,
+                MPI_OK(MPI_Ibsend(b, len_of(i), MPI_BYTE, peer, TAG,
                                   MPI_COMM_WORLD, &r));
                 MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
             }
@@ -75,8 +79,8 @@ int main(int argc, char **argv)
         free(attached);
 
         double posted;
-        MPI_OK(MPI_Recv(&posted, 1, MPI_DOUBLE, 1, TIME_TAG, MPI_COMM_WORLD,
-                        MPI_STATUS_IGNORE));
+        MPI_OK(MPI_Recv(&posted, 1, MPI_DOUBLE, peer, TIME_TAG,
+                        MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         CHECK(done < posted,
               "a %d-byte MPI_Bsend must complete without waiting for the "
               "receive; it returned %.3f s after the receive was posted",
@@ -84,7 +88,7 @@ int main(int argc, char **argv)
 
         /* 3: no buffer attached any more: MPI_ERR_BUFFER. */
         MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-        int rc = MPI_Bsend(b, 64, MPI_BYTE, 1, TAG, MPI_COMM_WORLD);
+        int rc = MPI_Bsend(b, 64, MPI_BYTE, peer, TAG, MPI_COMM_WORLD);
         CHECK(tl_class(rc) == MPI_ERR_BUFFER,
               "MPI_Bsend after MPI_Buffer_detach must fail with class "
               "MPI_ERR_BUFFER, returned %s",
@@ -97,19 +101,22 @@ int main(int argc, char **argv)
         MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
         tl_sleep(0.5);
         double posted = tl_now();
-        MPI_OK(MPI_Recv(b, BIG, MPI_BYTE, 0, TAG + 1, MPI_COMM_WORLD, &st));
-        CHECK_STATUS(st, 0, TAG + 1, BIG, "the large buffered message");
-        CHECK_PATTERN(b, BIG, 0, 100, "the large buffered message");
+        MPI_OK(MPI_Recv(b, BIG, MPI_BYTE, peer, TAG + 1, MPI_COMM_WORLD,
+                        &st));
+        CHECK_STATUS(st, peer, TAG + 1, BIG, "the large buffered message");
+        CHECK_PATTERN(b, BIG, peer, 100, "the large buffered message");
         for (int i = 0; i < NMSG; i++) {
-            MPI_OK(MPI_Recv(b, BIG, MPI_BYTE, 0, TAG, MPI_COMM_WORLD, &st));
-            CHECK_STATUS(st, 0, TAG, len_of(i),
+            MPI_OK(MPI_Recv(b, BIG, MPI_BYTE, peer, TAG, MPI_COMM_WORLD,
+                            &st));
+            CHECK_STATUS(st, peer, TAG, len_of(i),
                          "message %d of a buffered/standard mix, in order", i);
-            CHECK_PATTERN(b, (size_t)len_of(i), 0, i,
+            CHECK_PATTERN(b, (size_t)len_of(i), peer, i,
                           "message %d of a buffered/standard mix (the sender "
                           "overwrote its buffer after each send)",
                           i);
         }
-        MPI_OK(MPI_Send(&posted, 1, MPI_DOUBLE, 0, TIME_TAG, MPI_COMM_WORLD));
+        MPI_OK(MPI_Send(&posted, 1, MPI_DOUBLE, peer, TIME_TAG,
+                        MPI_COMM_WORLD));
         free(b);
     }
     return tl_finalize();

@@ -3,11 +3,16 @@
  *
  * MPI 4.1 §3.5 (progress) and §6.1: a blocking call on one process never
  * stops two other processes from communicating; a correct program whose
- * ranks 1..P-2 are blocked in MPI_Recv, MPI_Barrier, MPI_Allreduce or
- * MPI_Probe (waiting for something that comes only after rank 0 and rank
- * P-1 have talked) completes.  An implementation that routes or forwards
- * messages through intermediate ranks must keep forwarding while those
- * ranks are blocked.  Each stream is checked for order and content.
+ * other ranks are blocked in MPI_Recv, MPI_Barrier, MPI_Allreduce or
+ * MPI_Probe (waiting for something that comes only after the two have
+ * talked) completes.  An implementation that routes or forwards messages
+ * through intermediate ranks must keep forwarding while those ranks are
+ * blocked.  Each stream is checked for order and content.
+ *
+ * Two rounds with different talking pairs, (0, P-1) and then (1, P-1), so
+ * that on every grid Omnibus builds for 3 to 9 ranks at least one of them
+ * is a multi-hop route through a blocked bystander.  At 2 ranks there are
+ * no bystanders and one round.
  */
 #include "testlib.h"
 
@@ -15,7 +20,8 @@
 #define NPINGS 40
 #define BIG 50000
 
-/* Ranks 0 and last: a burst each way, ping-pongs, and large messages. */
+/* The talking pair: a burst each way, ping-pongs (the lower rank pings),
+ * and large messages. */
 static void talk(int me, int other, int phase)
 {
     long *out = tl_malloc(sizeof(long) * NSMALL);
@@ -36,7 +42,7 @@ static void talk(int me, int other, int phase)
               i, other, other * 1000000L + phase * 10000L + i, in[i]);
     for (int i = 0; i < NPINGS; i++) {
         long v = i;
-        if (me == 0) {
+        if (me < other) {
             MPI_OK(MPI_Send(&v, 1, MPI_LONG, other, 2, MPI_COMM_WORLD));
             MPI_OK(MPI_Recv(&v, 1, MPI_LONG, other, 2, MPI_COMM_WORLD,
                             MPI_STATUS_IGNORE));
@@ -65,48 +71,58 @@ static void talk(int me, int other, int phase)
     free(req);
 }
 
-int main(int argc, char **argv)
+/* One round: ranks a < b talk in three phases while the others wait. */
+static void round_of(int a, int b, int round)
 {
-    tl_init(&argc, &argv, 3, 4);
-    int me, size = tl_size();
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    int last = size - 1;
-    int active = me == 0 || me == last;
+    int me = tl_rank(), size = tl_size();
+    int active = me == a || me == b, other = me == a ? b : a;
+    int phase = 3 * round;
     long v = -1;
     MPI_Status st;
 
-    /* Phase 0: bystanders blocked in MPI_Recv from rank 0 (ranks 1..) and
-     * in MPI_Probe for a message from the last rank. */
+    /* Phase 0: bystanders blocked in MPI_Recv from rank a and in MPI_Probe
+     * for a message from rank b. */
     if (active) {
-        talk(me, me == 0 ? last : 0, 0);
-        for (int b = 1; b < last; b++) {
-            v = 100 + b + me;
-            MPI_OK(MPI_Send(&v, 1, MPI_LONG, b, 9, MPI_COMM_WORLD));
+        talk(me, other, phase);
+        for (int x = 0; x < size; x++) {
+            if (x == a || x == b)
+                continue;
+            v = 100 + x + me;
+            MPI_OK(MPI_Send(&v, 1, MPI_LONG, x, 9, MPI_COMM_WORLD));
         }
     } else {
-        MPI_OK(MPI_Recv(&v, 1, MPI_LONG, 0, 9, MPI_COMM_WORLD, &st));
-        CHECK(v == 100 + me, "bystander: release from rank 0 must be %d, got "
-                             "%ld",
-              100 + me, v);
-        MPI_OK(MPI_Probe(last, 9, MPI_COMM_WORLD, &st));
-        MPI_OK(MPI_Recv(&v, 1, MPI_LONG, last, 9, MPI_COMM_WORLD, &st));
-        CHECK(v == 100 + me + last,
-              "bystander: release from rank %d must be %d, got %ld", last,
-              100 + me + last, v);
+        MPI_OK(MPI_Recv(&v, 1, MPI_LONG, a, 9, MPI_COMM_WORLD, &st));
+        CHECK(v == 100 + me + a,
+              "round %d: bystander: release from rank %d must be %d, got %ld",
+              round, a, 100 + me + a, v);
+        MPI_OK(MPI_Probe(b, 9, MPI_COMM_WORLD, &st));
+        MPI_OK(MPI_Recv(&v, 1, MPI_LONG, b, 9, MPI_COMM_WORLD, &st));
+        CHECK(v == 100 + me + b,
+              "round %d: bystander: release from rank %d must be %d, got %ld",
+              round, b, 100 + me + b, v);
     }
 
     /* Phase 1: bystanders wait in MPI_Barrier, the others talk first. */
     if (active)
-        talk(me, me == 0 ? last : 0, 1);
+        talk(me, other, phase + 1);
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 
     /* Phase 2: bystanders wait in MPI_Allreduce. */
     if (active)
-        talk(me, me == 0 ? last : 0, 2);
+        talk(me, other, phase + 2);
     long in = me, sum = -1;
     MPI_OK(MPI_Allreduce(&in, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
     CHECK(sum == (long)size * (size - 1) / 2,
-          "MPI_Allreduce after the talk must give %ld, got %ld",
-          (long)size * (size - 1) / 2, sum);
+          "round %d: MPI_Allreduce after the talk must give %ld, got %ld",
+          round, (long)size * (size - 1) / 2, sum);
+}
+
+int main(int argc, char **argv)
+{
+    tl_init(&argc, &argv, 2, TL_MAX_RANKS);
+    int size = tl_size();
+    round_of(0, size - 1, 0);
+    if (size >= 3)
+        round_of(1, size - 1, 1);
     return tl_finalize();
 }

@@ -8,6 +8,10 @@
  * matched a message completes normally: MPI_Test_cancelled says false and
  * the data is there.  Works for named and MPI_ANY_SOURCE receives, and for
  * receives posted for large messages.
+ *
+ * The ranks run in pairs (testlib.h), all pairs at once: the leader of a
+ * pair cancels, its partner sends; nobody else sends to either of them, so
+ * the ANY_SOURCE receives can only ever match the partner's messages.
  */
 #include "testlib.h"
 
@@ -37,15 +41,16 @@ static void cancel_unmatched(int source, int tag, int n, const char *what)
 
 int main(int argc, char **argv)
 {
-    tl_init(&argc, &argv, 2, 2);
-    int me;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    tl_init(&argc, &argv, 2, TL_MAX_RANKS);
+    int me = tl_rank(), peer = tl_partner();
     MPI_Status st;
     MPI_Request req;
     int cancelled = -1;
 
-    if (me == 0) {
-        cancel_unmatched(1, 99, 8, "named small receive");
+    if (peer == MPI_PROC_NULL) {
+        /* sits out */
+    } else if (tl_leads()) {
+        cancel_unmatched(peer, 99, 8, "named small receive");
         cancel_unmatched(MPI_ANY_SOURCE, 98, 8, "ANY_SOURCE receive");
         cancel_unmatched(MPI_ANY_SOURCE, MPI_ANY_TAG, 100000,
                          "large ANY_SOURCE/ANY_TAG receive");
@@ -53,18 +58,19 @@ int main(int argc, char **argv)
         /* A cancelled receive must not take a message sent afterwards. */
         unsigned char b[64];
         memset(b, 0x22, sizeof b);
-        MPI_OK(MPI_Irecv(b, 64, MPI_BYTE, 1, 7, MPI_COMM_WORLD, &req));
+        MPI_OK(MPI_Irecv(b, 64, MPI_BYTE, peer, 7, MPI_COMM_WORLD, &req));
         MPI_OK(MPI_Cancel(&req));
         MPI_OK(MPI_Wait(&req, &st));
         MPI_OK(MPI_Test_cancelled(&st, &cancelled));
         CHECK(cancelled, "receive for tag 7 cancelled before anything was "
                          "sent must report cancelled");
-        MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, 1, GO, MPI_COMM_WORLD));
+        MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD));
         unsigned char c[64];
-        MPI_OK(MPI_Recv(c, 64, MPI_BYTE, 1, 7, MPI_COMM_WORLD, &st));
-        CHECK_STATUS(st, 1, 7, 64,
+        MPI_OK(MPI_Recv(c, 64, MPI_BYTE, peer, 7, MPI_COMM_WORLD, &st));
+        CHECK_STATUS(st, peer, 7, 64,
                      "the message sent after a cancelled receive");
-        CHECK_PATTERN(c, 64, 1, 7, "message sent after a cancelled receive");
+        CHECK_PATTERN(c, 64, peer, 7,
+                      "message sent after a cancelled receive");
         CHECK_FILLED(b, 64, 0x22,
                      "buffer of the cancelled receive (the later message "
                      "must not land there)");
@@ -76,7 +82,7 @@ int main(int argc, char **argv)
             int flag = 0;
             MPI_OK(MPI_Irecv(d, n, MPI_BYTE, MPI_ANY_SOURCE, 8,
                              MPI_COMM_WORLD, &req));
-            MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, 1, GO, MPI_COMM_WORLD));
+            MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD));
             double t0 = tl_now();
             while (!flag) {
                 MPI_OK(MPI_Request_get_status(req, &flag, MPI_STATUS_IGNORE));
@@ -91,24 +97,25 @@ int main(int argc, char **argv)
                   "a %d-byte receive that had completed before MPI_Cancel "
                   "must report MPI_Test_cancelled false",
                   n);
-            CHECK_STATUS(st, 1, 8, n, "receive cancelled after it matched");
-            CHECK_PATTERN(d, (size_t)n, 1, 8 + large,
+            CHECK_STATUS(st, peer, 8, n,
+                         "receive cancelled after it matched");
+            CHECK_PATTERN(d, (size_t)n, peer, 8 + large,
                           "receive cancelled after it matched (%d bytes)", n);
             free(d);
         }
     } else {
         unsigned char c[64];
-        MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, 0, GO, MPI_COMM_WORLD,
+        MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD,
                         MPI_STATUS_IGNORE));
-        tl_fill(c, 64, 1, 7);
-        MPI_OK(MPI_Send(c, 64, MPI_BYTE, 0, 7, MPI_COMM_WORLD));
+        tl_fill(c, 64, me, 7);
+        MPI_OK(MPI_Send(c, 64, MPI_BYTE, peer, 7, MPI_COMM_WORLD));
         for (int large = 0; large < 2; large++) {
             int n = large ? 60000 : 32;
             unsigned char *d = tl_malloc((size_t)n);
-            tl_fill(d, (size_t)n, 1, 8 + large);
-            MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, 0, GO, MPI_COMM_WORLD,
+            tl_fill(d, (size_t)n, me, 8 + large);
+            MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD,
                             MPI_STATUS_IGNORE));
-            MPI_OK(MPI_Send(d, n, MPI_BYTE, 0, 8, MPI_COMM_WORLD));
+            MPI_OK(MPI_Send(d, n, MPI_BYTE, peer, 8, MPI_COMM_WORLD));
             free(d);
         }
     }

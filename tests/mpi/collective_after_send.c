@@ -38,7 +38,7 @@ static void collectives(int me, int size, int round)
         CHECK(b[k] == 100 * round + k,
               "MPI_Bcast from %d: element %d must be %d, got %d", root, k,
               100 * round + k, b[k]);
-    int sa[4], ra[4];
+    int sa[TL_MAX_RANKS], ra[TL_MAX_RANKS];
     for (int k = 0; k < size; k++) {
         sa[k] = me * 10 + k + round;
         ra[k] = -1;
@@ -48,7 +48,9 @@ static void collectives(int me, int size, int round)
         CHECK(ra[k] == k * 10 + me + round,
               "MPI_Alltoall: element from rank %d must be %d, got %d", k,
               k * 10 + me + round, ra[k]);
-    int g[4] = {-1, -1, -1, -1}, mine = me * me + round;
+    int g[TL_MAX_RANKS], mine = me * me + round;
+    for (int k = 0; k < size; k++)
+        g[k] = -1;
     MPI_OK(MPI_Gather(&mine, 1, MPI_INT, g, 1, MPI_INT, root,
                       MPI_COMM_WORLD));
     for (int k = 0; me == root && k < size; k++)
@@ -59,7 +61,7 @@ static void collectives(int me, int size, int round)
 
 int main(int argc, char **argv)
 {
-    tl_init(&argc, &argv, 2, 4);
+    tl_init(&argc, &argv, 2, TL_MAX_RANKS);
     int me, size = tl_size();
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     int right = (me + 1) % size, left = (me + size - 1) % size;

@@ -43,7 +43,7 @@ static int len_of(int m) { return m ? LARGE : SMALL; }
 
 int main(int argc, char **argv)
 {
-    tl_init(&argc, &argv, 2, 4);
+    tl_init(&argc, &argv, 2, TL_MAX_RANKS);
     int wrank, wsize = tl_size();
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm c;
@@ -57,7 +57,7 @@ int main(int argc, char **argv)
     add(c, "split even/odd, reversed");
     {
         MPI_Group wg, rg;
-        int ranks[4];
+        int ranks[TL_MAX_RANKS];
         for (int i = 0; i < wsize; i++)
             ranks[i] = wsize - 1 - i;
         MPI_OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));

@@ -16,12 +16,17 @@
  *   struct with padding -> a struct of another layout, same signature
  *   partial messages: fewer items than the receive count, and a count that
  *   is not a whole number of receive items (MPI_UNDEFINED, elements exact).
+ *
+ * The ranks run in pairs (testlib.h), all pairs at once: the leader (the
+ * lower rank) of each pair sends, its partner receives.
  */
 #include "testlib.h"
 
 #include <stddef.h>
 
 #define POISON (-7777)
+
+static int peer; /* this rank's partner; the lower rank of a pair sends */
 
 struct a_rec {
     char c;
@@ -82,18 +87,18 @@ static void vec_to_contig(int me, int n, int round)
     MPI_Datatype vec;
     MPI_OK(MPI_Type_vector(n, 2, 3, MPI_INT, &vec));
     MPI_OK(MPI_Type_commit(&vec));
-    if (me == 0) {
+    if (me < peer) {
         int *src = tl_malloc(sizeof(int) * 3 * (size_t)n);
         for (int b = 0; b < n; b++)
             for (int j = 0; j < 3; j++)
                 src[3 * b + j] = j < 2 ? val(2 * b + j, round) : POISON;
-        MPI_OK(MPI_Send(src, 1, vec, 1, round, MPI_COMM_WORLD));
+        MPI_OK(MPI_Send(src, 1, vec, peer, round, MPI_COMM_WORLD));
         free(src);
     } else {
         int *dst = tl_malloc(sizeof(int) * (2 * (size_t)n + 1));
         MPI_Status st;
         dst[2 * n] = POISON;
-        MPI_OK(MPI_Recv(dst, 2 * n + 1, MPI_INT, 0, round, MPI_COMM_WORLD,
+        MPI_OK(MPI_Recv(dst, 2 * n + 1, MPI_INT, peer, round, MPI_COMM_WORLD,
                         &st));
         for (int k = 0; k < 2 * n; k++)
             CHECK(dst[k] == val(k, round),
@@ -114,18 +119,18 @@ static void contig_to_vec(int me, int n, int round)
     MPI_Datatype vec;
     MPI_OK(MPI_Type_vector(n, 2, 3, MPI_INT, &vec));
     MPI_OK(MPI_Type_commit(&vec));
-    if (me == 0) {
+    if (me < peer) {
         int *src = tl_malloc(sizeof(int) * 2 * (size_t)n);
         for (int k = 0; k < 2 * n; k++)
             src[k] = val(k, round);
-        MPI_OK(MPI_Send(src, 2 * n, MPI_INT, 1, round, MPI_COMM_WORLD));
+        MPI_OK(MPI_Send(src, 2 * n, MPI_INT, peer, round, MPI_COMM_WORLD));
         free(src);
     } else {
         int *dst = tl_malloc(sizeof(int) * 3 * (size_t)n);
         MPI_Status st;
         for (int k = 0; k < 3 * n; k++)
             dst[k] = POISON;
-        MPI_OK(MPI_Recv(dst, 1, vec, 0, round, MPI_COMM_WORLD, &st));
+        MPI_OK(MPI_Recv(dst, 1, vec, peer, round, MPI_COMM_WORLD, &st));
         for (int b = 0; b < n; b++)
             for (int j = 0; j < 3; j++) {
                 int expect = j < 2 ? val(2 * b + j, round) : POISON;
@@ -159,21 +164,21 @@ static void indexed_to_vec(int me, int nblocks, int round)
     MPI_OK(MPI_Type_commit(&idx));
     MPI_OK(MPI_Type_vector(total, 1, 2, MPI_INT, &vec));
     MPI_OK(MPI_Type_commit(&vec));
-    if (me == 0) {
+    if (me < peer) {
         int *src = tl_malloc(sizeof(int) * (size_t)span);
         for (int k = 0; k < span; k++)
             src[k] = POISON;
         for (int b = 0, k = 0; b < nblocks; b++)
             for (int j = 0; j < bl[b]; j++)
                 src[disp[b] + j] = val(k++, round);
-        MPI_OK(MPI_Send(src, 1, idx, 1, round, MPI_COMM_WORLD));
+        MPI_OK(MPI_Send(src, 1, idx, peer, round, MPI_COMM_WORLD));
         free(src);
     } else {
         int *dst = tl_malloc(sizeof(int) * 2 * (size_t)total);
         MPI_Status st;
         for (int k = 0; k < 2 * total; k++)
             dst[k] = POISON;
-        MPI_OK(MPI_Recv(dst, 1, vec, 0, round, MPI_COMM_WORLD, &st));
+        MPI_OK(MPI_Recv(dst, 1, vec, peer, round, MPI_COMM_WORLD, &st));
         for (int k = 0; k < total; k++) {
             CHECK(dst[2 * k] == val(k, round),
                   "indexed -> vector (%d ints): int %d must be %d, got %d",
@@ -195,7 +200,7 @@ static void indexed_to_vec(int me, int nblocks, int round)
 static void struct_to_struct(int me, int n, int recv_n, int round)
 {
     MPI_Datatype at = a_type(), bt = b_type();
-    if (me == 0) {
+    if (me < peer) {
         struct a_rec *src = tl_malloc(sizeof *src * (size_t)n);
         memset(src, 0xEE, sizeof *src * (size_t)n);
         for (int k = 0; k < n; k++) {
@@ -204,13 +209,13 @@ static void struct_to_struct(int me, int n, int recv_n, int round)
             for (int j = 0; j < 3; j++)
                 src[k].i[j] = val(3 * k + j, round);
         }
-        MPI_OK(MPI_Send(src, n, at, 1, round, MPI_COMM_WORLD));
+        MPI_OK(MPI_Send(src, n, at, peer, round, MPI_COMM_WORLD));
         free(src);
     } else {
         struct b_rec *dst = tl_malloc(sizeof *dst * (size_t)recv_n);
         memset(dst, 0x5A, sizeof *dst * (size_t)recv_n);
         MPI_Status st;
-        MPI_OK(MPI_Recv(dst, recv_n, bt, 0, round, MPI_COMM_WORLD, &st));
+        MPI_OK(MPI_Recv(dst, recv_n, bt, peer, round, MPI_COMM_WORLD, &st));
         for (int k = 0; k < n; k++) {
             CHECK(dst[k].c == (char)('A' + (k + round) % 26) &&
                       dst[k].d == k * 0.5 + round,
@@ -244,11 +249,11 @@ static void partial(int me, int round)
     MPI_Datatype pair, at = a_type(), bt = b_type();
     MPI_OK(MPI_Type_contiguous(2, MPI_INT, &pair));
     MPI_OK(MPI_Type_commit(&pair));
-    if (me == 0) {
+    if (me < peer) {
         int ints[7];
         for (int k = 0; k < 7; k++)
             ints[k] = val(k, round);
-        MPI_OK(MPI_Send(ints, 7, MPI_INT, 1, round, MPI_COMM_WORLD));
+        MPI_OK(MPI_Send(ints, 7, MPI_INT, peer, round, MPI_COMM_WORLD));
         /* One record plus a char and a double of the next: 7 elements. */
         struct a_rec recs[2];
         memset(recs, 0, sizeof recs);
@@ -269,7 +274,7 @@ static void partial(int me, int round)
         int tbl[2] = {1, 1};
         MPI_OK(MPI_Type_create_struct(2, tbl, tdisp, ttypes, &msg));
         MPI_OK(MPI_Type_commit(&msg));
-        MPI_OK(MPI_Send(recs, 1, msg, 1, round + 1, MPI_COMM_WORLD));
+        MPI_OK(MPI_Send(recs, 1, msg, peer, round + 1, MPI_COMM_WORLD));
         MPI_OK(MPI_Type_free(&msg));
         MPI_OK(MPI_Type_free(&tail));
     } else {
@@ -277,7 +282,7 @@ static void partial(int me, int round)
         MPI_Status st;
         for (int k = 0; k < 20; k++)
             ints[k] = POISON;
-        MPI_OK(MPI_Recv(ints, 10, pair, 0, round, MPI_COMM_WORLD, &st));
+        MPI_OK(MPI_Recv(ints, 10, pair, peer, round, MPI_COMM_WORLD, &st));
         for (int k = 0; k < 7; k++)
             CHECK(ints[k] == val(k, round),
                   "7 ints into pairs: int %d must be %d, got %d", k,
@@ -290,7 +295,7 @@ static void partial(int me, int round)
 
         struct b_rec recs[3];
         memset(recs, 0, sizeof recs);
-        MPI_OK(MPI_Recv(recs, 3, bt, 0, round + 1, MPI_COMM_WORLD, &st));
+        MPI_OK(MPI_Recv(recs, 3, bt, peer, round + 1, MPI_COMM_WORLD, &st));
         CHECK(recs[0].c == 'x' && recs[0].d == 1.25 && recs[0].i[0] == 1 &&
                   recs[0].i[1] == 2 && recs[0].i[2] == 3 &&
                   recs[1].c == 'y' && recs[1].d == 2.5 && recs[1].i[0] == 0,
@@ -308,9 +313,11 @@ static void partial(int me, int round)
 
 int main(int argc, char **argv)
 {
-    tl_init(&argc, &argv, 2, 2);
-    int me;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    tl_init(&argc, &argv, 2, TL_MAX_RANKS);
+    int me = tl_rank();
+    peer = tl_partner();
+    if (peer == MPI_PROC_NULL) /* sits out */
+        return tl_finalize();
     int round = 0;
     static const int blocks[] = {1, 5, 700, 12000};
     for (int s = 0; s < 4; s++) {

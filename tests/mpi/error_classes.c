@@ -10,6 +10,8 @@
  * sent nothing and posted nothing: afterwards the traffic that follows is
  * exactly what a clean program would see.  (MPICH checks these arguments;
  * an interposed library must not skip the check nor report another class.)
+ * Every rank does this at once; the valid peer is the right neighbour in a
+ * ring, and the one valid message comes from the left neighbour.
  */
 #include "testlib.h"
 
@@ -23,7 +25,7 @@
 
 int main(int argc, char **argv)
 {
-    tl_init(&argc, &argv, 2, 2);
+    tl_init(&argc, &argv, 2, TL_MAX_RANKS);
     int me, size = tl_size();
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
@@ -32,7 +34,7 @@ int main(int argc, char **argv)
     CHECK(found && *ubp >= 32767,
           "MPI_TAG_UB must be set and at least 32767");
     int bad_tag = *ubp < 0x7fffffff ? *ubp + 1 : -2;
-    int peer = 1 - me;
+    int peer = tl_right(1), left = tl_left(1);
     unsigned char b[64];
     MPI_Request req = MPI_REQUEST_NULL;
     MPI_Status st;
@@ -56,7 +58,7 @@ int main(int argc, char **argv)
                  MPI_ERR_TAG);
     EXPECT_CLASS(MPI_Send(b, 8, MPI_BYTE, peer, bad_tag, MPI_COMM_WORLD),
                  MPI_ERR_TAG);
-    EXPECT_CLASS(MPI_Recv(b, 8, MPI_BYTE, peer, -7, MPI_COMM_WORLD, &st),
+    EXPECT_CLASS(MPI_Recv(b, 8, MPI_BYTE, left, -7, MPI_COMM_WORLD, &st),
                  MPI_ERR_TAG);
     EXPECT_CLASS(MPI_Send(b, -1, MPI_BYTE, peer, 1, MPI_COMM_WORLD),
                  MPI_ERR_COUNT);
@@ -75,10 +77,10 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Recv(r, 64, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
                     MPI_COMM_WORLD, &st));
     MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
-    CHECK_STATUS(st, peer, 1, 64,
+    CHECK_STATUS(st, left, 1, 64,
                  "the first message after the failed calls must be the "
                  "valid one (a failed send delivered something)");
-    CHECK_PATTERN(r, 64, peer, 1, "the valid message after the failed calls");
+    CHECK_PATTERN(r, 64, left, 1, "the valid message after the failed calls");
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     int flag = 1;
     MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag,

@@ -8,8 +8,11 @@
  * on MPI_COMM_WORLD and on the merged intracommunicator (MPI_Intercomm_merge)
  * never mixes, even with equal tags and peers.
  *
- * Ranks split into even and odd groups of equal size; local rank r of each
- * group talks to remote rank r of the other.
+ * The ranks run in pairs (testlib.h): the lower ranks of the pairs form one
+ * group, their partners the other, ordered so that local rank r of each
+ * group is the partner of remote rank r, and talks to it.  With an odd
+ * count the rank without a partner belongs to neither group (it gets
+ * MPI_COMM_NULL from the split) and only joins the world's collectives.
  */
 #include "testlib.h"
 
@@ -18,35 +21,44 @@
 
 int main(int argc, char **argv)
 {
-    tl_init(&argc, &argv, 2, 4);
-    int wrank, wsize = tl_size();
-    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-    if (wsize % 2)
-        FAIL("needs an even number of ranks, got %d", wsize);
+    tl_init(&argc, &argv, 2, TL_MAX_RANKS);
+    int wrank = tl_rank(), wsize = tl_size(), peer_world = tl_partner();
+    int npairs = wsize / 2;
+    /* color 0: the lower rank of each pair; 1: its partner; keys order
+     * both groups by the lower rank of the pair. */
+    int color = peer_world == MPI_PROC_NULL ? MPI_UNDEFINED
+                : wrank < peer_world      ? 0
+                                          : 1;
+    int key = wrank < peer_world ? wrank : peer_world;
     MPI_Comm local, inter, merged;
-    int color = wrank % 2;
-    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, color, wrank, &local));
-    /* Each group's leader is its local rank 0 (world 0 or 1); the remote
-     * leader is named by its world rank. */
-    MPI_OK(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, 1 - color, 55,
+    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, color, key, &local));
+    if (color == MPI_UNDEFINED) {
+        CHECK(local == MPI_COMM_NULL,
+              "MPI_Comm_split with MPI_UNDEFINED must give MPI_COMM_NULL");
+        return tl_finalize();
+    }
+    /* Each group's leader is its local rank 0: the first pair, ranks
+     * wsize % 2 and wsize - 1.  The remote leader is named by its world
+     * rank. */
+    int remote_leader = color == 0 ? wsize - 1 : wsize % 2;
+    MPI_OK(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, remote_leader, 55,
                                 &inter));
     int lrank, rsize, flag = 0;
     MPI_Comm_rank(inter, &lrank);
     MPI_Comm_remote_size(inter, &rsize);
     MPI_Comm_test_inter(inter, &flag);
     CHECK(flag, "MPI_Intercomm_create must give an intercommunicator");
-    CHECK(rsize == wsize / 2, "remote group must have %d ranks, has %d",
-          wsize / 2, rsize);
+    CHECK(rsize == npairs, "remote group must have %d ranks, has %d", npairs,
+          rsize);
     MPI_OK(MPI_Intercomm_merge(inter, color, &merged));
     int mrank, msize;
     MPI_Comm_rank(merged, &mrank);
     MPI_Comm_size(merged, &msize);
 
-    /* The peer: remote rank lrank, world rank 2*lrank + (1-color). */
-    int peer_world = 2 * lrank + (1 - color);
+    /* The peer: remote rank lrank, the partner. */
     int peer_merged = -1;
     {
-        int pw[4];
+        int pw[TL_MAX_RANKS];
         MPI_OK(MPI_Allgather(&wrank, 1, MPI_INT, pw, 1, MPI_INT, merged));
         for (int k = 0; k < msize; k++)
             if (pw[k] == peer_world)

@@ -194,7 +194,7 @@ static void all_null_calls(void)
 
 int main(int argc, char **argv)
 {
-    tl_init(&argc, &argv, 2, 4);
+    tl_init(&argc, &argv, 2, TL_MAX_RANKS);
     struct round r;
     MPI_Status sts[NREQ];
     int round = 0;

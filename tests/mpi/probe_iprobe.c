@@ -46,7 +46,7 @@ static void recv_probed(const MPI_Status *pst, int expect_src, int expect_tag,
 
 int main(int argc, char **argv)
 {
-    tl_init(&argc, &argv, 3, 4);
+    tl_init(&argc, &argv, 2, TL_MAX_RANKS);
     int me, size = tl_size();
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     int flag;
@@ -108,7 +108,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < NMSG; i++)
             free(b[i]);
     } else {
-        int next[4] = {0, 0, 0, 0};
+        int next[TL_MAX_RANKS] = {0};
         for (int k = 0; k < (size - 1) * NMSG; k++) {
             if (k % 2) {
                 MPI_OK(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
@@ -131,18 +131,20 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 
     /* Part 3: Iprobe is false before the message is sent, then becomes true
-     * through repeated Iprobe alone.  Rank 2 sends only when told to. */
+     * through repeated Iprobe alone.  Rank `late` (2, or 1 at 2 ranks) sends
+     * only when told to. */
+    int late = size > 2 ? 2 : 1;
     if (me == 0) {
-        MPI_OK(MPI_Iprobe(2, LATE_TAG, MPI_COMM_WORLD, &flag, &pst));
-        CHECK(!flag, "MPI_Iprobe(2, %d) must be false: rank 2 has not sent "
+        MPI_OK(MPI_Iprobe(late, LATE_TAG, MPI_COMM_WORLD, &flag, &pst));
+        CHECK(!flag, "MPI_Iprobe(%d, %d) must be false: rank %d has not sent "
                      "that message yet",
-              LATE_TAG);
+              late, LATE_TAG, late);
         MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag,
                           &pst));
         CHECK(!flag, "MPI_Iprobe(ANY, ANY) must be false: no message is in "
                      "flight, found source %d tag %d",
               pst.MPI_SOURCE, pst.MPI_TAG);
-        MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, 2, GO_TAG, MPI_COMM_WORLD));
+        MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, late, GO_TAG, MPI_COMM_WORLD));
         double t0 = tl_now();
         int calls = 0;
         do {
@@ -151,19 +153,20 @@ int main(int argc, char **argv)
             calls++;
             CHECK(flag || tl_now() - t0 < 10.0,
                   "MPI_Iprobe(ANY, ANY) was called %d times over 10 s and "
-                  "never saw the message rank 2 sent",
-                  calls);
+                  "never saw the message rank %d sent",
+                  calls, late);
         } while (!flag);
-        recv_probed(&pst, 2, LATE_TAG, 12, 500, "late message found by Iprobe");
+        recv_probed(&pst, late, LATE_TAG, 12, 500,
+                    "late message found by Iprobe");
         MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag,
                           &pst));
         CHECK(!flag, "after receiving the only message, MPI_Iprobe(ANY, ANY) "
                      "must be false");
-    } else if (me == 2) {
+    } else if (me == late) {
         unsigned char b[12];
         MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, 0, GO_TAG, MPI_COMM_WORLD,
                         MPI_STATUS_IGNORE));
-        tl_fill(b, 12, 2, 500);
+        tl_fill(b, 12, late, 500);
         MPI_OK(MPI_Send(b, 12, MPI_BYTE, 0, LATE_TAG, MPI_COMM_WORLD));
     }
 

@@ -7,12 +7,25 @@
  * counterpart.  A ping-pong in which neither side ever makes a blocking
  * call therefore finishes, whatever buffering the implementation does
  * behind the scenes (a small message left sitting in a send buffer would
- * hang it).  Each round trip checks the payload.
+ * hang it).  Each round trip checks the payload.  The ranks run in pairs
+ * (testlib.h), all at once: the lower rank of a pair pings.
  */
 #include "testlib.h"
 
+/* Round trips per completion call: ROUNDS at 2 ranks.  With more, all
+ * pairs spin at once and the ranks outnumber the cores; a round trip then
+ * waits for the scheduler (tens of ms under Omnibus, whose MPI_Test does
+ * not yield), so 120 / P of them, 15 at 8 ranks. */
 #define ROUNDS 150
+
+static int nrounds(void)
+{
+    int n = tl_size();
+    return n <= 2 ? ROUNDS : 120 / n;
+}
 #define N 8
+
+static int peer; /* this rank's partner */
 
 typedef int (*poll_fn)(MPI_Request *req, int *flag, MPI_Status *st);
 
@@ -54,17 +67,19 @@ static void spin(poll_fn poll, MPI_Request *req, MPI_Status *st,
     }
 }
 
-/* One ping-pong round: rank 0 pings, rank 1 answers with value+1. */
+/* Ping-pong rounds: the lower rank pings, its partner answers value+1. */
 static void rounds(poll_fn poll, const char *how, int me, int use_iprobe)
 {
-    for (int i = 0; i < ROUNDS; i++) {
+    for (int i = 0, n = nrounds(); i < n; i++) {
         long out[N / sizeof(long) + 1], in[N / sizeof(long) + 1];
         MPI_Request sreq, rreq;
         MPI_Status st;
-        if (me == 0) {
+        if (me < peer) {
             out[0] = 1000L * i;
-            MPI_OK(MPI_Irecv(in, 1, MPI_LONG, 1, 2, MPI_COMM_WORLD, &rreq));
-            MPI_OK(MPI_Isend(out, 1, MPI_LONG, 1, 1, MPI_COMM_WORLD, &sreq));
+            MPI_OK(MPI_Irecv(in, 1, MPI_LONG, peer, 2, MPI_COMM_WORLD,
+                             &rreq));
+            MPI_OK(MPI_Isend(out, 1, MPI_LONG, peer, 1, MPI_COMM_WORLD,
+                             &sreq));
             spin(poll, &rreq, &st, how, i);
             spin(poll, &sreq, MPI_STATUS_IGNORE, how, i);
             CHECK(in[0] == 1000L * i + 1,
@@ -75,14 +90,14 @@ static void rounds(poll_fn poll, const char *how, int me, int use_iprobe)
                 int flag = 0;
                 double t0 = tl_now();
                 while (!flag) {
-                    MPI_OK(MPI_Iprobe(0, 1, MPI_COMM_WORLD, &flag, &st));
+                    MPI_OK(MPI_Iprobe(peer, 1, MPI_COMM_WORLD, &flag, &st));
                     CHECK(flag || tl_now() - t0 < 10,
                           "MPI_Iprobe: ping %d not seen after 10 s", i);
                 }
-                MPI_OK(MPI_Irecv(in, 1, MPI_LONG, 0, 1, MPI_COMM_WORLD,
+                MPI_OK(MPI_Irecv(in, 1, MPI_LONG, peer, 1, MPI_COMM_WORLD,
                                  &rreq));
             } else {
-                MPI_OK(MPI_Irecv(in, 1, MPI_LONG, 0, 1, MPI_COMM_WORLD,
+                MPI_OK(MPI_Irecv(in, 1, MPI_LONG, peer, 1, MPI_COMM_WORLD,
                                  &rreq));
             }
             spin(poll, &rreq, &st, how, i);
@@ -90,7 +105,8 @@ static void rounds(poll_fn poll, const char *how, int me, int use_iprobe)
                   "%s: round %d: ping must be %ld, got %ld", how, i,
                   1000L * i, in[0]);
             out[0] = in[0] + 1;
-            MPI_OK(MPI_Isend(out, 1, MPI_LONG, 0, 2, MPI_COMM_WORLD, &sreq));
+            MPI_OK(MPI_Isend(out, 1, MPI_LONG, peer, 2, MPI_COMM_WORLD,
+                             &sreq));
             spin(poll, &sreq, MPI_STATUS_IGNORE, how, i);
         }
     }
@@ -98,9 +114,11 @@ static void rounds(poll_fn poll, const char *how, int me, int use_iprobe)
 
 int main(int argc, char **argv)
 {
-    tl_init(&argc, &argv, 2, 2);
-    int me;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    tl_init(&argc, &argv, 2, TL_MAX_RANKS);
+    int me = tl_rank();
+    peer = tl_partner();
+    if (peer == MPI_PROC_NULL) /* sits out */
+        return tl_finalize();
     rounds(poll_test, "MPI_Test", me, 0);
     rounds(poll_testany, "MPI_Testany", me, 1);
     rounds(poll_testall, "MPI_Testall", me, 0);

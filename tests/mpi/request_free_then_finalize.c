@@ -53,7 +53,7 @@ static void isend_and_free(int len, int dest, int tag, int me, long id)
 
 int main(int argc, char **argv)
 {
-    tl_init(&argc, &argv, 2, 4);
+    tl_init(&argc, &argv, 2, TL_MAX_RANKS);
     int me, size = tl_size();
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     unsigned char *buf = tl_malloc(MAXLEN);

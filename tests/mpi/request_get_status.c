@@ -8,6 +8,8 @@
  * eventually sees a message sent later.  A receive is not complete before
  * its message is sent; an MPI_Issend is not complete before its receive is
  * posted.  On MPI_REQUEST_NULL it returns flag true and an empty status.
+ * The ranks run in pairs (testlib.h), all at once: the lower rank of a pair
+ * tests, its partner sends and receives when told to.
  */
 #include "testlib.h"
 
@@ -28,9 +30,8 @@ static void wait_flag(MPI_Request req, MPI_Status *st, const char *what)
 
 int main(int argc, char **argv)
 {
-    tl_init(&argc, &argv, 2, 2);
-    int me;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    tl_init(&argc, &argv, 2, TL_MAX_RANKS);
+    int me = tl_rank(), peer = tl_partner();
     MPI_Status st;
     MPI_Request req;
     int flag = -1;
@@ -43,12 +44,12 @@ int main(int argc, char **argv)
     CHECK_STATUS(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0,
                  "MPI_Request_get_status(MPI_REQUEST_NULL): empty status");
 
-    for (int large = 0; large < 2; large++) {
+    for (int large = 0; peer != MPI_PROC_NULL && large < 2; large++) {
         int n = large ? 80000 : 24;
         long id = 10 + large;
         unsigned char *b = tl_malloc((size_t)n);
-        if (me == 0) {
-            MPI_OK(MPI_Irecv(b, n, MPI_BYTE, 1, 3, MPI_COMM_WORLD, &req));
+        if (me < peer) {
+            MPI_OK(MPI_Irecv(b, n, MPI_BYTE, peer, 3, MPI_COMM_WORLD, &req));
             for (int k = 0; k < 50; k++) {
                 MPI_OK(MPI_Request_get_status(req, &flag, &st));
                 CHECK(!flag,
@@ -56,13 +57,13 @@ int main(int argc, char **argv)
                       "complete before the sender was told to send",
                       n);
             }
-            MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, 1, GO, MPI_COMM_WORLD));
+            MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD));
             wait_flag(req, &st, "receive");
             CHECK(req != MPI_REQUEST_NULL,
                   "MPI_Request_get_status must not free the request");
-            CHECK_STATUS(st, 1, 3, n,
+            CHECK_STATUS(st, peer, 3, n,
                          "status from MPI_Request_get_status of a receive");
-            CHECK_PATTERN(b, (size_t)n, 1, id,
+            CHECK_PATTERN(b, (size_t)n, peer, id,
                           "data once MPI_Request_get_status said complete");
             MPI_OK(MPI_Request_get_status(req, &flag, &st));
             CHECK(flag, "a second MPI_Request_get_status must still say "
@@ -70,19 +71,19 @@ int main(int argc, char **argv)
             memset(&st, 0, sizeof st);
             MPI_OK(MPI_Wait(&req, &st));
             CHECK(req == MPI_REQUEST_NULL, "MPI_Wait must free the request");
-            CHECK_STATUS(st, 1, 3, n,
+            CHECK_STATUS(st, peer, 3, n,
                          "status from MPI_Wait after MPI_Request_get_status");
         } else {
-            MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, 0, GO, MPI_COMM_WORLD,
+            MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD,
                             MPI_STATUS_IGNORE));
-            tl_fill(b, (size_t)n, 1, id);
-            MPI_OK(MPI_Send(b, n, MPI_BYTE, 0, 3, MPI_COMM_WORLD));
+            tl_fill(b, (size_t)n, me, id);
+            MPI_OK(MPI_Send(b, n, MPI_BYTE, peer, 3, MPI_COMM_WORLD));
         }
 
         /* An Issend is incomplete until the receiver posts. */
-        if (me == 0) {
-            tl_fill(b, (size_t)n, 0, id + 100);
-            MPI_OK(MPI_Issend(b, n, MPI_BYTE, 1, 4, MPI_COMM_WORLD, &req));
+        if (me < peer) {
+            tl_fill(b, (size_t)n, me, id + 100);
+            MPI_OK(MPI_Issend(b, n, MPI_BYTE, peer, 4, MPI_COMM_WORLD, &req));
             for (int k = 0; k < 50; k++) {
                 MPI_OK(MPI_Request_get_status(req, &flag, MPI_STATUS_IGNORE));
                 CHECK(!flag,
@@ -91,23 +92,23 @@ int main(int argc, char **argv)
                       "post its receive",
                       n);
             }
-            MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, 1, GO, MPI_COMM_WORLD));
+            MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD));
             wait_flag(req, MPI_STATUS_IGNORE, "MPI_Issend");
             CHECK(req != MPI_REQUEST_NULL,
                   "MPI_Request_get_status must not free a send request");
             MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
             CHECK(req == MPI_REQUEST_NULL, "MPI_Wait must free the request");
         } else {
-            MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, 0, GO, MPI_COMM_WORLD,
+            MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD,
                             MPI_STATUS_IGNORE));
-            MPI_OK(MPI_Recv(b, n, MPI_BYTE, 0, 4, MPI_COMM_WORLD, &st));
-            CHECK_STATUS(st, 0, 4, n, "receive of the MPI_Issend");
-            CHECK_PATTERN(b, (size_t)n, 0, id + 100, "MPI_Issend data");
+            MPI_OK(MPI_Recv(b, n, MPI_BYTE, peer, 4, MPI_COMM_WORLD, &st));
+            CHECK_STATUS(st, peer, 4, n, "receive of the MPI_Issend");
+            CHECK_PATTERN(b, (size_t)n, peer, id + 100, "MPI_Issend data");
         }
 
         /* A standard send: get_status eventually true, then Test frees. */
-        if (me == 0) {
-            MPI_OK(MPI_Isend(b, n, MPI_BYTE, 1, 5, MPI_COMM_WORLD, &req));
+        if (me < peer) {
+            MPI_OK(MPI_Isend(b, n, MPI_BYTE, peer, 5, MPI_COMM_WORLD, &req));
             wait_flag(req, MPI_STATUS_IGNORE, "MPI_Isend");
             CHECK(req != MPI_REQUEST_NULL,
                   "MPI_Request_get_status must not free a send request");
@@ -116,8 +117,8 @@ int main(int argc, char **argv)
                   "MPI_Test after MPI_Request_get_status said complete must "
                   "complete and free the request");
         } else {
-            MPI_OK(MPI_Recv(b, n, MPI_BYTE, 0, 5, MPI_COMM_WORLD, &st));
-            CHECK_STATUS(st, 0, 5, n, "receive of the MPI_Isend");
+            MPI_OK(MPI_Recv(b, n, MPI_BYTE, peer, 5, MPI_COMM_WORLD, &st));
+            CHECK_STATUS(st, peer, 5, n, "receive of the MPI_Isend");
         }
         free(b);
     }

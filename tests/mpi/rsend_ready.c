@@ -20,7 +20,7 @@ static int len_of(int i)
 
 int main(int argc, char **argv)
 {
-    tl_init(&argc, &argv, 2, 4);
+    tl_init(&argc, &argv, 2, TL_MAX_RANKS);
     int me, size = tl_size();
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
 

@@ -79,7 +79,7 @@ static void self_round(MPI_Comm comm, int me_in_comm, int me_world,
 
 int main(int argc, char **argv)
 {
-    tl_init(&argc, &argv, 2, 4);
+    tl_init(&argc, &argv, 2, TL_MAX_RANKS);
     int me, size = tl_size();
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     int self_rank = -1;

@@ -11,23 +11,26 @@
  * clock for both processes.  The receiver notes the time just before it
  * calls the receive and sends that time afterwards; the sender notes when
  * its send completed.  Completion before the receive was posted is the
- * broken promise.  The receiver waits 0.5 s after a barrier before posting,
+ * broken promise.  The receiver waits 0.3 s after a barrier before posting,
  * and the sender calls MPI_Test for the first 0.2 s and requires "not
  * complete" throughout, then MPI_Wait; whichever reports completion must
- * do so after the receive was posted.
+ * do so after the receive was posted.  The ranks run in pairs (testlib.h),
+ * all at once: the lower rank of a pair sends, its partner receives.
  */
 #include "testlib.h"
 
 #define TIME_TAG 900
 
+static int peer; /* this rank's partner */
+
 static void sender_issend(int n, long id, int use_probe)
 {
     unsigned char *b = tl_malloc((size_t)n);
-    tl_fill(b, (size_t)n, 0, id);
+    tl_fill(b, (size_t)n, tl_rank(), id);
     MPI_Request req;
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     double t0 = tl_now();
-    MPI_OK(MPI_Issend(b, n, MPI_BYTE, 1, 3, MPI_COMM_WORLD, &req));
+    MPI_OK(MPI_Issend(b, n, MPI_BYTE, peer, 3, MPI_COMM_WORLD, &req));
     int flag = 0;
     double done = 0;
     while (tl_now() - t0 < 0.2) {
@@ -42,12 +45,12 @@ static void sender_issend(int n, long id, int use_probe)
         done = tl_now();
     }
     double posted;
-    MPI_OK(MPI_Recv(&posted, 1, MPI_DOUBLE, 1, TIME_TAG, MPI_COMM_WORLD,
+    MPI_OK(MPI_Recv(&posted, 1, MPI_DOUBLE, peer, TIME_TAG, MPI_COMM_WORLD,
                     MPI_STATUS_IGNORE));
     CHECK(done >= posted,
           "MPI_Issend of %d bytes%s was reported complete by %s %.3f s "
           "before the receiver posted the matching receive (%.3f s after "
-          "the send started; the receiver waits 0.5 s before posting)",
+          "the send started; the receiver waits 0.3 s before posting)",
           n, use_probe ? " (probed by the receiver)" : "",
           flag ? "MPI_Test" : "MPI_Wait", posted - done, done - t0);
     free(b);
@@ -56,12 +59,12 @@ static void sender_issend(int n, long id, int use_probe)
 static void sender_ssend(int n, long id)
 {
     unsigned char *b = tl_malloc((size_t)n);
-    tl_fill(b, (size_t)n, 0, id);
+    tl_fill(b, (size_t)n, tl_rank(), id);
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    MPI_OK(MPI_Ssend(b, n, MPI_BYTE, 1, 3, MPI_COMM_WORLD));
+    MPI_OK(MPI_Ssend(b, n, MPI_BYTE, peer, 3, MPI_COMM_WORLD));
     double done = tl_now();
     double posted;
-    MPI_OK(MPI_Recv(&posted, 1, MPI_DOUBLE, 1, TIME_TAG, MPI_COMM_WORLD,
+    MPI_OK(MPI_Recv(&posted, 1, MPI_DOUBLE, peer, TIME_TAG, MPI_COMM_WORLD,
                     MPI_STATUS_IGNORE));
     CHECK(done >= posted,
           "MPI_Ssend of %d bytes returned %.3f s before the receiver posted "
@@ -76,38 +79,42 @@ static void receiver(int n, long id, int use_probe, double delay)
     MPI_Status st;
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (use_probe) {
-        MPI_OK(MPI_Probe(0, 3, MPI_COMM_WORLD, &st));
-        CHECK_STATUS(st, 0, 3, n, "probe of the synchronous message");
+        MPI_OK(MPI_Probe(peer, 3, MPI_COMM_WORLD, &st));
+        CHECK_STATUS(st, peer, 3, n, "probe of the synchronous message");
     }
     tl_sleep(delay);
     double posted = tl_now();
-    MPI_OK(MPI_Recv(b, n, MPI_BYTE, 0, 3, MPI_COMM_WORLD, &st));
-    CHECK_STATUS(st, 0, 3, n, "receive of the synchronous message");
-    CHECK_PATTERN(b, (size_t)n, 0, id, "synchronous message");
-    MPI_OK(MPI_Send(&posted, 1, MPI_DOUBLE, 0, TIME_TAG, MPI_COMM_WORLD));
+    MPI_OK(MPI_Recv(b, n, MPI_BYTE, peer, 3, MPI_COMM_WORLD, &st));
+    CHECK_STATUS(st, peer, 3, n, "receive of the synchronous message");
+    CHECK_PATTERN(b, (size_t)n, peer, id, "synchronous message");
+    MPI_OK(MPI_Send(&posted, 1, MPI_DOUBLE, peer, TIME_TAG, MPI_COMM_WORLD));
     free(b);
 }
 
 int main(int argc, char **argv)
 {
-    tl_init(&argc, &argv, 2, 2);
-    int me;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    tl_init(&argc, &argv, 2, TL_MAX_RANKS);
+    int me = tl_rank();
+    peer = tl_partner();
     static const int sizes[] = {8, 65536};
     long id = 0;
     for (int s = 0; s < 2; s++) {
         int n = sizes[s];
         for (int use_probe = 0; use_probe < 2; use_probe++, id++) {
-            if (me == 0)
+            if (peer == MPI_PROC_NULL) /* sits out, joins the barrier */
+                MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+            else if (me < peer)
                 sender_issend(n, id, use_probe);
             else
-                receiver(n, id, use_probe, 0.5);
+                receiver(n, id, use_probe, 0.3);
         }
         id++;
-        if (me == 0)
+        if (peer == MPI_PROC_NULL)
+            MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        else if (me < peer)
             sender_ssend(n, id);
         else
-            receiver(n, id, 0, 0.3);
+            receiver(n, id, 0, 0.2);
     }
     return tl_finalize();
 }

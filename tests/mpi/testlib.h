@@ -10,7 +10,9 @@
  * The message says what MPI promised and what happened instead.
  *
  * Usage:
- *   tl_init(&argc, &argv, min_ranks, max_ranks);
+ *   tl_init(&argc, &argv, min_ranks, max_ranks);  usually 2, TL_MAX_RANKS
+ *   tl_partner(), tl_leads()   the pairs of the two-party tests (below)
+ *   tl_right(k), tl_left(k)    ring neighbours
  *   CHECK(cond, "fmt", ...);   counts an assertion, fails when cond is false
  *   MPI_OK(call);              the call must return MPI_SUCCESS
  *   return tl_finalize();      fails if no rank asserted anything
@@ -283,6 +285,48 @@ static inline void *tl_malloc(size_t n)
         FAIL("out of memory allocating %zu bytes", n);
     return p;
 }
+
+/* ---- pairs and rings ---------------------------------------------------
+ *
+ * Every test runs at any rank count from 2 to TL_MAX_RANKS, and as many
+ * ranks as possible take part, so that traffic crosses multi-hop routes
+ * when Omnibus lays the ranks out on a grid.
+ *
+ * A test about two parties runs one pair per two ranks, all at once:
+ * with an even count P, rank r pairs with rank P-1-r; with an odd count,
+ * rank 0 sits out (it only joins the collective calls) and rank r >= 1
+ * pairs with rank P-r.  Mirrored ranks are far apart on Omnibus's
+ * row-major grids: on 2x2 and 2x2x2 every pair is 2 and 3 hops apart, and
+ * on 3x2 (5 or 6 ranks) and 3x3 (7 or 9 ranks) at least one pair is 2
+ * hops apart.  The lower rank of a pair leads: it plays the part rank 0
+ * played in a two-rank test, its partner the part of rank 1.  At 2 ranks
+ * this is exactly the original pair (0, 1).
+ */
+#define TL_MAX_RANKS 16 /* checked from 2 to 9 ranks */
+
+/* This rank's partner, or MPI_PROC_NULL for the rank that sits out. */
+static inline int tl_partner(void)
+{
+    int me = tl_rank(), n = tl_size();
+    if (n % 2 == 0)
+        return n - 1 - me;
+    return me == 0 ? MPI_PROC_NULL : n - me;
+}
+
+/* Whether this rank leads its pair (the rank-0 role). */
+static inline int tl_leads(void)
+{
+    int p = tl_partner();
+    return p != MPI_PROC_NULL && tl_rank() < p;
+}
+
+/* Ring neighbours: the rank `shift` places to the right (left). */
+static inline int tl_right(int shift)
+{
+    int n = tl_size();
+    return ((tl_rank() + shift) % n + n) % n;
+}
+static inline int tl_left(int shift) { return tl_right(-shift); }
 
 /* Finalizes; a test in which no rank asserted anything is a failure. */
 static inline int tl_finalize(void)

@@ -16,7 +16,8 @@
  * communicator's handler aborts.  MPICH 4.0.2 raises errors found by the
  * completion calls (Wait, Test, Waitall) through MPI_COMM_WORLD's handler,
  * so for those the world communicator gets MPI_ERRORS_RETURN too.
- * Sizes: 16 bytes into 8, and 100 KB into 50 KB.
+ * Sizes: 16 bytes into 8, and 100 KB into 50 KB.  The ranks run in pairs
+ * (testlib.h), all at once: the lower rank of a pair sends.
  */
 #include "testlib.h"
 
@@ -24,24 +25,25 @@
 #define GUARD_BYTE 0xA5
 
 static MPI_Comm comm;
+static int peer; /* this rank's partner */
 
 static void sender(int big, int method)
 {
     int longn = big ? 100000 : 16, okn = big ? 30000 : 4;
     unsigned char *b = tl_malloc((size_t)longn);
     long base = big * 100 + method * 10;
-    tl_fill(b, (size_t)longn, 0, base + 1);
+    tl_fill(b, (size_t)longn, tl_rank(), base + 1);
     if (method == 3) {
         /* For Waitall: a message that fits, then one that does not. */
         unsigned char *ok = tl_malloc((size_t)okn);
-        tl_fill(ok, (size_t)okn, 0, base + 3);
-        MPI_OK(MPI_Send(ok, okn, MPI_BYTE, 1, 1, comm));
+        tl_fill(ok, (size_t)okn, tl_rank(), base + 3);
+        MPI_OK(MPI_Send(ok, okn, MPI_BYTE, peer, 1, comm));
         free(ok);
     }
-    MPI_OK(MPI_Send(b, longn, MPI_BYTE, 1, 1, comm));
+    MPI_OK(MPI_Send(b, longn, MPI_BYTE, peer, 1, comm));
     /* The follow-up that must still arrive intact after the error. */
-    tl_fill(b, (size_t)okn, 0, base + 2);
-    MPI_OK(MPI_Send(b, okn, MPI_BYTE, 1, 1, comm));
+    tl_fill(b, (size_t)okn, tl_rank(), base + 2);
+    MPI_OK(MPI_Send(b, okn, MPI_BYTE, peer, 1, comm));
     free(b);
 }
 
@@ -60,9 +62,9 @@ static void receiver(int big, int method)
     int rc = MPI_SUCCESS;
 
     if (method == 0) {
-        rc = MPI_Recv(buf, shortn, MPI_BYTE, 0, 1, comm, &st);
+        rc = MPI_Recv(buf, shortn, MPI_BYTE, peer, 1, comm, &st);
     } else if (method == 1) {
-        MPI_OK(MPI_Irecv(buf, shortn, MPI_BYTE, 0, 1, comm, &req));
+        MPI_OK(MPI_Irecv(buf, shortn, MPI_BYTE, peer, 1, comm, &req));
         rc = MPI_Wait(&req, &st);
         CHECK(req == MPI_REQUEST_NULL,
               "%s: the request must be freed (MPI_REQUEST_NULL) even though "
@@ -70,7 +72,7 @@ static void receiver(int big, int method)
               how);
     } else if (method == 2) {
         int flag = 0;
-        MPI_OK(MPI_Irecv(buf, shortn, MPI_BYTE, 0, 1, comm, &req));
+        MPI_OK(MPI_Irecv(buf, shortn, MPI_BYTE, peer, 1, comm, &req));
         double t0 = tl_now();
         do {
             rc = MPI_Test(&req, &flag, &st);
@@ -85,8 +87,8 @@ static void receiver(int big, int method)
         MPI_Status sts[2];
         unsigned char *ok = tl_malloc((size_t)okn);
         sts[0].MPI_ERROR = sts[1].MPI_ERROR = -12345;
-        MPI_OK(MPI_Irecv(ok, okn, MPI_BYTE, 0, 1, comm, &reqs[0]));
-        MPI_OK(MPI_Irecv(buf, shortn, MPI_BYTE, 0, 1, comm, &reqs[1]));
+        MPI_OK(MPI_Irecv(ok, okn, MPI_BYTE, peer, 1, comm, &reqs[0]));
+        MPI_OK(MPI_Irecv(buf, shortn, MPI_BYTE, peer, 1, comm, &reqs[1]));
         rc = MPI_Waitall(2, reqs, sts);
         CHECK(tl_class(rc) == MPI_ERR_IN_STATUS,
               "%s with one truncated receive must return an error of class "
@@ -102,8 +104,8 @@ static void receiver(int big, int method)
               how, MPI_ERR_TRUNCATE, tl_errstr(sts[1].MPI_ERROR));
         CHECK(reqs[0] == MPI_REQUEST_NULL && reqs[1] == MPI_REQUEST_NULL,
               "%s: both completed requests must be MPI_REQUEST_NULL", how);
-        CHECK_STATUS(sts[0], 0, 1, okn, "%s: the receive that fit", how);
-        CHECK_PATTERN(ok, (size_t)okn, 0, base + 3,
+        CHECK_STATUS(sts[0], peer, 1, okn, "%s: the receive that fit", how);
+        CHECK_PATTERN(ok, (size_t)okn, peer, base + 3,
                       "%s: the receive that fit", how);
         free(ok);
         rc = sts[1].MPI_ERROR;
@@ -113,53 +115,56 @@ static void receiver(int big, int method)
           "%s of %d bytes into a %d-byte buffer must fail with class "
           "MPI_ERR_TRUNCATE (%d), got %s",
           how, longn, shortn, MPI_ERR_TRUNCATE, tl_errstr(rc));
-    CHECK(st.MPI_SOURCE == 0 && st.MPI_TAG == 1,
-          "%s: the truncated receive's status must still name source 0 tag "
-          "1, got source %d tag %d",
-          how, st.MPI_SOURCE, st.MPI_TAG);
+    CHECK(st.MPI_SOURCE == peer && st.MPI_TAG == 1,
+          "%s: the truncated receive's status must still name source %d "
+          "tag 1, got source %d tag %d",
+          how, peer, st.MPI_SOURCE, st.MPI_TAG);
     CHECK_FILLED(buf + shortn, GUARD, GUARD_BYTE,
                  "%s: memory past the %d-byte receive buffer", how, shortn);
 
-    MPI_OK(MPI_Recv(buf, shortn, MPI_BYTE, 0, 1, comm, &st));
-    CHECK_STATUS(st, 0, 1, okn,
+    MPI_OK(MPI_Recv(buf, shortn, MPI_BYTE, peer, 1, comm, &st));
+    CHECK_STATUS(st, peer, 1, okn,
                  "%s: the message sent after the truncated one must arrive "
                  "next",
                  how);
-    CHECK_PATTERN(buf, (size_t)okn, 0, base + 2,
+    CHECK_PATTERN(buf, (size_t)okn, peer, base + 2,
                   "%s: message after the truncated one", how);
     free(buf);
 }
 
 int main(int argc, char **argv)
 {
-    tl_init(&argc, &argv, 2, 2);
-    int me;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    tl_init(&argc, &argv, 2, TL_MAX_RANKS);
+    int me = tl_rank();
+    peer = tl_partner();
     MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
     MPI_OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
 
-    for (int method = 0; method < 4; method++)
+    for (int method = 0; peer != MPI_PROC_NULL && method < 4; method++)
         for (int big = 0; big < 2; big++) {
             if (method == 1)
                 MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD,
                                                MPI_ERRORS_RETURN));
-            if (me == 0)
+            if (me < peer)
                 sender(big, method);
             else
                 receiver(big, method);
         }
 
     /* The world communicator, unaffected, still carries traffic. */
-    if (me == 0) {
+    if (peer == MPI_PROC_NULL) {
+        /* sits out */
+    } else if (me < peer) {
         unsigned char b[32];
-        tl_fill(b, sizeof b, 0, 999);
-        MPI_OK(MPI_Send(b, 32, MPI_BYTE, 1, 1, MPI_COMM_WORLD));
+        tl_fill(b, sizeof b, me, 999);
+        MPI_OK(MPI_Send(b, 32, MPI_BYTE, peer, 1, MPI_COMM_WORLD));
     } else {
         unsigned char b[32];
         MPI_Status st;
-        MPI_OK(MPI_Recv(b, 32, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &st));
-        CHECK_STATUS(st, 0, 1, 32, "world message after the truncations");
-        CHECK_PATTERN(b, 32, 0, 999, "world message after the truncations");
+        MPI_OK(MPI_Recv(b, 32, MPI_BYTE, peer, 1, MPI_COMM_WORLD, &st));
+        CHECK_STATUS(st, peer, 1, 32, "world message after the truncations");
+        CHECK_PATTERN(b, 32, peer, 999,
+                      "world message after the truncations");
     }
     MPI_OK(MPI_Comm_free(&comm));
     return tl_finalize();

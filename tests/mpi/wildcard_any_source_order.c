@@ -64,11 +64,11 @@ static void check_next(int *next, int size, int phase, const MPI_Status *st,
 
 int main(int argc, char **argv)
 {
-    tl_init(&argc, &argv, 3, 4);
+    tl_init(&argc, &argv, 2, TL_MAX_RANKS);
     int me, size = tl_size();
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     int total = (size - 1) * NMSG;
-    int next[4];
+    int next[TL_MAX_RANKS];
     unsigned char *buf = tl_malloc(MAXSZ);
 
     for (int phase = 0; phase < 2; phase++) {

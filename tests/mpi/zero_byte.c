@@ -4,7 +4,8 @@
  * other; it matches one receive, keeps its place in the per-pair order, is
  * seen by probes with count 0, and its receive status has the right source
  * and tag and count 0 (for any datatype).  The buffer may be NULL when the
- * count is 0, and the receive buffer is not written.
+ * count is 0, and the receive buffer is not written.  The ranks run in
+ * pairs (testlib.h), all at once: the lower rank of a pair sends.
  */
 #include "testlib.h"
 
@@ -16,31 +17,34 @@ static const int lens[] = {0, 5, 0, 0, 100, 0, 70000, 0, 8, 0};
 
 int main(int argc, char **argv)
 {
-    tl_init(&argc, &argv, 2, 2);
-    int me;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    tl_init(&argc, &argv, 2, TL_MAX_RANKS);
+    int me = tl_rank(), peer = tl_partner();
+    if (peer == MPI_PROC_NULL) { /* sits out, but joins the barrier */
+        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        return tl_finalize();
+    }
     unsigned char *buf = tl_malloc(MAXLEN);
     MPI_Status st;
 
     /* 1: a mixed stream with one tag; blocking sends, late receiver. */
-    if (me == 0) {
+    if (me < peer) {
         for (int i = 0; i < NMSG; i++) {
-            tl_fill(buf, (size_t)lens[i], 0, i);
-            MPI_OK(MPI_Send(lens[i] ? buf : NULL, lens[i], MPI_BYTE, 1, TAG,
-                            MPI_COMM_WORLD));
+            tl_fill(buf, (size_t)lens[i], me, i);
+            MPI_OK(MPI_Send(lens[i] ? buf : NULL, lens[i], MPI_BYTE, peer,
+                            TAG, MPI_COMM_WORLD));
         }
     } else {
         tl_sleep(0.05);
         for (int i = 0; i < NMSG; i++) {
             memset(buf, 0xCC, 16);
-            MPI_OK(MPI_Recv(buf, MAXLEN, MPI_BYTE, 0, TAG, MPI_COMM_WORLD,
+            MPI_OK(MPI_Recv(buf, MAXLEN, MPI_BYTE, peer, TAG, MPI_COMM_WORLD,
                             &st));
-            CHECK_STATUS(st, 0, TAG, lens[i],
+            CHECK_STATUS(st, peer, TAG, lens[i],
                          "message %d (%d bytes) of a stream with zero-byte "
                          "messages, in send order",
                          i, lens[i]);
             if (lens[i])
-                CHECK_PATTERN(buf, (size_t)lens[i], 0, i, "message %d", i);
+                CHECK_PATTERN(buf, (size_t)lens[i], peer, i, "message %d", i);
             else
                 CHECK_FILLED(buf, 16, 0xCC,
                              "receive buffer of zero-byte message %d", i);
@@ -49,53 +53,53 @@ int main(int argc, char **argv)
 
     /* 2: zero-byte messages with different tags, taken by ANY_TAG, by
      * probe, into count-0 and NULL buffers, and with a derived type. */
-    if (me == 0) {
+    if (me < peer) {
         MPI_Datatype vec;
         MPI_OK(MPI_Type_vector(3, 1, 2, MPI_INT, &vec));
         MPI_OK(MPI_Type_commit(&vec));
-        MPI_OK(MPI_Send(NULL, 0, MPI_INT, 1, 11, MPI_COMM_WORLD));
-        MPI_OK(MPI_Send(NULL, 0, vec, 1, 12, MPI_COMM_WORLD));
-        MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, 1, 13, MPI_COMM_WORLD));
+        MPI_OK(MPI_Send(NULL, 0, MPI_INT, peer, 11, MPI_COMM_WORLD));
+        MPI_OK(MPI_Send(NULL, 0, vec, peer, 12, MPI_COMM_WORLD));
+        MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, peer, 13, MPI_COMM_WORLD));
         MPI_Request r;
-        MPI_OK(MPI_Isend(NULL, 0, MPI_BYTE, 1, 14, MPI_COMM_WORLD, &r));
+        MPI_OK(MPI_Isend(NULL, 0, MPI_BYTE, peer, 14, MPI_COMM_WORLD, &r));
         MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
-        MPI_OK(MPI_Ssend(NULL, 0, MPI_BYTE, 1, 15, MPI_COMM_WORLD));
+        MPI_OK(MPI_Ssend(NULL, 0, MPI_BYTE, peer, 15, MPI_COMM_WORLD));
         MPI_OK(MPI_Type_free(&vec));
     } else {
-        MPI_OK(MPI_Recv(buf, 10, MPI_INT, 0, MPI_ANY_TAG, MPI_COMM_WORLD,
+        MPI_OK(MPI_Recv(buf, 10, MPI_INT, peer, MPI_ANY_TAG, MPI_COMM_WORLD,
                         &st));
-        CHECK_STATUS(st, 0, 11, 0, "first zero-byte message by ANY_TAG");
+        CHECK_STATUS(st, peer, 11, 0, "first zero-byte message by ANY_TAG");
         int c = -1;
         MPI_OK(MPI_Get_count(&st, MPI_INT, &c));
         CHECK(c == 0, "zero-byte message: MPI_Get_count(MPI_INT) must be 0, "
                       "got %d",
               c);
-        MPI_OK(MPI_Probe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
-        CHECK_STATUS(st, 0, 12, 0,
+        MPI_OK(MPI_Probe(peer, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+        CHECK_STATUS(st, peer, 12, 0,
                      "MPI_Probe of a zero-count derived-type message");
-        MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, 0, 12, MPI_COMM_WORLD, &st));
-        CHECK_STATUS(st, 0, 12, 0, "receive into a NULL, count-0 buffer");
-        MPI_OK(MPI_Recv(NULL, 0, MPI_INT, 0, 14, MPI_COMM_WORLD, &st));
-        CHECK_STATUS(st, 0, 14, 0, "zero-byte MPI_Isend taken by tag 14");
-        MPI_OK(MPI_Recv(NULL, 0, MPI_INT, 0, 13, MPI_COMM_WORLD, &st));
-        CHECK_STATUS(st, 0, 13, 0, "zero-byte message tag 13 taken last");
+        MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, peer, 12, MPI_COMM_WORLD, &st));
+        CHECK_STATUS(st, peer, 12, 0, "receive into a NULL, count-0 buffer");
+        MPI_OK(MPI_Recv(NULL, 0, MPI_INT, peer, 14, MPI_COMM_WORLD, &st));
+        CHECK_STATUS(st, peer, 14, 0, "zero-byte MPI_Isend taken by tag 14");
+        MPI_OK(MPI_Recv(NULL, 0, MPI_INT, peer, 13, MPI_COMM_WORLD, &st));
+        CHECK_STATUS(st, peer, 13, 0, "zero-byte message tag 13 taken last");
         MPI_OK(MPI_Recv(NULL, 0, MPI_INT, MPI_ANY_SOURCE, 15, MPI_COMM_WORLD,
                         &st));
-        CHECK_STATUS(st, 0, 15, 0, "zero-byte MPI_Ssend");
+        CHECK_STATUS(st, peer, 15, 0, "zero-byte MPI_Ssend");
     }
 
     /* 3: receives posted before the messages: each zero-byte message takes
      * one posted receive, so the one 1-byte message lands in receive #2. */
-    if (me == 1) {
+    if (me > peer) {
         MPI_Request r[4];
         MPI_Status sts[4];
         for (int i = 0; i < 4; i++)
-            MPI_OK(MPI_Irecv(buf + i, 1, MPI_BYTE, 0, 20, MPI_COMM_WORLD,
+            MPI_OK(MPI_Irecv(buf + i, 1, MPI_BYTE, peer, 20, MPI_COMM_WORLD,
                              &r[i]));
         MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
         MPI_OK(MPI_Waitall(4, r, sts));
         for (int i = 0; i < 4; i++)
-            CHECK_STATUS(sts[i], 0, 20, i == 2 ? 1 : 0,
+            CHECK_STATUS(sts[i], peer, 20, i == 2 ? 1 : 0,
                          "posted receive %d of zero/one-byte messages", i);
         CHECK(buf[2] == 0x42, "the one 1-byte message must land in receive "
                               "#2, got 0x%02x",
@@ -104,7 +108,7 @@ int main(int argc, char **argv)
         unsigned char one = 0x42;
         MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
         for (int i = 0; i < 4; i++)
-            MPI_OK(MPI_Send(&one, i == 2, MPI_BYTE, 1, 20, MPI_COMM_WORLD));
+            MPI_OK(MPI_Send(&one, i == 2, MPI_BYTE, peer, 20, MPI_COMM_WORLD));
     }
     free(buf);
     return tl_finalize();
