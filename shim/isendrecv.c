@@ -184,18 +184,11 @@ int impl_Isendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dtype,
     if (!c || !recv_half_valid(count, dtype, source, recvtag, c))
         return PMPI_Isendrecv_replace_c(buf, count, dtype, dest, sendtag,
                                         source, recvtag, comm, request);
-    MPI_Count packed = 0, pos = 0;
-    int rc = PMPI_Pack_size_c(count, dtype, comm, &packed);
+    void *tmp;
+    MPI_Count packed;
+    int rc = recv_pack_aside(buf, count, dtype, comm, &tmp, &packed);
     if (rc != MPI_SUCCESS)
         return rc;
-    void *tmp = malloc(packed > 0 ? (size_t)packed : 1);
-    if (!tmp)
-        return recv_raise(comm, MPI_ERR_NO_MEM);
-    rc = PMPI_Pack_c(buf, count, dtype, tmp, packed, &pos, comm);
-    if (rc != MPI_SUCCESS) {
-        free(tmp);
-        return rc;
-    }
-    return pair_start(tmp, pos, MPI_PACKED, dest, sendtag, buf, count, dtype,
+    return pair_start(tmp, packed, MPI_PACKED, dest, sendtag, buf, count, dtype,
                       source, recvtag, c, tmp, request);
 }

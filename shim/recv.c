@@ -341,6 +341,26 @@ int impl_Sendrecv(const void *sendbuf, MPI_Count sendcount,
     return rc != MPI_SUCCESS ? rc : src;
 }
 
+int recv_pack_aside(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                    MPI_Comm comm, void **copy, MPI_Count *packed)
+{
+    MPI_Count size = 0;
+    *copy = NULL;
+    *packed = 0;
+    int rc = PMPI_Pack_size_c(count, dtype, comm, &size);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    *copy = malloc(size > 0 ? (size_t)size : 1);
+    if (!*copy)
+        return recv_raise(comm, MPI_ERR_NO_MEM);
+    rc = PMPI_Pack_c(buf, count, dtype, *copy, size, packed, comm);
+    if (rc != MPI_SUCCESS) {
+        free(*copy);
+        *copy = NULL;
+    }
+    return rc;
+}
+
 int impl_Sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dtype,
                           int dest, int sendtag, int source, int recvtag,
                           MPI_Comm comm, MPI_Status *status)
@@ -349,19 +369,11 @@ int impl_Sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dtype,
     if (!c)
         return PMPI_Sendrecv_replace_c(buf, count, dtype, dest, sendtag, source,
                                        recvtag, comm, status);
-    /* The outgoing data is packed aside first, since the receive overwrites
-     * buf; packed bytes are what the wire carries anyway. */
-    MPI_Count packed = 0;
-    int rc = PMPI_Pack_size_c(count, dtype, comm, &packed);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    void *tmp = malloc(packed > 0 ? (size_t)packed : 1);
-    if (!tmp)
-        return recv_raise(comm, MPI_ERR_NO_MEM);
-    MPI_Count pos = 0;
-    rc = PMPI_Pack_c(buf, count, dtype, tmp, packed, &pos, comm);
+    void *tmp;
+    MPI_Count packed;
+    int rc = recv_pack_aside(buf, count, dtype, comm, &tmp, &packed);
     if (rc == MPI_SUCCESS)
-        rc = impl_Sendrecv(tmp, pos, MPI_PACKED, dest, sendtag, buf, count,
+        rc = impl_Sendrecv(tmp, packed, MPI_PACKED, dest, sendtag, buf, count,
                            dtype, source, recvtag, comm, status);
     free(tmp);
     return rc;

@@ -28,6 +28,12 @@ void recv_take_message(match_recv *r, const match_msg *m);
 /* Blocks (driving progress) until r is complete. */
 void recv_wait(match_recv *r);
 
+/* The replace forms send the buffer's old content while receiving into it:
+ * packs it into a new copy (the caller frees it), *packed bytes long.  On
+ * failure the copy is NULL and the error is returned. */
+int recv_pack_aside(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                    MPI_Comm comm, void **copy, MPI_Count *packed);
+
 /* Raises err through the communicator's error handler; returns err. */
 int recv_raise(MPI_Comm comm, int err);
 
