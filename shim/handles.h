@@ -3,7 +3,8 @@
  * MPICH never issues a handle whose two top bits are 00 (DESIGN §2,
  * decision 4), so such a value, slot index + 1, names an Omnibus object:
  *  - an MPI_Message for a message Omnibus holds (matched probes);
- *  - an MPI_Request for a persistent operation on a managed communicator.
+ *  - an MPI_Request for a persistent operation on a managed communicator,
+ *    or for a large nonblocking send (persist.h).
  * Every call that takes one of these handles is intercepted; calls that
  * take arrays of requests translate them (persist.c) before MPICH sees them.
  */

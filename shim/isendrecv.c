@@ -126,8 +126,8 @@ static int pair_start(const void *sendbuf, MPI_Count sendcount,
     if (!p)
         transport_out_of_memory("an MPI_Isendrecv");
     p->packed = packed;
-    int rc = send_start(sendbuf, sendcount, sendtype, dest, sendtag, c,
-                        SEND_STANDARD, &p->send);
+    int rc = send_start_inner(sendbuf, sendcount, sendtype, dest, sendtag, c,
+                              SEND_STANDARD, &p->send);
     if (rc != MPI_SUCCESS) {
         free(p);
         free(packed);

@@ -18,7 +18,7 @@ typedef struct {
     int peer, tag;
     MPI_Comm comm;
     MPI_Request inner;     /* MPI_REQUEST_NULL while inactive */
-    int freed;             /* MPI_Request_free while active */
+    int oneshot;           /* a large send's payload: released on completion */
 } persistent_req;
 
 static persistent_req *persistent_get(MPI_Request h)
@@ -115,6 +115,17 @@ int impl_Recv_init(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
     return MPI_SUCCESS;
 }
 
+/* A one-shot handle is not persistent: MPI_Start refuses it, and the
+ * completion that finds its payload sent releases it (persist_view_end). */
+MPI_Request persist_wrap_send(MPI_Request payload, MPI_Comm comm)
+{
+    int handle;
+    persistent_req *p = handle_new(&omni.persistent, &handle);
+    *p = (persistent_req){.in_use = 1, .oneshot = 1, .comm = comm,
+                          .inner = payload};
+    return (MPI_Request)handle;
+}
+
 /* --- starting, freeing, cancelling ------------------------------------ */
 
 static int persist_start(MPI_Request *request)
@@ -122,16 +133,16 @@ static int persist_start(MPI_Request *request)
     persistent_req *p = persistent_get(*request);
     if (!p)
         return PMPI_Start(request);
-    if (p->inner != MPI_REQUEST_NULL)
-        return recv_raise(p->comm, MPI_ERR_REQUEST); /* already active */
+    if (p->oneshot || p->inner != MPI_REQUEST_NULL)
+        return recv_raise(p->comm, MPI_ERR_REQUEST); /* not startable now */
     comm_rec *c = comm_lookup(p->comm);
     if (!c)
         return recv_raise(MPI_COMM_WORLD, MPI_ERR_COMM);
     if (p->is_recv)
         return impl_Irecv(p->rbuf, p->count, p->dtype, p->peer, p->tag, p->comm,
                           &p->inner);
-    return send_start(p->sbuf, p->count, p->dtype, p->peer, p->tag, c, p->mode,
-                      &p->inner);
+    return send_start_inner(p->sbuf, p->count, p->dtype, p->peer, p->tag, c,
+                            p->mode, &p->inner);
 }
 
 int impl_Start(MPI_Request *request)
@@ -163,12 +174,19 @@ int impl_Request_free(MPI_Request *request)
     return MPI_SUCCESS;
 }
 
+/* A send on a managed communicator is never withdrawn, so its status says
+ * "not cancelled" once it completes: an eager item or a large header has
+ * already left, and MPICH 4 itself never cancels a send either (ch4 reports
+ * every send cancel as failed; MPI-4.0 deprecates cancelling sends).  The
+ * request stays valid and completes normally. */
 int impl_Cancel(MPI_Request *request)
 {
     persistent_req *p = persistent_get(*request);
     if (!p)
         return PMPI_Cancel(request);
-    return p->inner == MPI_REQUEST_NULL ? MPI_SUCCESS : PMPI_Cancel(&p->inner);
+    if (!p->is_recv || p->inner == MPI_REQUEST_NULL)
+        return MPI_SUCCESS;
+    return PMPI_Cancel(&p->inner);
 }
 
 /* --- the view the completion calls give MPICH -------------------------- */
@@ -199,10 +217,14 @@ void persist_view_end(persist_view *v, int n, MPI_Request *reqs)
         return;
     for (int i = 0; i < n; i++) {
         persistent_req *p = persistent_get(reqs[i]);
-        if (p)
+        if (p && p->oneshot && v->reqs[i] == MPI_REQUEST_NULL) {
+            persistent_release(reqs[i], p);
+            reqs[i] = MPI_REQUEST_NULL;
+        } else if (p) {
             p->inner = v->reqs[i];
-        else
+        } else {
             reqs[i] = v->reqs[i];
+        }
     }
     if (v->reqs != v->small)
         free(v->reqs);

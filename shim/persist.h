@@ -8,6 +8,10 @@
  * replaced by its inner request (MPI_REQUEST_NULL when inactive, which MPI
  * treats alike); afterwards the persistent handles stay in the caller's
  * array, now inactive, and everything else is copied back.
+ *
+ * The same handles serve a large nonblocking send (send.h): a one-shot
+ * handle over its payload request, released when that completes, so that
+ * MPI_Cancel can tell a payload from any other MPICH request.
  */
 #ifndef OMNIBUS_PERSIST_H
 #define OMNIBUS_PERSIST_H
@@ -24,6 +28,9 @@ typedef struct {
 MPI_Request *persist_view_begin(persist_view *v, int n, MPI_Request *reqs);
 /* Writes completions back into the caller's array. */
 void persist_view_end(persist_view *v, int n, MPI_Request *reqs);
+
+/* A one-shot Omnibus handle over a large send's payload request. */
+MPI_Request persist_wrap_send(MPI_Request payload, MPI_Comm comm);
 
 void persist_init(void);
 void persist_finalize(void);

@@ -6,6 +6,7 @@
 #include "shim/dtype.h"
 #include "shim/recv.h"
 #include "shim/impl.h"
+#include "shim/persist.h"
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -158,7 +159,7 @@ void send_poll_bsends(void)
 
 static int send_large(const void *buf, MPI_Count count, MPI_Datatype dtype,
                       MPI_Count bytes, int dst, int tag, comm_rec *c,
-                      enum send_mode mode, MPI_Request *req)
+                      enum send_mode mode, MPI_Request *req, int user_req)
 {
     uint32_t ptag = omni.next_payload_tag;
     omni.next_payload_tag = ptag >= (uint32_t)omni.payload_tag_max ? 0 : ptag + 1;
@@ -189,14 +190,15 @@ static int send_large(const void *buf, MPI_Count count, MPI_Datatype dtype,
     if (rc != MPI_SUCCESS)
         return recv_raise(c->handle, rc);
     if (req) {
-        *req = preq;
+        *req = user_req ? persist_wrap_send(preq, c->handle) : preq;
         return MPI_SUCCESS;
     }
     return prog_wait(&preq, MPI_STATUS_IGNORE);
 }
 
-int send_start(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
-               int tag, comm_rec *c, enum send_mode mode, MPI_Request *req)
+static int send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                         int dest, int tag, comm_rec *c, enum send_mode mode,
+                         MPI_Request *req, int user_req)
 {
     if (dest == MPI_PROC_NULL)
         return req ? PMPI_Isend(buf, 0, MPI_BYTE, MPI_PROC_NULL, 0, c->handle, req)
@@ -215,7 +217,8 @@ int send_start(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
          * (MPI_ERR_BUFFER through the communicator) and nothing is sent. */
         return recv_raise(c->handle, MPI_ERR_BUFFER);
     if ((size_t)bytes > omni.threshold)
-        return send_large(buf, count, dtype, bytes, dst, tag, c, mode, req);
+        return send_large(buf, count, dtype, bytes, dst, tag, c, mode, req,
+                          user_req);
     if (mode != SEND_SYNC) {
         send_eager(buf, count, dtype, builtin, (uint32_t)bytes, dst, tag, c,
                    rt_meta(RT_EAGER, 0));
@@ -244,6 +247,19 @@ int send_start(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
     }
     sync_slot_put(id);
     return MPI_SUCCESS;
+}
+
+int send_start(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
+               int tag, comm_rec *c, enum send_mode mode, MPI_Request *req)
+{
+    return send_dispatch(buf, count, dtype, dest, tag, c, mode, req, 1);
+}
+
+int send_start_inner(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                     int dest, int tag, comm_rec *c, enum send_mode mode,
+                     MPI_Request *req)
+{
+    return send_dispatch(buf, count, dtype, dest, tag, c, mode, req, 0);
 }
 
 int send_init(void)
