@@ -27,6 +27,10 @@ FORTRAN_TEST_SRCS := $(wildcard tests/mpi/*.f90)
 MPI_TEST_BINS += $(FORTRAN_TEST_SRCS:tests/mpi/%.f90=$(BUILD)/tests/%)
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
+# The yield-only baseline (bench/yield/yield.h): waits yield like Omnibus's,
+# nothing is aggregated.  LD_PRELOAD it instead of libomnibus.so.
+YIELD_SRCS := $(wildcard bench/yield/*.c)
+YIELD_LIB  := $(BUILD)/libyieldonly.so
 
 .PHONY: all deps lib unit mpitests benches test demo bench clean generate longrun \
         sanitize valgrind stress
@@ -55,6 +59,7 @@ $(BUILD)/obj/shim/%.o: shim/%.c $(wildcard shim/*.h config/*.h router/*.h)
 # The PMPI wrappers that only flush and drive progress are generated.
 generate:
 	$(PYTHON) scripts/gen-wrappers.py shim/wrappers.tbl shim/wrappers_gen.c
+	$(PYTHON) scripts/gen-yield-wrappers.py bench/yield/calls.tbl bench/yield/wrappers_gen.c
 
 $(BUILD)/unit/%: tests/unit/%.c $(CORE_SRCS) $(wildcard config/*.h router/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
@@ -72,13 +77,17 @@ $(BUILD)/bench/%: bench/%.c $(wildcard bench/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(BASEFLAGS) -o $@ $< -lm
 
+$(YIELD_LIB): $(YIELD_SRCS) $(wildcard bench/yield/*.h)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(BASEFLAGS) -I. -fPIC -fvisibility=hidden -shared -o $@ $(YIELD_SRCS)
+
 $(BUILD)/stress/stress: tests/stress/stress.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(BASEFLAGS) -o $@ $<
 
 unit: $(UNIT_BINS)
 mpitests: $(LIB) $(MPI_TEST_BINS) $(BUILD)/stress/stress
-benches: $(LIB) $(BENCH_BINS)
+benches: $(LIB) $(YIELD_LIB) $(BENCH_BINS)
 
 test: deps unit mpitests
 	@scripts/run-tests $(UNIT_BINS)
