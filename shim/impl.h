@@ -40,14 +40,6 @@ int impl_Imrecv(void *buf, MPI_Count count, MPI_Datatype dtype,
                 MPI_Message *message, MPI_Request *request);
 
 /* persist.c */
-int impl_Send_init(const void *buf, MPI_Count count, MPI_Datatype dtype,
-                   int dest, int tag, MPI_Comm comm, MPI_Request *request);
-int impl_Bsend_init(const void *buf, MPI_Count count, MPI_Datatype dtype,
-                    int dest, int tag, MPI_Comm comm, MPI_Request *request);
-int impl_Ssend_init(const void *buf, MPI_Count count, MPI_Datatype dtype,
-                    int dest, int tag, MPI_Comm comm, MPI_Request *request);
-int impl_Rsend_init(const void *buf, MPI_Count count, MPI_Datatype dtype,
-                    int dest, int tag, MPI_Comm comm, MPI_Request *request);
 int impl_Recv_init(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
                    int tag, MPI_Comm comm, MPI_Request *request);
 int impl_Start(MPI_Request *request);
@@ -67,19 +59,6 @@ int impl_Isendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dtype,
 void isendrecv_poll(void);
 
 /* request.c */
-int impl_Wait(MPI_Request *request, MPI_Status *status);
-int impl_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
-int impl_Waitany(int count, MPI_Request requests[], int *index,
-                 MPI_Status *status);
-int impl_Waitsome(int incount, MPI_Request requests[], int *outcount,
-                  int indices[], MPI_Status statuses[]);
-int impl_Test(MPI_Request *request, int *flag, MPI_Status *status);
-int impl_Testall(int count, MPI_Request requests[], int *flag,
-                 MPI_Status statuses[]);
-int impl_Testany(int count, MPI_Request requests[], int *index, int *flag,
-                 MPI_Status *status);
-int impl_Testsome(int incount, MPI_Request requests[], int *outcount,
-                  int indices[], MPI_Status statuses[]);
 int impl_Request_get_status(MPI_Request request, int *flag,
                             MPI_Status *status);
 

@@ -60,49 +60,12 @@ void persist_finalize(void)
 /* --- creation: the arguments are checked when the operation starts, by the
  * send and receive paths, exactly as for their nonblocking forms. ------- */
 
-static int persist_send_init(const void *buf, MPI_Count count,
-                             MPI_Datatype dtype, int dest, int tag,
-                             MPI_Comm comm, MPI_Request *request,
-                             enum send_mode mode)
+int persist_send_init(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                      int dest, int tag, MPI_Comm comm, enum send_mode mode,
+                      MPI_Request *request)
 {
     *request = persistent_new(0, mode, buf, NULL, count, dtype, dest, tag, comm);
     return MPI_SUCCESS;
-}
-
-int impl_Send_init(const void *buf, MPI_Count count, MPI_Datatype dtype,
-                   int dest, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    if (!comm_lookup(comm))
-        return PMPI_Send_init_c(buf, count, dtype, dest, tag, comm, request);
-    return persist_send_init(buf, count, dtype, dest, tag, comm, request,
-                             SEND_STANDARD);
-}
-
-int impl_Bsend_init(const void *buf, MPI_Count count, MPI_Datatype dtype,
-                    int dest, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    if (!comm_lookup(comm))
-        return PMPI_Bsend_init_c(buf, count, dtype, dest, tag, comm, request);
-    return persist_send_init(buf, count, dtype, dest, tag, comm, request,
-                             SEND_BUFFERED);
-}
-
-int impl_Ssend_init(const void *buf, MPI_Count count, MPI_Datatype dtype,
-                    int dest, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    if (!comm_lookup(comm))
-        return PMPI_Ssend_init_c(buf, count, dtype, dest, tag, comm, request);
-    return persist_send_init(buf, count, dtype, dest, tag, comm, request,
-                             SEND_SYNC);
-}
-
-int impl_Rsend_init(const void *buf, MPI_Count count, MPI_Datatype dtype,
-                    int dest, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    if (!comm_lookup(comm))
-        return PMPI_Rsend_init_c(buf, count, dtype, dest, tag, comm, request);
-    return persist_send_init(buf, count, dtype, dest, tag, comm, request,
-                             SEND_READY);
 }
 
 int impl_Recv_init(void *buf, MPI_Count count, MPI_Datatype dtype, int source,

@@ -17,6 +17,7 @@
 #define OMNIBUS_PERSIST_H
 
 #include <mpi.h>
+#include "shim/send.h"
 
 typedef struct {
     MPI_Request small[16];
@@ -28,6 +29,12 @@ typedef struct {
 MPI_Request *persist_view_begin(persist_view *v, int n, MPI_Request *reqs);
 /* Writes completions back into the caller's array. */
 void persist_view_end(persist_view *v, int n, MPI_Request *reqs);
+
+/* MPI_Send_init and its modes on a managed communicator; the arguments are
+ * checked when the send starts, as for its nonblocking form. */
+int persist_send_init(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                      int dest, int tag, MPI_Comm comm, enum send_mode mode,
+                      MPI_Request *request);
 
 /* A one-shot Omnibus handle over a large send's payload request. */
 MPI_Request persist_wrap_send(MPI_Request payload, MPI_Comm comm);

@@ -247,11 +247,12 @@ static int ledger_raise_multi(int rc, const req_snapshot *s, int n,
 
 
 
-/* Each entry point below works on a view of the caller's requests in which
- * persistent Omnibus handles are replaced by their active operation
- * (persist.h); the `do_` functions see only handles MPICH knows. */
+/* The Wait/Test family (request.h): the generated wrappers hand these a view
+ * of the caller's requests in which Omnibus's own handles are replaced by
+ * the MPICH requests they stand for (persist.h), so they see only handles
+ * MPICH knows. */
 
-static int do_wait(MPI_Request *request, MPI_Status *status)
+int request_wait(MPI_Request *request, MPI_Status *status)
 {
     return ledger_raise_single(prog_wait(request, status));
 }
@@ -266,14 +267,14 @@ static int polled(int found, int rc)
     return rc;
 }
 
-static int do_test(MPI_Request *request, int *flag, MPI_Status *status)
+int request_test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     prog_poll();
     int rc = ledger_raise_single(prog_test(request, flag, status));
     return polled(*flag, rc);
 }
 
-static int do_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+int request_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 {
     unsigned spins = 0;
     for (;;) {
@@ -294,7 +295,7 @@ static int do_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
     }
 }
 
-static int do_testall(int count, MPI_Request requests[], int *flag,
+int request_testall(int count, MPI_Request requests[], int *flag,
                       MPI_Status statuses[])
 {
     req_snapshot s;
@@ -307,7 +308,7 @@ static int do_testall(int count, MPI_Request requests[], int *flag,
     return polled(*flag, rc);
 }
 
-static int do_waitany(int count, MPI_Request requests[], int *index,
+int request_waitany(int count, MPI_Request requests[], int *index,
                       MPI_Status *status)
 {
     unsigned spins = 0;
@@ -323,7 +324,7 @@ static int do_waitany(int count, MPI_Request requests[], int *index,
     }
 }
 
-static int do_testany(int count, MPI_Request requests[], int *index, int *flag,
+int request_testany(int count, MPI_Request requests[], int *index, int *flag,
                       MPI_Status *status)
 {
     prog_poll();
@@ -332,7 +333,7 @@ static int do_testany(int count, MPI_Request requests[], int *index, int *flag,
     return polled(*flag, rc);
 }
 
-static int do_testsome(int incount, MPI_Request requests[], int *outcount,
+int request_testsome(int incount, MPI_Request requests[], int *outcount,
                        int indices[], MPI_Status statuses[])
 {
     req_snapshot s;
@@ -345,7 +346,7 @@ static int do_testsome(int incount, MPI_Request requests[], int *outcount,
     return polled(*outcount != 0, rc);
 }
 
-static int do_waitsome(int incount, MPI_Request requests[], int *outcount,
+int request_waitsome(int incount, MPI_Request requests[], int *outcount,
                        int indices[], MPI_Status statuses[])
 {
     unsigned spins = 0;
@@ -366,83 +367,6 @@ static int do_waitsome(int incount, MPI_Request requests[], int *outcount,
         prog_poll();
         prog_pause(&spins);
     }
-}
-
-int impl_Wait(MPI_Request *request, MPI_Status *status)
-{
-    persist_view v;
-    MPI_Request *r = persist_view_begin(&v, 1, request);
-    int rc = do_wait(r, status);
-    persist_view_end(&v, 1, request);
-    return rc;
-}
-
-int impl_Test(MPI_Request *request, int *flag, MPI_Status *status)
-{
-    persist_view v;
-    MPI_Request *r = persist_view_begin(&v, 1, request);
-    int rc = do_test(r, flag, status);
-    persist_view_end(&v, 1, request);
-    return rc;
-}
-
-int impl_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
-{
-    persist_view v;
-    MPI_Request *r = persist_view_begin(&v, count, requests);
-    int rc = do_waitall(count, r, statuses);
-    persist_view_end(&v, count, requests);
-    return rc;
-}
-
-int impl_Testall(int count, MPI_Request requests[], int *flag,
-                 MPI_Status statuses[])
-{
-    persist_view v;
-    MPI_Request *r = persist_view_begin(&v, count, requests);
-    int rc = do_testall(count, r, flag, statuses);
-    persist_view_end(&v, count, requests);
-    return rc;
-}
-
-int impl_Waitany(int count, MPI_Request requests[], int *index,
-                 MPI_Status *status)
-{
-    persist_view v;
-    MPI_Request *r = persist_view_begin(&v, count, requests);
-    int rc = do_waitany(count, r, index, status);
-    persist_view_end(&v, count, requests);
-    return rc;
-}
-
-int impl_Testany(int count, MPI_Request requests[], int *index, int *flag,
-                 MPI_Status *status)
-{
-    persist_view v;
-    MPI_Request *r = persist_view_begin(&v, count, requests);
-    int rc = do_testany(count, r, index, flag, status);
-    persist_view_end(&v, count, requests);
-    return rc;
-}
-
-int impl_Waitsome(int incount, MPI_Request requests[], int *outcount,
-                  int indices[], MPI_Status statuses[])
-{
-    persist_view v;
-    MPI_Request *r = persist_view_begin(&v, incount, requests);
-    int rc = do_waitsome(incount, r, outcount, indices, statuses);
-    persist_view_end(&v, incount, requests);
-    return rc;
-}
-
-int impl_Testsome(int incount, MPI_Request requests[], int *outcount,
-                  int indices[], MPI_Status statuses[])
-{
-    persist_view v;
-    MPI_Request *r = persist_view_begin(&v, incount, requests);
-    int rc = do_testsome(incount, r, outcount, indices, statuses);
-    persist_view_end(&v, incount, requests);
-    return rc;
 }
 
 /* MPICH's Request_get_status calls neither poll_fn nor wait_fn, so without

@@ -32,4 +32,22 @@ MPI_Request request_start_sync(uint32_t id);
 /* A real MPICH request that is already complete. */
 int request_complete_send(MPI_Comm comm, MPI_Request *req);
 
+/* The Wait/Test family, with the parameters of MPI_Wait and friends, on
+ * requests MPICH knows (the generated wrappers translate Omnibus handles
+ * first).  They drive progress while they wait and raise the errors of
+ * Omnibus receives through the receive's communicator. */
+int request_wait(MPI_Request *request, MPI_Status *status);
+int request_test(MPI_Request *request, int *flag, MPI_Status *status);
+int request_waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
+int request_testall(int count, MPI_Request requests[], int *flag,
+                    MPI_Status statuses[]);
+int request_waitany(int count, MPI_Request requests[], int *index,
+                    MPI_Status *status);
+int request_testany(int count, MPI_Request requests[], int *index, int *flag,
+                    MPI_Status *status);
+int request_waitsome(int incount, MPI_Request requests[], int *outcount,
+                     int indices[], MPI_Status statuses[]);
+int request_testsome(int incount, MPI_Request requests[], int *outcount,
+                     int indices[], MPI_Status statuses[]);
+
 #endif
