@@ -22,9 +22,10 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
 MPI_TEST_SRCS := $(wildcard tests/mpi/*.c)
 MPI_TEST_BINS := $(MPI_TEST_SRCS:tests/mpi/%.c=$(BUILD)/tests/%)
-# Fortran regression tests (mpif.h and `use mpi`), same conventions.
-FORTRAN_TEST_SRCS := $(wildcard tests/mpi/*.f90)
-MPI_TEST_BINS += $(FORTRAN_TEST_SRCS:tests/mpi/%.f90=$(BUILD)/tests/%)
+# The Fortran regression test, one source built once per binding: mpif.h
+# (-DUSE_MPIF) and `use mpi`; same conventions as the C tests.
+FORTRAN_TEST_SRC := tests/mpi/fortran_binding.F90
+MPI_TEST_BINS += $(BUILD)/tests/fortran_mpif $(BUILD)/tests/fortran_use_mpi
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 # The yield-only baseline (bench/yield/yield.h): waits yield like Omnibus's,
@@ -69,7 +70,11 @@ $(BUILD)/tests/%: tests/mpi/%.c $(wildcard tests/mpi/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(BASEFLAGS) -o $@ $<
 
-$(BUILD)/tests/%: tests/mpi/%.f90
+$(BUILD)/tests/fortran_mpif: $(FORTRAN_TEST_SRC)
+	@mkdir -p $(dir $@)
+	$(MPIF90) -O2 -g -Wall -DUSE_MPIF -o $@ $<
+
+$(BUILD)/tests/fortran_use_mpi: $(FORTRAN_TEST_SRC)
 	@mkdir -p $(dir $@)
 	$(MPIF90) -O2 -g -Wall -o $@ $<
 

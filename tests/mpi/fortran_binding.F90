@@ -1,13 +1,20 @@
-! fortran_use_mpi: the point-to-point rules, from Fortran with `use mpi`.
+! fortran_binding: the point-to-point rules, from Fortran, built twice: with
+! -DUSE_MPIF as fortran_mpif (`include 'mpif.h'`) and without as
+! fortran_use_mpi (`use mpi`).
 !
-! `use mpi` calls the C MPI_ functions, so Omnibus sees everything.  Checks:
+! Both bindings call the C MPI_ functions, so Omnibus sees everything.  Checks:
 ! per-pair order across sizes (small and large, one tag), MPI_ANY_SOURCE
 ! receives with the status telling the source, tag and count, MPI_Iprobe
 ! before the receive, and MPI_Waitall over Isend/Irecv requests.  On a
-! broken promise: "FAIL fortran_use_mpi: ..." on stderr and MPI_Abort.
-program fortran_use_mpi
+! broken promise: "FAIL <program name>: ..." on stderr and MPI_Abort.
+program fortran_binding
+#ifdef USE_MPIF
+  implicit none
+  include 'mpif.h'
+#else
   use mpi
   implicit none
+#endif
   integer, parameter :: nmsg = 8
   integer :: lens(nmsg) = (/ 1, 100, 20000, 3, 5000, 1, 40000, 2 /)
   integer :: me, np, ierr, i, k, peer, cnt, src, n
@@ -74,8 +81,12 @@ program fortran_use_mpi
 contains
   subroutine fail(what)
     character(len=*), intent(in) :: what
-    integer :: e
-    write (0, '(a, i0, a, a)') 'FAIL fortran_use_mpi: rank ', me, ': ', what
+    integer :: e, slash
+    character(len=256) :: name
+    call get_command_argument(0, name)
+    slash = index(name, '/', back=.true.)
+    write (0, '(a, a, a, i0, a, a)') 'FAIL ', trim(name(slash+1:)), &
+      ': rank ', me, ': ', what
     call MPI_Abort(MPI_COMM_WORLD, 1, e)
   end subroutine fail
-end program fortran_use_mpi
+end program fortran_binding
