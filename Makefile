@@ -34,7 +34,7 @@ YIELD_SRCS := $(wildcard bench/yield/*.c)
 YIELD_LIB  := $(BUILD)/libyieldonly.so
 
 .PHONY: all deps lib unit mpitests benches test demo bench clean generate longrun \
-        sanitize valgrind stress
+        sanitize valgrind stress report calibrate
 
 all: deps lib
 
@@ -102,6 +102,17 @@ demo: deps benches
 
 bench: deps benches
 	@scripts/bench $(BENCH_ARGS)
+
+# The README's benchmark table and plots (bench/results/, about 15 minutes),
+# and TRAM's calibration of the buffer size and threshold (about 10).
+report: deps benches
+	@scripts/ensure-deps plots
+	@scripts/bench --report
+
+calibrate: deps benches
+	@scripts/ensure-deps plots
+	@scripts/bench --calibrate --transports shm,tcp --plots bench/results \
+	    --csv bench/results/calibration.csv | tee bench/results/calibration.txt
 
 # 10,000 communicators and 10 million messages: resident memory must stay
 # flat (issue 7); prints the growth.  Minutes, so not part of `make test`.
