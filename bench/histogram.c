@@ -1,0 +1,389 @@
+/* histogram: bale's histo, one 8-byte MPI_Send per update.
+ *
+ * Usage: histogram [-n updates per rank] [-k drain interval]
+ *                  [-t table entries] [-w warmup updates per rank]
+ *                  [-H] [-B bytes]
+ *   -n  updates each rank sends in the timed section (default 5000000, or
+ *       3000 when ranks outnumber cores)
+ *   -k  sends between two drains of incoming updates (default 64)
+ *   -t  table entries per rank, K/M suffixes allowed (default 1000, bale's)
+ *   -w  untimed updates per rank first, so connections exist (default 1000,
+ *       or 100 when ranks outnumber cores)
+ *   -H  hand-aggregated variant (below) instead of one message per update
+ *   -B  bytes of a hand-aggregation buffer, 8 .. 64M (default 16K); only
+ *       with -H
+ *
+ * Each update is the index of an entry in the receiver's table, sent to a
+ * uniformly random rank, this one included as in bale, with a blocking
+ * MPI_Send.  Unlike gups (MPI_Iprobe + MPI_Recv), a rank drains through one
+ * posted MPI_Irecv(MPI_ANY_SOURCE, MPI_ANY_TAG): every k sends it calls
+ * MPI_Test on it, and while that completes it applies the update and posts
+ * the receive again.  Termination: having sent its updates, a rank sends a
+ * "done" marker (its own tag) to every rank, itself included, and waits on
+ * the posted receive until it holds P markers.  MPI's non-overtaking rule
+ * puts a source's marker behind all its updates, since the receive matches
+ * any tag: once a rank has every marker, it has every update.
+ *
+ * Hand variant (-H), what a programmer gets by rewriting the loop: updates
+ * are appended to a per-destination buffer of B bytes, which leaves with
+ * MPI_Isend when full; the last, partly filled (perhaps empty) buffer of
+ * each destination leaves with its own tag and serves as the done marker.
+ * A buffer is reused once its send has completed (MPI_Testsome at each
+ * drain; a new one is allocated when none is free), so a rank never blocks
+ * in a send while a peer waits for it.  The posted receive is B bytes and
+ * the receiver applies every update in it.
+ *
+ * Checks: per (source, destination) the number of updates received equals
+ * the number sent (exchanged with MPI_Alltoall after the timed section), and
+ * over all ranks the sum of the table entries and the sum of index x entry
+ * equal the number of updates and the sum of the indices sent.
+ * rate = updates/s over all ranks.
+ */
+#include "bench_common.h"
+
+#include <unistd.h>
+
+#define KERNEL "histogram"
+#define TAG_UPDATE 1
+#define TAG_DONE 2 /* plain: the marker; hand: the last buffer */
+#define MAX_BUFFER (64LL * 1024 * 1024)
+
+/* Hand variant: buffers whose MPI_Isend is in flight, and free ones. */
+typedef struct {
+    size_t bytes;
+    char **free_bufs;
+    int nfree, cap_free;
+    MPI_Request *reqs;
+    char **busy;
+    int *done_idx;
+    int nbusy, cap_busy;
+} send_pool;
+
+typedef struct {
+    int rank, size;
+    int hand;
+    uint64_t table_size;
+    uint64_t *table;
+    long long *sent_to, *recv_from; /* per rank, over warmup and timed runs */
+    uint64_t index_sum_sent;        /* mod 2^64, like the table's sums */
+    long long bad_index;
+    uint64_t rng;
+    /* the posted receive */
+    MPI_Request recv_req;
+    int posted;
+    int markers;     /* done markers (hand: last buffers) this run */
+    uint64_t *rbuf;  /* plain: one update; hand: B bytes */
+    int rcount;      /* elements the posted receive can hold */
+    /* hand variant */
+    send_pool pool;
+    uint64_t **out;  /* per destination: the buffer being filled */
+    int *out_fill;   /* its updates */
+    int per_buf;     /* updates per buffer */
+} histo_state;
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        bench_fail(KERNEL, "out of memory (%zu bytes)", n);
+    return p;
+}
+
+static char *pool_get(send_pool *p)
+{
+    if (p->nfree > 0)
+        return p->free_bufs[--p->nfree];
+    return xmalloc(p->bytes);
+}
+
+static void pool_put(send_pool *p, char *buf)
+{
+    if (p->nfree == p->cap_free) {
+        p->cap_free = p->cap_free ? 2 * p->cap_free : 16;
+        p->free_bufs = realloc(p->free_bufs,
+                               (size_t)p->cap_free * sizeof *p->free_bufs);
+        if (!p->free_bufs)
+            bench_fail(KERNEL, "out of memory for the buffer pool");
+    }
+    p->free_bufs[p->nfree++] = buf;
+}
+
+/* Sends `bytes` of buf with MPI_Isend; buf returns to the pool once done. */
+static void pool_send(send_pool *p, char *buf, int bytes, int dest, int tag)
+{
+    if (p->nbusy == p->cap_busy) {
+        p->cap_busy = p->cap_busy ? 2 * p->cap_busy : 16;
+        p->reqs = realloc(p->reqs, (size_t)p->cap_busy * sizeof *p->reqs);
+        p->busy = realloc(p->busy, (size_t)p->cap_busy * sizeof *p->busy);
+        p->done_idx = realloc(p->done_idx,
+                              (size_t)p->cap_busy * sizeof *p->done_idx);
+        if (!p->reqs || !p->busy || !p->done_idx)
+            bench_fail(KERNEL, "out of memory for the buffer pool");
+    }
+    MPI_Isend(buf, bytes, MPI_BYTE, dest, tag, MPI_COMM_WORLD,
+              &p->reqs[p->nbusy]);
+    p->busy[p->nbusy++] = buf;
+}
+
+/* Returns the buffers of completed sends to the free list. */
+static void pool_reap(send_pool *p)
+{
+    if (p->nbusy == 0)
+        return;
+    int outcount;
+    MPI_Testsome(p->nbusy, p->reqs, &outcount, p->done_idx,
+                 MPI_STATUSES_IGNORE);
+    if (outcount == MPI_UNDEFINED || outcount == 0)
+        return;
+    for (int i = 0; i < outcount; i++) {
+        pool_put(p, p->busy[p->done_idx[i]]);
+        p->busy[p->done_idx[i]] = NULL;
+    }
+    int j = 0;
+    for (int i = 0; i < p->nbusy; i++)
+        if (p->busy[i]) {
+            p->busy[j] = p->busy[i];
+            p->reqs[j] = p->reqs[i];
+            j++;
+        }
+    p->nbusy = j;
+}
+
+static void pool_free(send_pool *p)
+{
+    for (int i = 0; i < p->nfree; i++)
+        free(p->free_bufs[i]);
+    free(p->free_bufs);
+    free(p->reqs);
+    free(p->busy);
+    free(p->done_idx);
+}
+
+static void apply_update(histo_state *s, uint64_t v, int src)
+{
+    if (v < s->table_size)
+        s->table[v]++;
+    else
+        s->bad_index++;
+    s->recv_from[src]++;
+}
+
+static void post_receive(histo_state *s)
+{
+    MPI_Irecv(s->rbuf, s->rcount, MPI_UINT64_T, MPI_ANY_SOURCE, MPI_ANY_TAG,
+              MPI_COMM_WORLD, &s->recv_req);
+    s->posted = 1;
+}
+
+/* Applies what the completed receive holds and posts it again unless every
+ * marker is in. */
+static void apply_received(histo_state *s, const MPI_Status *st)
+{
+    int src = st->MPI_SOURCE, count;
+    s->posted = 0;
+    if (s->hand) {
+        MPI_Get_count(st, MPI_UINT64_T, &count);
+        for (int i = 0; i < count; i++)
+            apply_update(s, s->rbuf[i], src);
+    } else if (st->MPI_TAG == TAG_UPDATE) {
+        apply_update(s, s->rbuf[0], src);
+    }
+    if (st->MPI_TAG == TAG_DONE)
+        s->markers++;
+    if (s->markers < s->size)
+        post_receive(s);
+}
+
+/* MPI_Test on the posted receive until it finds nothing more. */
+static void drain(histo_state *s)
+{
+    if (s->hand)
+        pool_reap(&s->pool);
+    while (s->posted) {
+        int flag;
+        MPI_Status st;
+        MPI_Test(&s->recv_req, &flag, &st);
+        if (!flag)
+            return;
+        apply_received(s, &st);
+    }
+}
+
+static void hand_append(histo_state *s, int dest, uint64_t idx)
+{
+    if (!s->out[dest])
+        s->out[dest] = (uint64_t *)pool_get(&s->pool);
+    s->out[dest][s->out_fill[dest]++] = idx;
+    if (s->out_fill[dest] == s->per_buf) {
+        pool_send(&s->pool, (char *)s->out[dest],
+                  s->out_fill[dest] * (int)sizeof(uint64_t), dest,
+                  TAG_UPDATE);
+        s->out[dest] = NULL;
+        s->out_fill[dest] = 0;
+    }
+}
+
+static void run(histo_state *s, long long n, long long k)
+{
+    s->markers = 0;
+    post_receive(s);
+    for (long long i = 0; i < n; i++) {
+        int dest = (int)bench_rng_below(&s->rng, (uint64_t)s->size);
+        uint64_t idx = bench_rng_below(&s->rng, s->table_size);
+        if (s->hand)
+            hand_append(s, dest, idx);
+        else
+            MPI_Send(&idx, 1, MPI_UINT64_T, dest, TAG_UPDATE,
+                     MPI_COMM_WORLD);
+        s->sent_to[dest]++;
+        s->index_sum_sent += idx;
+        if ((i + 1) % k == 0)
+            drain(s);
+    }
+    for (int r = 0; r < s->size; r++) {
+        if (s->hand) {
+            char *buf = s->out[r] ? (char *)s->out[r] : pool_get(&s->pool);
+            pool_send(&s->pool, buf,
+                      s->out_fill[r] * (int)sizeof(uint64_t), r, TAG_DONE);
+            s->out[r] = NULL;
+            s->out_fill[r] = 0;
+        } else {
+            uint64_t marker = 0;
+            MPI_Send(&marker, 1, MPI_UINT64_T, r, TAG_DONE, MPI_COMM_WORLD);
+        }
+    }
+    /* A blocking wait on the posted receive once there is nothing left to
+     * send: that is what a programmer writes for the final wait.  The hand
+     * variant's own sends complete once their receivers take them; every
+     * rank receives until it has every marker, so they all do. */
+    while (s->posted) {
+        MPI_Status st;
+        MPI_Wait(&s->recv_req, &st);
+        apply_received(s, &st);
+    }
+    if (s->hand) {
+        MPI_Waitall(s->pool.nbusy, s->pool.reqs, MPI_STATUSES_IGNORE);
+        for (int i = 0; i < s->pool.nbusy; i++)
+            pool_put(&s->pool, s->pool.busy[i]);
+        s->pool.nbusy = 0;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    const char *usage = "[-n updates per rank] [-k drain interval] "
+                        "[-t table entries] [-w warmup updates per rank] "
+                        "[-H] [-B bytes]";
+    /* -2: not given; -1: malformed */
+    long long n = -2, k = 64, t = 1000, warm = -2, bbytes = 16 * 1024;
+    int hand = 0, opt;
+    while ((opt = getopt(argc, argv, "n:k:t:w:HB:")) != -1) {
+        if (opt == 'n')
+            n = bench_parse_count(optarg, 1);
+        else if (opt == 'k')
+            k = bench_parse_count(optarg, 1);
+        else if (opt == 't')
+            t = bench_parse_count(optarg, 1);
+        else if (opt == 'w')
+            warm = bench_parse_count(optarg, 0);
+        else if (opt == 'H')
+            hand = 1;
+        else if (opt == 'B')
+            bbytes = bench_parse_count(optarg, 8);
+        else
+            bench_usage(KERNEL, usage);
+        if (n == -1 || k == -1 || t == -1 || t > (1LL << 31) || warm == -1 ||
+            bbytes == -1 || bbytes > MAX_BUFFER)
+            bench_usage(KERNEL, usage);
+    }
+    if (optind != argc)
+        bench_usage(KERNEL, usage);
+    if (n == -2 || warm == -2) {
+        int over = bench_oversubscribed();
+        if (n == -2)
+            n = over ? 3000 : 5000000;
+        if (warm == -2)
+            warm = over ? 100 : 1000;
+    }
+
+    histo_state s = {0};
+    s.rank = bench_rank();
+    s.size = bench_size();
+    bench_require_two_ranks(KERNEL);
+    s.hand = hand;
+    s.table_size = (uint64_t)t;
+    s.table = calloc((size_t)t, sizeof *s.table);
+    s.sent_to = calloc((size_t)s.size, sizeof *s.sent_to);
+    s.recv_from = calloc((size_t)s.size, sizeof *s.recv_from);
+    long long *expect = calloc((size_t)s.size, sizeof *expect);
+    if (!s.table || !s.sent_to || !s.recv_from || !expect)
+        bench_fail(KERNEL, "out of memory for a table of %lld entries", t);
+    s.per_buf = (int)(bbytes / (long long)sizeof(uint64_t));
+    s.rcount = hand ? s.per_buf : 1;
+    s.rbuf = xmalloc((size_t)s.rcount * sizeof *s.rbuf);
+    if (hand) {
+        s.pool.bytes = (size_t)s.per_buf * sizeof(uint64_t);
+        s.out = calloc((size_t)s.size, sizeof *s.out);
+        s.out_fill = calloc((size_t)s.size, sizeof *s.out_fill);
+        if (!s.out || !s.out_fill)
+            bench_fail(KERNEL, "out of memory for %d ranks", s.size);
+    }
+    s.rng = 0x3c6ef372fe94f82bULL ^ ((uint64_t)s.rank << 32);
+
+    if (warm > 0)
+        run(&s, warm, k);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    run(&s, n, k);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double elapsed = MPI_Wtime() - t0;
+
+    MPI_Alltoall(s.sent_to, 1, MPI_LONG_LONG, expect, 1, MPI_LONG_LONG,
+                 MPI_COMM_WORLD);
+    for (int r = 0; r < s.size; r++)
+        if (expect[r] != s.recv_from[r])
+            bench_check_failed(KERNEL, "rank %d sent %lld updates here, %lld "
+                               "arrived", r, expect[r], s.recv_from[r]);
+    if (s.bad_index)
+        bench_check_failed(KERNEL, "%lld updates carried an index outside "
+                           "the table", s.bad_index);
+    /* local[0..1]: what arrived; local[2..3]: what was sent. */
+    uint64_t local[4] = {0, 0, 0, s.index_sum_sent}, global[4];
+    for (uint64_t i = 0; i < s.table_size; i++) {
+        local[0] += s.table[i];
+        local[1] += i * s.table[i];
+    }
+    for (int r = 0; r < s.size; r++)
+        local[2] += (uint64_t)s.sent_to[r];
+    MPI_Reduce(local, global, 4, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (s.rank == 0 && (global[0] != global[2] || global[1] != global[3]))
+        bench_check_failed(KERNEL, "table checksum %llu/%llu, expected "
+                           "%llu/%llu", (unsigned long long)global[0],
+                           (unsigned long long)global[1],
+                           (unsigned long long)global[2],
+                           (unsigned long long)global[3]);
+    bench_verdict();
+
+    double total = (double)s.size * (double)n;
+    char extra[200], buffer[40] = "";
+    if (hand)
+        snprintf(buffer, sizeof buffer, " buffer=%lld",
+                 (long long)s.pool.bytes);
+    snprintf(extra, sizeof extra, " variant=%s ranks=%d n=%lld k=%lld "
+             "table=%lld%s seconds=%.4f", hand ? "hand" : "plain", s.size, n,
+             k, t, buffer, elapsed);
+    bench_result(KERNEL, total / elapsed, "msgs/s", extra);
+    if (hand) {
+        pool_free(&s.pool);
+        free(s.out);
+        free(s.out_fill);
+    }
+    free(s.rbuf);
+    free(s.table);
+    free(s.sent_to);
+    free(s.recv_from);
+    free(expect);
+    MPI_Finalize();
+    return 0;
+}
