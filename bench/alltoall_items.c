@@ -1,19 +1,37 @@
 /* alltoall_items: TRAM's streaming fine-grained all-to-all (thesis §4.6).
  *
  * Usage: alltoall_items [-m items per destination] [-k drain interval]
- *                       [-w warmup items per destination]
+ *                       [-w warmup items per destination] [-H] [-B bytes]
  *   -m  32-byte items each rank sends to each other rank (default: 500000
  *       items per rank in all, or 4000 when ranks outnumber cores, divided
  *       among the P-1 destinations)
  *   -k  sends between two drains of incoming items (default 64)
  *   -w  untimed items per destination first (default 8, or 1 when ranks
  *       outnumber cores)
+ *   -H  the hand-aggregated variant (below) instead of the plain one
+ *   -B  bytes per aggregation buffer of -H, K/M suffixes allowed, 32 .. 64M
+ *       (default 16384); a buffer holds B / 32 items
  *
  * Sends go in rounds, as in TRAM's benchmark: in each round a rank sends one
  * item to every other rank, in a fresh random order of destinations, with a
  * blocking MPI_Send each.  Every k sends it drains what has arrived with
  * MPI_Iprobe(MPI_ANY_SOURCE) + MPI_Recv; once it has sent everything it
  * receives until it holds (P-1) * m items.
+ *
+ * Hand (-H): what a programmer gets by aggregating by hand.  The same items
+ * in the same order are written into a buffer per destination, sent as one
+ * MPI_Isend when it holds B bytes; every k items a rank drains whole
+ * buffers (MPI_Iprobe, then MPI_Recv of up to B bytes, the length from
+ * MPI_Get_count) and checks every item in them.  Each destination has two
+ * buffers, so one fills while the other is on its way; before refilling a
+ * buffer whose send has not completed, the rank drains while it tests that
+ * send.  Blocking MPI_Send of full buffers would be simpler, but it is not
+ * safe here: above the eager limit a send waits for its receive, and two
+ * ranks sending to each other would wait for ever; the double buffers cost
+ * one wait in the rare case that both are busy.  Having written its last
+ * item a rank sends every partly filled buffer, receives with a blocking
+ * MPI_Recv until it holds its (P-1) * m items, and only then waits for its
+ * own sends, which their receivers are by then receiving.
  *
  * An item is {source, destination, round, mix(source, destination, round)}.
  * Checks: each item names this rank as its destination and the status's
@@ -70,6 +88,101 @@ static void drain(a2a_state *s)
     }
 }
 
+/* The hand-aggregated variant's buffers: per destination two of `per`
+ * items, out[2 * r + b], the one being filled is cur[r] with used[r] items;
+ * `in` holds one incoming buffer. */
+typedef struct {
+    int per;
+    uint64_t **out;
+    MPI_Request *req; /* per buffer, like out */
+    int *cur, *used;
+    uint64_t *in;
+} a2a_hand;
+
+/* Checks every item of a buffer just received. */
+static void apply_buffer(a2a_state *s, a2a_hand *h, const MPI_Status *st)
+{
+    int got;
+    MPI_Get_count(st, MPI_UINT64_T, &got);
+    for (int i = 0; i + 4 <= got; i += 4)
+        apply(s, &h->in[i], st);
+    s->bad += got % 4 != 0; /* a torn item */
+}
+
+static void drain_hand(a2a_state *s, a2a_hand *h)
+{
+    for (;;) {
+        int flag;
+        MPI_Status st;
+        MPI_Iprobe(MPI_ANY_SOURCE, TAG_ITEM, MPI_COMM_WORLD, &flag, &st);
+        if (!flag)
+            return;
+        MPI_Recv(h->in, 4 * h->per, MPI_UINT64_T, st.MPI_SOURCE, TAG_ITEM,
+                 MPI_COMM_WORLD, &st);
+        apply_buffer(s, h, &st);
+    }
+}
+
+/* Sends dest's current buffer if it holds anything and makes the other one
+ * current, draining until that one's previous send has completed. */
+static void flush_hand(a2a_state *s, a2a_hand *h, int dest)
+{
+    int b = 2 * dest + h->cur[dest];
+    if (h->used[dest] == 0)
+        return;
+    MPI_Isend(h->out[b], 4 * h->used[dest], MPI_UINT64_T, dest, TAG_ITEM,
+              MPI_COMM_WORLD, &h->req[b]);
+    h->cur[dest] ^= 1;
+    h->used[dest] = 0;
+    b ^= 1;
+    for (;;) {
+        int flag;
+        MPI_Test(&h->req[b], &flag, MPI_STATUS_IGNORE);
+        if (flag)
+            return;
+        drain_hand(s, h);
+    }
+}
+
+static void run_hand(a2a_state *s, a2a_hand *h, long long m, long long k,
+                     long long first)
+{
+    long long target = s->received + (long long)(s->size - 1) * m;
+    long long sends = 0;
+    for (long long round = first; round < first + m; round++) {
+        for (int i = s->size - 2; i > 0; i--) {
+            int j = (int)bench_rng_below(&s->rng, (uint64_t)i + 1);
+            int tmp = s->order[i];
+            s->order[i] = s->order[j];
+            s->order[j] = tmp;
+        }
+        for (int i = 0; i < s->size - 1; i++) {
+            int dest = s->order[i];
+            uint64_t *item =
+                h->out[2 * dest + h->cur[dest]] + 4 * h->used[dest];
+            item[0] = (uint64_t)s->rank;
+            item[1] = (uint64_t)dest;
+            item[2] = (uint64_t)round;
+            item[3] = item_word(item[0], item[1], item[2]);
+            s->sum_sent += item[3];
+            if (++h->used[dest] == h->per)
+                flush_hand(s, h, dest);
+            if (++sends % k == 0)
+                drain_hand(s, h);
+        }
+    }
+    for (int r = 0; r < s->size; r++)
+        if (r != s->rank)
+            flush_hand(s, h, r);
+    while (s->received < target) {
+        MPI_Status st;
+        MPI_Recv(h->in, 4 * h->per, MPI_UINT64_T, MPI_ANY_SOURCE, TAG_ITEM,
+                 MPI_COMM_WORLD, &st);
+        apply_buffer(s, h, &st);
+    }
+    MPI_Waitall(2 * s->size, h->req, MPI_STATUSES_IGNORE);
+}
+
 /* Runs one all-to-all of m items per destination; per-source round numbers
  * continue across calls, so the warmup and the timed run check as one. */
 static void run(a2a_state *s, long long m, long long k, long long first)
@@ -108,19 +221,27 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     const char *usage = "[-m items per destination] [-k drain interval] "
-                        "[-w warmup items per destination]";
-    long long m = -2, k = 64, warm = -2; /* -2: not given; -1: malformed */
+                        "[-w warmup items per destination] [-H] "
+                        "[-B bytes]";
+    /* -2: not given; -1: malformed */
+    long long m = -2, k = 64, warm = -2, bufbytes = 16384;
+    int hand = 0;
     int opt;
-    while ((opt = getopt(argc, argv, "m:k:w:")) != -1) {
+    while ((opt = getopt(argc, argv, "m:k:w:HB:")) != -1) {
         if (opt == 'm')
             m = bench_parse_count(optarg, 1);
         else if (opt == 'k')
             k = bench_parse_count(optarg, 1);
         else if (opt == 'w')
             warm = bench_parse_count(optarg, 0);
+        else if (opt == 'H')
+            hand = 1;
+        else if (opt == 'B')
+            bufbytes = bench_parse_count(optarg, 32);
         else
             bench_usage(KERNEL, usage);
-        if (m == -1 || k == -1 || warm == -1)
+        if (m == -1 || k == -1 || warm == -1 || bufbytes == -1 ||
+            bufbytes > 64LL * 1024 * 1024)
             bench_usage(KERNEL, usage);
     }
     if (optind != argc)
@@ -147,12 +268,37 @@ int main(int argc, char **argv)
         if (r != s.rank)
             s.order[i++] = r;
     s.rng = 0xbb67ae8584caa73bULL ^ ((uint64_t)s.rank << 32);
+    a2a_hand h = {0};
+    if (hand) {
+        h.per = (int)(bufbytes / 32);
+        h.out = calloc(2 * (size_t)s.size, sizeof *h.out);
+        h.req = malloc(2 * (size_t)s.size * sizeof *h.req);
+        h.cur = calloc((size_t)s.size, sizeof *h.cur);
+        h.used = calloc((size_t)s.size, sizeof *h.used);
+        h.in = malloc(4 * (size_t)h.per * sizeof *h.in);
+        if (!h.out || !h.req || !h.cur || !h.used || !h.in)
+            bench_fail(KERNEL, "out of memory for %d ranks' buffers", s.size);
+        for (int b = 0; b < 2 * s.size; b++) {
+            h.req[b] = MPI_REQUEST_NULL;
+            if (b / 2 != s.rank &&
+                !(h.out[b] = malloc(4 * (size_t)h.per * sizeof **h.out)))
+                bench_fail(KERNEL, "out of memory for %d ranks' buffers",
+                           s.size);
+        }
+    }
 
-    if (warm > 0)
-        run(&s, warm, k, 0);
+    if (warm > 0) {
+        if (hand)
+            run_hand(&s, &h, warm, k, 0);
+        else
+            run(&s, warm, k, 0);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    run(&s, m, k, warm);
+    if (hand)
+        run_hand(&s, &h, m, k, warm);
+    else
+        run(&s, m, k, warm);
     MPI_Barrier(MPI_COMM_WORLD);
     double elapsed = MPI_Wtime() - t0;
 
@@ -172,12 +318,24 @@ int main(int argc, char **argv)
     bench_verdict();
 
     double total = (double)s.size * (double)(s.size - 1) * (double)m;
-    char extra[160];
-    snprintf(extra, sizeof extra, " ranks=%d m=%lld k=%lld item=32 "
-             "seconds=%.4f", s.size, m, k, elapsed);
+    char extra[224], buffer[48] = "";
+    if (hand)
+        snprintf(buffer, sizeof buffer, " buffer=%lld", (long long)h.per * 32);
+    snprintf(extra, sizeof extra, " variant=%s ranks=%d m=%lld k=%lld "
+             "item=32%s seconds=%.4f", hand ? "hand" : "plain", s.size, m, k,
+             buffer, elapsed);
     bench_result(KERNEL, total / elapsed, "msgs/s", extra);
     free(s.order);
     free(s.next_from);
+    if (hand) {
+        for (int b = 0; b < 2 * s.size; b++)
+            free(h.out[b]);
+        free(h.out);
+        free(h.req);
+        free(h.cur);
+        free(h.used);
+        free(h.in);
+    }
     MPI_Finalize();
     return 0;
 }

@@ -1,13 +1,16 @@
 /* gups: GUPS-like random updates, one 8-byte MPI_Send per update.
  *
  * Usage: gups [-n updates per rank] [-k drain interval] [-t table entries]
- *             [-w warmup updates per rank]
+ *             [-w warmup updates per rank] [-H] [-B bytes]
  *   -n  updates each rank sends in the timed section (default 500000, or
  *       5000 when ranks outnumber cores)
  *   -k  sends between two drains of incoming updates (default 64)
  *   -t  table entries per rank, K/M suffixes allowed (default 64K)
  *   -w  untimed updates per rank first, so connections exist (default 1000,
  *       or 100 when ranks outnumber cores)
+ *   -H  the hand-aggregated variant (below) instead of the plain one
+ *   -B  bytes per aggregation buffer of -H, K/M suffixes allowed, 8 .. 64M
+ *       (default 16384); a buffer holds B / 8 updates
  *
  * Each update is the index of an entry in the receiver's table, sent to a
  * uniformly random rank other than the sender (so every update is a message
@@ -18,6 +21,22 @@
  * receives until it holds P-1 markers.  Probes and receives match any tag, so
  * MPI's non-overtaking rule puts a source's marker behind all its updates:
  * once a rank has every marker, it has every update.
+ *
+ * Hand (-H): what a programmer gets by aggregating by hand.  A rank writes
+ * each update into a buffer per destination and sends the buffer as one
+ * MPI_Isend when it holds B bytes; every k updates it drains whole buffers
+ * (MPI_Iprobe, then MPI_Recv of up to B bytes, the length from
+ * MPI_Get_count) and applies every update in them.  Each destination has two
+ * buffers, so one fills while the other is on its way; before refilling a
+ * buffer whose send has not completed, the rank drains while it tests that
+ * send.  Blocking MPI_Send of full buffers would be simpler, but it is not
+ * safe here: above the eager limit a send waits for its receive, and two
+ * ranks sending to each other would wait for ever; the double buffers cost
+ * one wait in the rare case that both are busy.  At the end a rank sends
+ * every partly filled buffer, then its done markers (so non-overtaking still
+ * puts each marker behind that source's last buffer), and receives with a
+ * blocking MPI_Recv until it holds P-1 markers; only then does it wait for
+ * its own sends, which by then are being received.
  *
  * Checks: per (source, destination) the number of updates received equals
  * the number sent (exchanged with MPI_Alltoall after the timed section), and
@@ -101,15 +120,107 @@ static void run(gups_state *s, long long n, long long k)
     }
 }
 
+/* The hand-aggregated variant's buffers: per destination two of `per`
+ * updates, out[2 * r + b], the one being filled is cur[r] with used[r]
+ * updates; `in` holds one incoming buffer. */
+typedef struct {
+    int per;
+    uint64_t **out;
+    MPI_Request *req; /* per buffer, like out */
+    int *cur, *used;
+    uint64_t *in;
+    int done; /* markers received in the current run */
+} gups_hand;
+
+/* Receives one buffer of updates or a done marker from `src` (or any
+ * source) with tag `tag` (or any tag) and applies it. */
+static void receive_hand(gups_state *s, gups_hand *h, int src, int tag)
+{
+    MPI_Status st;
+    int got;
+    MPI_Recv(h->in, h->per, MPI_UINT64_T, src, tag, MPI_COMM_WORLD, &st);
+    if (st.MPI_TAG == TAG_DONE) {
+        h->done++;
+        return;
+    }
+    MPI_Get_count(&st, MPI_UINT64_T, &got);
+    for (int i = 0; i < got; i++)
+        apply(s, h->in[i], &st);
+}
+
+/* Receives and applies whatever has arrived: whole buffers of updates and
+ * done markers. */
+static void drain_hand(gups_state *s, gups_hand *h)
+{
+    for (;;) {
+        int flag;
+        MPI_Status st;
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+        if (!flag)
+            return;
+        receive_hand(s, h, st.MPI_SOURCE, st.MPI_TAG);
+    }
+}
+
+/* Sends dest's current buffer if it holds anything and makes the other one
+ * current, draining until that one's previous send has completed. */
+static void flush_hand(gups_state *s, gups_hand *h, int dest)
+{
+    int b = 2 * dest + h->cur[dest];
+    if (h->used[dest] == 0)
+        return;
+    MPI_Isend(h->out[b], h->used[dest], MPI_UINT64_T, dest, TAG_UPDATE,
+              MPI_COMM_WORLD, &h->req[b]);
+    h->cur[dest] ^= 1;
+    h->used[dest] = 0;
+    b ^= 1;
+    for (;;) {
+        int flag;
+        MPI_Test(&h->req[b], &flag, MPI_STATUS_IGNORE);
+        if (flag)
+            return;
+        drain_hand(s, h);
+    }
+}
+
+static void run_hand(gups_state *s, gups_hand *h, long long n, long long k)
+{
+    h->done = 0;
+    for (long long i = 0; i < n; i++) {
+        int dest = (int)bench_rng_below(&s->rng, (uint64_t)s->size - 1);
+        dest += dest >= s->rank;
+        uint64_t idx = bench_rng_below(&s->rng, s->table_size);
+        h->out[2 * dest + h->cur[dest]][h->used[dest]++] = idx;
+        if (h->used[dest] == h->per)
+            flush_hand(s, h, dest);
+        s->sent_to[dest]++;
+        s->index_sum_sent += idx;
+        if ((i + 1) % k == 0)
+            drain_hand(s, h);
+    }
+    for (int r = 0; r < s->size; r++)
+        if (r != s->rank)
+            flush_hand(s, h, r);
+    uint64_t marker = 0;
+    for (int r = 0; r < s->size; r++)
+        if (r != s->rank)
+            MPI_Send(&marker, 1, MPI_UINT64_T, r, TAG_DONE, MPI_COMM_WORLD);
+    while (h->done < s->size - 1)
+        receive_hand(s, h, MPI_ANY_SOURCE, MPI_ANY_TAG);
+    MPI_Waitall(2 * s->size, h->req, MPI_STATUSES_IGNORE);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     const char *usage = "[-n updates per rank] [-k drain interval] "
-                        "[-t table entries] [-w warmup updates per rank]";
+                        "[-t table entries] [-w warmup updates per rank] "
+                        "[-H] [-B bytes]";
     /* -2: not given; -1: malformed */
-    long long n = -2, k = 64, t = 64 * 1024, warm = -2;
+    long long n = -2, k = 64, t = 64 * 1024, warm = -2, bufbytes = 16384;
+    int hand = 0;
     int opt;
-    while ((opt = getopt(argc, argv, "n:k:t:w:")) != -1) {
+    while ((opt = getopt(argc, argv, "n:k:t:w:HB:")) != -1) {
         if (opt == 'n')
             n = bench_parse_count(optarg, 1);
         else if (opt == 'k')
@@ -118,9 +229,14 @@ int main(int argc, char **argv)
             t = bench_parse_count(optarg, 1);
         else if (opt == 'w')
             warm = bench_parse_count(optarg, 0);
+        else if (opt == 'H')
+            hand = 1;
+        else if (opt == 'B')
+            bufbytes = bench_parse_count(optarg, 8);
         else
             bench_usage(KERNEL, usage);
-        if (n == -1 || k == -1 || t == -1 || t > (1LL << 31) || warm == -1)
+        if (n == -1 || k == -1 || t == -1 || t > (1LL << 31) || warm == -1 ||
+            bufbytes == -1 || bufbytes > 64LL * 1024 * 1024)
             bench_usage(KERNEL, usage);
     }
     if (optind != argc)
@@ -145,12 +261,37 @@ int main(int argc, char **argv)
     if (!s.table || !s.sent_to || !s.recv_from || !expect)
         bench_fail(KERNEL, "out of memory for a table of %lld entries", t);
     s.rng = 0x6a09e667f3bcc908ULL ^ ((uint64_t)s.rank << 32);
+    gups_hand h = {0};
+    if (hand) {
+        h.per = (int)(bufbytes / 8);
+        h.out = calloc(2 * (size_t)s.size, sizeof *h.out);
+        h.req = malloc(2 * (size_t)s.size * sizeof *h.req);
+        h.cur = calloc((size_t)s.size, sizeof *h.cur);
+        h.used = calloc((size_t)s.size, sizeof *h.used);
+        h.in = malloc((size_t)h.per * sizeof *h.in);
+        if (!h.out || !h.req || !h.cur || !h.used || !h.in)
+            bench_fail(KERNEL, "out of memory for %d ranks' buffers", s.size);
+        for (int b = 0; b < 2 * s.size; b++) {
+            h.req[b] = MPI_REQUEST_NULL;
+            if (b / 2 != s.rank &&
+                !(h.out[b] = malloc((size_t)h.per * sizeof **h.out)))
+                bench_fail(KERNEL, "out of memory for %d ranks' buffers",
+                           s.size);
+        }
+    }
 
-    if (warm > 0)
-        run(&s, warm, k);
+    if (warm > 0) {
+        if (hand)
+            run_hand(&s, &h, warm, k);
+        else
+            run(&s, warm, k);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    run(&s, n, k);
+    if (hand)
+        run_hand(&s, &h, n, k);
+    else
+        run(&s, n, k);
     MPI_Barrier(MPI_COMM_WORLD);
     double elapsed = MPI_Wtime() - t0;
 
@@ -181,14 +322,26 @@ int main(int argc, char **argv)
     bench_verdict();
 
     double total = (double)s.size * (double)n;
-    char extra[160];
-    snprintf(extra, sizeof extra, " ranks=%d n=%lld k=%lld table=%lld "
-             "seconds=%.4f", s.size, n, k, t, elapsed);
+    char extra[224], buffer[48] = "";
+    if (hand)
+        snprintf(buffer, sizeof buffer, " buffer=%lld", (long long)h.per * 8);
+    snprintf(extra, sizeof extra, " variant=%s ranks=%d n=%lld k=%lld "
+             "table=%lld%s seconds=%.4f", hand ? "hand" : "plain", s.size, n,
+             k, t, buffer, elapsed);
     bench_result(KERNEL, total / elapsed, "msgs/s", extra);
     free(s.table);
     free(s.sent_to);
     free(s.recv_from);
     free(expect);
+    if (hand) {
+        for (int b = 0; b < 2 * s.size; b++)
+            free(h.out[b]);
+        free(h.out);
+        free(h.req);
+        free(h.cur);
+        free(h.used);
+        free(h.in);
+    }
     MPI_Finalize();
     return 0;
 }

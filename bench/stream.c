@@ -1,17 +1,32 @@
-/* stream: 8-byte MPI_Send / MPI_Recv stream, the finest-grained traffic there
- * is and the first target of aggregation (issue 2, targets).
+/* stream: a one-way stream of small MPI_Send / MPI_Recv messages (8 bytes by
+ * default), the finest-grained traffic there is and the first target of
+ * aggregation (issue 2, targets).
  *
- * Usage: stream [-n messages] [-w warmup]
+ * Usage: stream [-n messages] [-w warmup] [-s bytes] [-H] [-B bytes]
  *   -n  messages per pair in the timed section (default 2000000, or 20000
  *       when ranks outnumber cores)
  *   -w  untimed messages first, so connections exist (default 10000, or 100
  *       when ranks outnumber cores)
+ *   -s  bytes per message, a multiple of 8, 8 .. 64M, K/M suffixes allowed
+ *       (default 8)
+ *   -H  the hand-aggregated variant (below) instead of the plain one
+ *   -B  bytes per aggregation buffer of -H, K/M suffixes allowed, 8 .. 64M
+ *       (default 16384); a buffer holds max(1, B / s) messages
  *
- * Ranks form pairs (i, i + P/2) and every pair streams at once; the sender
- * posts N blocking sends of the values 0..N-1, the receiver checks each value
- * in order (MPI's non-overtaking rule) and answers with one ack, which the
- * sender awaits so the timed section covers delivery.  rate = messages/s
- * summed over pairs.
+ * Ranks form pairs (i, i + P/2) and every pair streams at once.  Message i
+ * (counting from 0 over the warmup and the timed run apart) holds i in its
+ * first 8-byte word and i * 0x9e3779b97f4a7c15 + j in its word j, so every
+ * byte is checked.  Plain: the sender posts N blocking sends of s bytes, the
+ * receiver posts N blocking receives and checks each message in order
+ * (MPI's non-overtaking rule).  Hand (-H): what a programmer gets by
+ * aggregating by hand.  The sender writes the same messages one after the
+ * other into a B-byte buffer and sends the buffer as one MPI message when it
+ * is full and at the end; the receiver knows how many buffers come and how
+ * full each is, keeps two receives posted and checks every message in each.
+ * Either way the receiver answers with one ack at the end, which the sender
+ * awaits so the timed section covers delivery.
+ * rate = s-byte messages/s summed over pairs; bw = bytes/s of those
+ * messages.
  */
 #include "bench_common.h"
 
@@ -20,6 +35,7 @@
 #define KERNEL "stream"
 #define TAG_DATA 1
 #define TAG_ACK 2
+#define MAX_BYTES (64LL * 1024 * 1024)
 
 /* Returns how many values arrived out of order or wrong (0 on the sender). */
 static long long run(int peer, int sender, long long n)
@@ -45,20 +61,160 @@ static long long run(int peer, int sender, long long n)
     return bad;
 }
 
+/* Word j >= 1 of message i. */
+static inline uint64_t payload(uint64_t i, uint64_t j)
+{
+    return i * 0x9e3779b97f4a7c15ULL + j;
+}
+
+static inline void fill(uint64_t *msg, long long words, uint64_t i)
+{
+    msg[0] = i;
+    for (long long j = 1; j < words; j++)
+        msg[j] = payload(i, (uint64_t)j);
+}
+
+/* 1 when message i is intact. */
+static inline int intact(const uint64_t *msg, long long words, uint64_t i)
+{
+    int ok = msg[0] == i;
+    for (long long j = 1; j < words; j++)
+        ok &= msg[j] == payload(i, (uint64_t)j);
+    return ok;
+}
+
+/* The plain variant for messages of more than 8 bytes; 8-byte messages keep
+ * run() above, the baseline every figure so far was measured with.  `buf`
+ * holds one message of `words` words. */
+static long long run_sized(int peer, int sender, long long n, long long words,
+                           uint64_t *buf)
+{
+    int count = (int)words;
+    long long bad = 0;
+    if (sender) {
+        for (long long i = 0; i < n; i++) {
+            fill(buf, words, (uint64_t)i);
+            MPI_Send(buf, count, MPI_UINT64_T, peer, TAG_DATA, MPI_COMM_WORLD);
+        }
+        long long peer_bad;
+        MPI_Recv(&peer_bad, 1, MPI_LONG_LONG, peer, TAG_ACK, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    } else {
+        for (long long i = 0; i < n; i++) {
+            MPI_Recv(buf, count, MPI_UINT64_T, peer, TAG_DATA, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+            bad += !intact(buf, words, (uint64_t)i);
+        }
+        MPI_Send(&bad, 1, MPI_LONG_LONG, peer, TAG_ACK, MPI_COMM_WORLD);
+    }
+    return bad;
+}
+
+/* The hand-aggregated variant: `per` messages of `words` words to a buffer,
+ * buf[0] and buf[1] each of per * words words.
+ *
+ * The sender double-buffers with MPI_Isend: it fills one buffer while the
+ * other is on its way, and waits for a buffer's previous send only when it
+ * comes to refill it.  That is faster than the other straightforward choice,
+ * a blocking MPI_Send of each full buffer (safe in this one-way stream):
+ * measured here with 2 ranks, 8-byte messages in 16 KiB buffers, 50-52M
+ * messages/s against 19-26M over shared memory and 43-45M against 38-40M
+ * over TCP, since the blocking send leaves the sender idle while the
+ * buffer's bytes are copied out.  The receiver likewise keeps two receives
+ * posted, so a buffer lands in place, not in an unexpected-message queue,
+ * while it checks the previous one. */
+static long long run_hand(int peer, int sender, long long n, long long words,
+                          long long per, uint64_t *buf[2])
+{
+    long long bad = 0;
+    long long nbuf = (n + per - 1) / per; /* buffers sent, the last partial */
+    MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    if (sender) {
+        int cur = 0;
+        long long used = 0; /* messages in buf[cur] */
+        for (long long i = 0; i < n; i++) {
+            fill(buf[cur] + used * words, words, (uint64_t)i);
+            if (++used == per || i == n - 1) {
+                int count = (int)(used * words);
+                MPI_Isend(buf[cur], count, MPI_UINT64_T, peer, TAG_DATA,
+                          MPI_COMM_WORLD, &req[cur]);
+                cur ^= 1;
+                MPI_Wait(&req[cur], MPI_STATUS_IGNORE);
+                used = 0;
+            }
+        }
+        MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        long long peer_bad;
+        MPI_Recv(&peer_bad, 1, MPI_LONG_LONG, peer, TAG_ACK, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    } else {
+        int cap = (int)(per * words);
+        for (long long b = 0; b < nbuf && b < 2; b++)
+            MPI_Irecv(buf[b], cap, MPI_UINT64_T, peer, TAG_DATA,
+                      MPI_COMM_WORLD, &req[b]);
+        for (long long b = 0; b < nbuf; b++) {
+            int cur = (int)(b & 1), got;
+            MPI_Status st;
+            MPI_Wait(&req[cur], &st);
+            MPI_Get_count(&st, MPI_UINT64_T, &got);
+            long long first = b * per;
+            long long want = n - first < per ? n - first : per;
+            long long have = got / words;
+            if (have != want || got % words != 0)
+                bad += want; /* the buffer is not what was sent */
+            else
+                for (long long m = 0; m < have; m++)
+                    bad += !intact(buf[cur] + m * words, words,
+                                   (uint64_t)(first + m));
+            if (b + 2 < nbuf)
+                MPI_Irecv(buf[cur], cap, MPI_UINT64_T, peer, TAG_DATA,
+                          MPI_COMM_WORLD, &req[cur]);
+        }
+        MPI_Send(&bad, 1, MPI_LONG_LONG, peer, TAG_ACK, MPI_COMM_WORLD);
+    }
+    return bad;
+}
+
+typedef struct {
+    int peer, sender, hand;
+    long long words, per;
+    uint64_t *msg;    /* one message, plain variant with s > 8 */
+    uint64_t *buf[2]; /* the two aggregation buffers of -H */
+} stream_setup;
+
+static long long run_variant(stream_setup *c, long long n)
+{
+    if (c->hand)
+        return run_hand(c->peer, c->sender, n, c->words, c->per, c->buf);
+    if (c->words == 1)
+        return run(c->peer, c->sender, n);
+    return run_sized(c->peer, c->sender, n, c->words, c->msg);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    const char *usage = "[-n messages] [-w warmup]";
+    const char *usage = "[-n messages] [-w warmup] [-s bytes] [-H] "
+                        "[-B bytes]";
     long long n = -2, warm = -2; /* -2: not given; -1: malformed */
+    long long bytes = 8, bufbytes = 16384;
+    int hand = 0;
     int opt;
-    while ((opt = getopt(argc, argv, "n:w:")) != -1) {
+    while ((opt = getopt(argc, argv, "n:w:s:HB:")) != -1) {
         if (opt == 'n')
             n = bench_parse_count(optarg, 1);
         else if (opt == 'w')
             warm = bench_parse_count(optarg, 0);
+        else if (opt == 's')
+            bytes = bench_parse_count(optarg, 8);
+        else if (opt == 'H')
+            hand = 1;
+        else if (opt == 'B')
+            bufbytes = bench_parse_count(optarg, 8);
         else
             bench_usage(KERNEL, usage);
-        if (n == -1 || warm == -1)
+        if (n == -1 || warm == -1 || bytes == -1 || bytes % 8 != 0 ||
+            bytes > MAX_BYTES || bufbytes == -1 || bufbytes > MAX_BYTES)
             bench_usage(KERNEL, usage);
     }
     if (optind != argc)
@@ -72,28 +228,48 @@ int main(int argc, char **argv)
     }
     int rank = bench_rank(), size = bench_size();
     bench_require_two_ranks(KERNEL);
-    int peer = bench_pair_peer(rank, size);
-    int sender = rank < size / 2;
+    stream_setup c = {0};
+    c.peer = bench_pair_peer(rank, size);
+    c.sender = rank < size / 2;
+    c.hand = hand;
+    c.words = bytes / 8;
+    c.per = bufbytes / bytes > 0 ? bufbytes / bytes : 1;
+    if (hand) {
+        for (int b = 0; b < 2; b++)
+            if (!(c.buf[b] = malloc((size_t)(c.per * bytes))))
+                bench_fail(KERNEL, "out of memory for a buffer of %lld bytes",
+                           c.per * bytes);
+    } else if (c.words > 1 && !(c.msg = malloc((size_t)bytes))) {
+        bench_fail(KERNEL, "out of memory for a message of %lld bytes",
+                   bytes);
+    }
 
     long long bad = 0;
-    if (peer >= 0 && warm > 0)
-        bad += run(peer, sender, warm);
+    if (c.peer >= 0 && warm > 0)
+        bad += run_variant(&c, warm);
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    if (peer >= 0)
-        bad += run(peer, sender, n);
+    if (c.peer >= 0)
+        bad += run_variant(&c, n);
     MPI_Barrier(MPI_COMM_WORLD);
     double elapsed = MPI_Wtime() - t0;
 
     if (bad)
-        bench_check_failed(KERNEL, "%lld of the values from rank %d were "
-                           "wrong or out of order", bad, peer);
+        bench_check_failed(KERNEL, "%lld of the messages from rank %d were "
+                           "wrong or out of order", bad, c.peer);
     bench_verdict();
     int pairs = size / 2;
-    char extra[96];
-    snprintf(extra, sizeof extra, " pairs=%d n=%lld seconds=%.4f", pairs, n,
-             elapsed);
-    bench_result(KERNEL, (double)pairs * (double)n / elapsed, "msgs/s", extra);
+    double msgs = (double)pairs * (double)n;
+    char extra[224], buffer[48] = "";
+    if (hand)
+        snprintf(buffer, sizeof buffer, " buffer=%lld", c.per * bytes);
+    snprintf(extra, sizeof extra, " variant=%s pairs=%d n=%lld size=%lld%s "
+             "bw=%.6g seconds=%.4f", hand ? "hand" : "plain", pairs, n, bytes,
+             buffer, msgs * (double)bytes / elapsed, elapsed);
+    bench_result(KERNEL, msgs / elapsed, "msgs/s", extra);
+    free(c.msg);
+    free(c.buf[0]);
+    free(c.buf[1]);
     MPI_Finalize();
     return 0;
 }
