@@ -299,6 +299,7 @@ int cfg_load(cfg_settings *out, cfg_lookup_fn lookup, void *ctx, char *err,
 
     name = "OMNIBUS_BUFFER_SIZE";
     if ((v = get(lookup, ctx, name)) != NULL) {
+        s.buffer_size_given = 1;
         if (parse_size(v, 0, &s.buffer_size) != 0 ||
             s.buffer_size < CFG_MIN_BUFFER_SIZE ||
             s.buffer_size > CFG_MAX_BUFFER_SIZE) {
@@ -313,6 +314,7 @@ int cfg_load(cfg_settings *out, cfg_lookup_fn lookup, void *ctx, char *err,
 
     name = "OMNIBUS_THRESHOLD";
     if ((v = get(lookup, ctx, name)) != NULL) {
+        s.threshold_given = 1;
         if (parse_size(v, 1, &s.threshold) != 0)
             return refuse(err, errlen, name, v,
                           "expected a byte count such as 1024, 4K or 1M, "
@@ -380,6 +382,14 @@ static void show_dims(const cfg_settings *s, char *buf, size_t cap)
             break;
         n += (size_t)w;
     }
+}
+
+void cfg_use_network_defaults(cfg_settings *s)
+{
+    if (!s->buffer_size_given)
+        s->buffer_size = CFG_NETWORK_BUFFER_SIZE;
+    if (!s->threshold_given)
+        s->threshold = CFG_NETWORK_THRESHOLD;
 }
 
 int cfg_check_job(const cfg_settings *s, int nranks, char *err, size_t errlen)

@@ -32,6 +32,8 @@ typedef struct {
     int dims[CFG_MAX_DIMS]; /* EXPLICIT: the sizes, first dimension first */
     size_t buffer_size;     /* OMNIBUS_BUFFER_SIZE, bytes per peer buffer */
     size_t threshold;       /* OMNIBUS_THRESHOLD, largest aggregated message */
+    int buffer_size_given;  /* set by the user: no default replaces it */
+    int threshold_given;
     long flush_us;          /* OMNIBUS_FLUSH_US, oldest an item may wait */
     int disable;            /* OMNIBUS_DISABLE=1: pure pass-through */
     int stats;              /* OMNIBUS_STATS=1: summary on stderr at finalize */
@@ -47,12 +49,22 @@ typedef struct {
 /* Returns the value of an environment variable, or NULL when unset. */
 typedef const char *(*cfg_lookup_fn)(const char *name, void *ctx);
 
-/* The defaults, documented in README.md; cfg_load starts from these. */
-#define CFG_DEFAULT_BUFFER_SIZE ((size_t)16384)
-#define CFG_DEFAULT_THRESHOLD ((size_t)1024)
+/* The defaults, documented in README.md; cfg_load starts from these.  The
+ * buffer size and threshold were calibrated by TRAM's method (README,
+ * "Calibrated defaults"; `make calibrate`): over shared memory for a job on
+ * one node, over TCP, standing in for a network, for a job on several
+ * (cfg_use_network_defaults). */
+#define CFG_DEFAULT_BUFFER_SIZE ((size_t)1024)
+#define CFG_DEFAULT_THRESHOLD ((size_t)512)
+#define CFG_NETWORK_BUFFER_SIZE ((size_t)256 << 10)
+#define CFG_NETWORK_THRESHOLD ((size_t)16384)
 #define CFG_DEFAULT_FLUSH_US 500L
 #define CFG_MIN_BUFFER_SIZE ((size_t)64)
 #define CFG_MAX_BUFFER_SIZE ((size_t)64 << 20)
+
+/* For a job that spans several nodes: the buffer size and threshold the
+ * user left unset take their network-calibrated defaults. */
+void cfg_use_network_defaults(cfg_settings *s);
 
 /* 0 on success; -1 with a one-line message in err (no trailing newline). */
 int cfg_load(cfg_settings *out, cfg_lookup_fn lookup, void *ctx, char *err,

@@ -133,6 +133,8 @@ static void omni_setup(int app_level, int real_level)
     PMPI_Comm_set_errhandler(omni.payload_comm, MPI_ERRORS_RETURN);
     if (topology_setup(err, sizeof err) != 0)
         init_refuse(err);
+    if (omni.nodes > 1)
+        cfg_use_network_defaults(&omni.cfg);
     omni.block_cap = omni.cfg.buffer_size;
     /* An item and its header must fit one block. */
     size_t room = omni.block_cap - RT_HDR_SIZE;

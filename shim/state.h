@@ -85,7 +85,7 @@ typedef struct omni_state {
     int *hop_dim;           /* [world rank] -> dimension of that first hop */
     int *route_len;         /* [world rank] -> hops from here */
     int npeers;             /* distinct next hops (excluding self) */
-    int nodes;              /* nodes the job spans (auto only) */
+    int nodes;              /* nodes the job spans */
     uint64_t *sent_to;      /* [world rank] -> items injected for it */
     uint32_t window;        /* credit.h: item bytes in flight per pair */
     uint32_t *credit;       /* [world rank] -> bytes we may still send */

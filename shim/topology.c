@@ -53,26 +53,34 @@ static int node_layout(int *node_of, int *local_of, int *nnodes)
  * direct (one hop; measured best on one node, see README).  Several nodes
  * of equal size: nodes x ranks_per_node.  Unequal nodes would leave holes
  * inside the grid, which the router does not allow: direct. */
-static int auto_grid(int *pos_of, int *dims, int *ndims)
+static void auto_grid(const int *node_of, const int *local_of, int nnodes,
+                      int *pos_of, int *dims, int *ndims)
+{
+    int per = (omni.size + nnodes - 1) / nnodes;
+    if (nnodes > 1 && omni.size % nnodes == 0) {
+        dims[0] = nnodes;
+        dims[1] = per;
+        *ndims = 2;
+        for (int r = 0; r < omni.size; r++)
+            pos_of[r] = node_of[r] * per + local_of[r];
+    } else {
+        dims[0] = omni.size;
+        *ndims = 1;
+    }
+}
+
+/* omni.nodes, for every topology (the defaults depend on it), and for
+ * `auto` the grid. */
+static int node_grid(int *pos_of, int *dims, int *ndims)
 {
     int *node_of = malloc(sizeof(int) * (size_t)omni.size);
     int *local_of = malloc(sizeof(int) * (size_t)omni.size);
     int nnodes = 1, rc = -1;
     if (node_of && local_of && node_layout(node_of, local_of, &nnodes) == 0) {
         rc = 0;
-        int per = (omni.size + nnodes - 1) / nnodes;
-        int equal = omni.size % nnodes == 0;
-        if (nnodes > 1 && equal) {
-            dims[0] = nnodes;
-            dims[1] = per;
-            *ndims = 2;
-            for (int r = 0; r < omni.size; r++)
-                pos_of[r] = node_of[r] * per + local_of[r];
-        } else {
-            dims[0] = omni.size;
-            *ndims = 1;
-        }
         omni.nodes = nnodes;
+        if (omni.cfg.topo_kind == CFG_TOPO_AUTO)
+            auto_grid(node_of, local_of, nnodes, pos_of, dims, ndims);
     }
     free(node_of);
     free(local_of);
@@ -94,16 +102,15 @@ int topology_setup(char *err, size_t errlen)
     for (int r = 0; r < P; r++)
         pos_of[r] = r;
     dims[0] = P;
+    if (node_grid(pos_of, dims, &ndims) != 0) {
+        snprintf(err, errlen, "OMNIBUS_FAKE_NODES=%s is not valid: expected "
+                 "a node count from 1 to the number of ranks (%d)",
+                 getenv("OMNIBUS_FAKE_NODES"), P);
+        return -1;
+    }
     switch (omni.cfg.topo_kind) {
     case CFG_TOPO_DIRECT:
-        break;
     case CFG_TOPO_AUTO:
-        if (auto_grid(pos_of, dims, &ndims) != 0) {
-            snprintf(err, errlen, "OMNIBUS_FAKE_NODES=%s is not valid: expected "
-                     "a node count from 1 to the number of ranks (%d)",
-                     getenv("OMNIBUS_FAKE_NODES"), P);
-            return -1;
-        }
         break;
     case CFG_TOPO_BALANCED:
         ndims = omni.cfg.ndims;

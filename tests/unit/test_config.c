@@ -109,6 +109,33 @@ static void test_defaults_when_nothing_is_set(void)
           err);
 }
 
+static void test_several_nodes_take_network_defaults_when_unset(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN];
+    load_table(NULL, 0, &s, err);
+    cfg_use_network_defaults(&s);
+    CHECK(s.buffer_size == CFG_NETWORK_BUFFER_SIZE &&
+              s.threshold == CFG_NETWORK_THRESHOLD,
+          "a job on several nodes with nothing set must take the network "
+          "defaults %zu/%zu, got %zu/%zu",
+          CFG_NETWORK_BUFFER_SIZE, CFG_NETWORK_THRESHOLD, s.buffer_size,
+          s.threshold);
+}
+
+static void test_several_nodes_keep_what_the_user_set(void)
+{
+    static const pair env[] = {{"OMNIBUS_BUFFER_SIZE", "2K"},
+                               {"OMNIBUS_THRESHOLD", "0"}};
+    cfg_settings s;
+    char err[CFG_ERR_LEN];
+    load_table(env, 2, &s, err);
+    cfg_use_network_defaults(&s);
+    CHECK(s.buffer_size == 2048 && s.threshold == 0,
+          "values the user set must survive the network defaults, got "
+          "buffer %zu and threshold %zu", s.buffer_size, s.threshold);
+}
+
 static void test_null_lookup_means_nothing_set(void)
 {
     cfg_settings s;
@@ -973,6 +1000,8 @@ int main(void)
     RUN(test_stats_file_accepts_a_path);
     RUN(test_stats_file_rejects_empty);
     RUN(test_stats_file_rejects_surrounding_spaces);
+    RUN(test_several_nodes_take_network_defaults_when_unset);
+    RUN(test_several_nodes_keep_what_the_user_set);
     RUN(test_yield_accepts_auto_on_off);
     RUN(test_yield_rejects_other_values);
     RUN(test_progress_defaults_to_calls_and_accepts_thread);
