@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #define FLUSH_US_MAX 10000000L
 
@@ -390,6 +391,39 @@ void cfg_use_network_defaults(cfg_settings *s)
         s->buffer_size = CFG_NETWORK_BUFFER_SIZE;
     if (!s->threshold_given)
         s->threshold = CFG_NETWORK_THRESHOLD;
+}
+
+/* Whether the comma-separated list `list` names `word` (case-insensitive). */
+static int tls_list_has(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    const char *p = list;
+    while (*p) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && strncasecmp(p, word, n) == 0)
+            return 1;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    return 0;
+}
+
+int cfg_ucx_tls_is_network(const char *ucx_tls)
+{
+    static const char *const shared[] = {"sm", "shm", "posix", "sysv", "cma",
+                                         "knem", "xpmem", "all"};
+    size_t i;
+    if (ucx_tls == NULL || ucx_tls[0] == '\0')
+        return 0;
+    if (ucx_tls[0] == '^')
+        return tls_list_has(ucx_tls + 1, "sm") ||
+               tls_list_has(ucx_tls + 1, "shm");
+    for (i = 0; i < sizeof shared / sizeof shared[0]; i++)
+        if (tls_list_has(ucx_tls, shared[i]))
+            return 0;
+    return 1;
 }
 
 int cfg_check_job(const cfg_settings *s, int nranks, char *err, size_t errlen)

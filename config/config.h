@@ -52,8 +52,8 @@ typedef const char *(*cfg_lookup_fn)(const char *name, void *ctx);
 /* The defaults, documented in README.md; cfg_load starts from these.  The
  * buffer size and threshold were calibrated by TRAM's method (README,
  * "Calibrated defaults"; `make calibrate`): over shared memory for a job on
- * one node, over TCP, standing in for a network, for a job on several
- * (cfg_use_network_defaults). */
+ * one node, over TCP, standing in for a network, for a job whose ranks talk
+ * over the network (cfg_use_network_defaults). */
 #define CFG_DEFAULT_BUFFER_SIZE ((size_t)1024)
 #define CFG_DEFAULT_THRESHOLD ((size_t)512)
 #define CFG_NETWORK_BUFFER_SIZE ((size_t)256 << 10)
@@ -62,9 +62,18 @@ typedef const char *(*cfg_lookup_fn)(const char *name, void *ctx);
 #define CFG_MIN_BUFFER_SIZE ((size_t)64)
 #define CFG_MAX_BUFFER_SIZE ((size_t)64 << 20)
 
-/* For a job that spans several nodes: the buffer size and threshold the
- * user left unset take their network-calibrated defaults. */
+/* For a job whose ranks talk over the network (several nodes, or
+ * cfg_ucx_tls_is_network): the buffer size and threshold the user left
+ * unset take their network-calibrated defaults. */
 void cfg_use_network_defaults(cfg_settings *s);
+
+/* 1 when a UCX_TLS value leaves UCX no shared-memory transport (sm, shm,
+ * posix, sysv, cma, knem, xpmem, or "all"), so that even ranks on one node
+ * talk through the network stack, as with UCX_TLS=tcp,self; 0 for NULL, an
+ * empty value, or a list with any of those.  A leading "^" (UCX's
+ * exclusion syntax) counts as network only when it excludes "sm" or
+ * "shm". */
+int cfg_ucx_tls_is_network(const char *ucx_tls);
 
 /* 0 on success; -1 with a one-line message in err (no trailing newline). */
 int cfg_load(cfg_settings *out, cfg_lookup_fn lookup, void *ctx, char *err,

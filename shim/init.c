@@ -133,7 +133,9 @@ static void omni_setup(int app_level, int real_level)
     PMPI_Comm_set_errhandler(omni.payload_comm, MPI_ERRORS_RETURN);
     if (topology_setup(err, sizeof err) != 0)
         init_refuse(err);
-    if (omni.nodes > 1)
+    /* All ranks see the same UCX_TLS (mpiexec passes the environment on),
+     * so they choose alike; check_same_settings covers what they set. */
+    if (omni.nodes > 1 || cfg_ucx_tls_is_network(getenv("UCX_TLS")))
         cfg_use_network_defaults(&omni.cfg);
     omni.block_cap = omni.cfg.buffer_size;
     /* An item and its header must fit one block. */

@@ -136,6 +136,25 @@ static void test_several_nodes_keep_what_the_user_set(void)
           "buffer %zu and threshold %zu", s.buffer_size, s.threshold);
 }
 
+static void test_ucx_tls_without_shared_memory_is_network(void)
+{
+    static const char *const network[] = {"tcp,self", "tcp", "self,tcp",
+                                          "rc,ud,self", "^sm", "^shm,cma"};
+    static const char *const local[] = {"sm,self", "tcp,sm,self", "shm",
+                                        "posix,tcp", "all", "SM,self",
+                                        "^tcp", "", "cma,tcp"};
+    for (size_t i = 0; i < sizeof network / sizeof network[0]; i++)
+        CHECK(cfg_ucx_tls_is_network(network[i]) == 1,
+              "UCX_TLS=%s leaves no shared-memory transport: network "
+              "defaults expected", network[i]);
+    for (size_t i = 0; i < sizeof local / sizeof local[0]; i++)
+        CHECK(cfg_ucx_tls_is_network(local[i]) == 0,
+              "UCX_TLS=%s keeps shared memory (or is empty): one-node "
+              "defaults expected", local[i]);
+    CHECK(cfg_ucx_tls_is_network(NULL) == 0,
+          "an unset UCX_TLS must mean UCX's own choice (shared memory)");
+}
+
 static void test_null_lookup_means_nothing_set(void)
 {
     cfg_settings s;
@@ -1002,6 +1021,7 @@ int main(void)
     RUN(test_stats_file_rejects_surrounding_spaces);
     RUN(test_several_nodes_take_network_defaults_when_unset);
     RUN(test_several_nodes_keep_what_the_user_set);
+    RUN(test_ucx_tls_without_shared_memory_is_network);
     RUN(test_yield_accepts_auto_on_off);
     RUN(test_yield_rejects_other_values);
     RUN(test_progress_defaults_to_calls_and_accepts_thread);
