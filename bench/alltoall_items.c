@@ -20,18 +20,19 @@
  *
  * Hand (-H): what a programmer gets by aggregating by hand.  The same items
  * in the same order are written into a buffer per destination, sent as one
- * MPI_Isend when it holds B bytes; every k items a rank drains whole
- * buffers (MPI_Iprobe, then MPI_Recv of up to B bytes, the length from
+ * MPI_Isend when it holds B bytes; every k items a rank drains whole buffers
+ * (MPI_Iprobe, then MPI_Recv of up to B bytes, the length from
  * MPI_Get_count) and checks every item in them.  Each destination has two
- * buffers, so one fills while the other is on its way; before refilling a
- * buffer whose send has not completed, the rank drains while it tests that
- * send.  Blocking MPI_Send of full buffers would be simpler, but it is not
- * safe here: above the eager limit a send waits for its receive, and two
- * ranks sending to each other would wait for ever; the double buffers cost
- * one wait in the rare case that both are busy.  Having written its last
- * item a rank sends every partly filled buffer, receives with a blocking
- * MPI_Recv until it holds its (P-1) * m items, and only then waits for its
- * own sends, which their receivers are by then receiving.
+ * buffers (bench_agg.h's double buffers), so one fills while the other is on
+ * its way; before refilling a buffer whose send has not completed, the rank
+ * drains while it tests that send.  Blocking MPI_Send of full buffers would
+ * be simpler, but it is not safe here: above the eager limit a send waits
+ * for its receive, and two ranks sending to each other would wait for ever;
+ * the double buffers cost one wait in the rare case that both are
+ * busy.  Having written its last item a rank sends every partly filled
+ * buffer, receives with a blocking MPI_Recv until it holds its (P-1) * m
+ * items, and only then waits for its own sends, which their receivers are by
+ * then receiving.
  *
  * An item is {source, destination, round, mix(source, destination, round)}.
  * Checks: each item names this rank as its destination and the status's
@@ -40,7 +41,7 @@
  * words sent and received over all ranks agree.
  * rate = items/s over all ranks.
  */
-#include "bench_common.h"
+#include "bench_agg.h"
 
 #include <unistd.h>
 
@@ -88,28 +89,19 @@ static void drain(a2a_state *s)
     }
 }
 
-/* The hand-aggregated variant's buffers: per destination two of `per`
- * items, out[2 * r + b], the one being filled is cur[r] with used[r] items;
- * `in` holds one incoming buffer. */
-typedef struct {
-    int per;
-    uint64_t **out;
-    MPI_Request *req; /* per buffer, like out */
-    int *cur, *used;
-    uint64_t *in;
-} a2a_hand;
-
-/* Checks every item of a buffer just received. */
-static void apply_buffer(a2a_state *s, a2a_hand *h, const MPI_Status *st)
+/* The hand-aggregated variant keeps per destination two buffers of 4-word
+ * items (bench_dbuf, bench_agg.h).  Receives one buffer from src (or any
+ * source) and checks every item in it. */
+static void receive_hand(a2a_state *s, bench_dbuf *h, int src)
 {
-    int got;
-    MPI_Get_count(st, MPI_UINT64_T, &got);
+    MPI_Status st;
+    int got = bench_dbuf_recv(h, src, TAG_ITEM, &st);
     for (int i = 0; i + 4 <= got; i += 4)
-        apply(s, &h->in[i], st);
+        apply(s, &h->in[i], &st);
     s->bad += got % 4 != 0; /* a torn item */
 }
 
-static void drain_hand(a2a_state *s, a2a_hand *h)
+static void drain_hand(a2a_state *s, bench_dbuf *h)
 {
     for (;;) {
         int flag;
@@ -117,34 +109,20 @@ static void drain_hand(a2a_state *s, a2a_hand *h)
         MPI_Iprobe(MPI_ANY_SOURCE, TAG_ITEM, MPI_COMM_WORLD, &flag, &st);
         if (!flag)
             return;
-        MPI_Recv(h->in, 4 * h->per, MPI_UINT64_T, st.MPI_SOURCE, TAG_ITEM,
-                 MPI_COMM_WORLD, &st);
-        apply_buffer(s, h, &st);
+        receive_hand(s, h, st.MPI_SOURCE);
     }
 }
 
 /* Sends dest's current buffer if it holds anything and makes the other one
  * current, draining until that one's previous send has completed. */
-static void flush_hand(a2a_state *s, a2a_hand *h, int dest)
+static void flush_hand(a2a_state *s, bench_dbuf *h, int dest)
 {
-    int b = 2 * dest + h->cur[dest];
-    if (h->used[dest] == 0)
-        return;
-    MPI_Isend(h->out[b], 4 * h->used[dest], MPI_UINT64_T, dest, TAG_ITEM,
-              MPI_COMM_WORLD, &h->req[b]);
-    h->cur[dest] ^= 1;
-    h->used[dest] = 0;
-    b ^= 1;
-    for (;;) {
-        int flag;
-        MPI_Test(&h->req[b], &flag, MPI_STATUS_IGNORE);
-        if (flag)
-            return;
-        drain_hand(s, h);
-    }
+    if (bench_dbuf_send(h, dest, TAG_ITEM))
+        while (!bench_dbuf_ready(h, dest))
+            drain_hand(s, h);
 }
 
-static void run_hand(a2a_state *s, a2a_hand *h, long long m, long long k,
+static void run_hand(a2a_state *s, bench_dbuf *h, long long m, long long k,
                      long long first)
 {
     long long target = s->received + (long long)(s->size - 1) * m;
@@ -158,14 +136,13 @@ static void run_hand(a2a_state *s, a2a_hand *h, long long m, long long k,
         }
         for (int i = 0; i < s->size - 1; i++) {
             int dest = s->order[i];
-            uint64_t *item =
-                h->out[2 * dest + h->cur[dest]] + 4 * h->used[dest];
+            uint64_t *item = bench_dbuf_item(h, dest);
             item[0] = (uint64_t)s->rank;
             item[1] = (uint64_t)dest;
             item[2] = (uint64_t)round;
             item[3] = item_word(item[0], item[1], item[2]);
             s->sum_sent += item[3];
-            if (++h->used[dest] == h->per)
+            if (bench_dbuf_commit(h, dest))
                 flush_hand(s, h, dest);
             if (++sends % k == 0)
                 drain_hand(s, h);
@@ -174,13 +151,9 @@ static void run_hand(a2a_state *s, a2a_hand *h, long long m, long long k,
     for (int r = 0; r < s->size; r++)
         if (r != s->rank)
             flush_hand(s, h, r);
-    while (s->received < target) {
-        MPI_Status st;
-        MPI_Recv(h->in, 4 * h->per, MPI_UINT64_T, MPI_ANY_SOURCE, TAG_ITEM,
-                 MPI_COMM_WORLD, &st);
-        apply_buffer(s, h, &st);
-    }
-    MPI_Waitall(2 * s->size, h->req, MPI_STATUSES_IGNORE);
+    while (s->received < target)
+        receive_hand(s, h, MPI_ANY_SOURCE);
+    bench_dbuf_wait(h);
 }
 
 /* Runs one all-to-all of m items per destination; per-source round numbers
@@ -237,11 +210,10 @@ int main(int argc, char **argv)
         else if (opt == 'H')
             hand = 1;
         else if (opt == 'B')
-            bufbytes = bench_parse_count(optarg, 32);
+            bufbytes = bench_agg_parse_buffer(optarg, 32);
         else
             bench_usage(KERNEL, usage);
-        if (m == -1 || k == -1 || warm == -1 || bufbytes == -1 ||
-            bufbytes > 64LL * 1024 * 1024)
+        if (m == -1 || k == -1 || warm == -1 || bufbytes == -1)
             bench_usage(KERNEL, usage);
     }
     if (optind != argc)
@@ -268,24 +240,9 @@ int main(int argc, char **argv)
         if (r != s.rank)
             s.order[i++] = r;
     s.rng = 0xbb67ae8584caa73bULL ^ ((uint64_t)s.rank << 32);
-    a2a_hand h = {0};
-    if (hand) {
-        h.per = (int)(bufbytes / 32);
-        h.out = calloc(2 * (size_t)s.size, sizeof *h.out);
-        h.req = malloc(2 * (size_t)s.size * sizeof *h.req);
-        h.cur = calloc((size_t)s.size, sizeof *h.cur);
-        h.used = calloc((size_t)s.size, sizeof *h.used);
-        h.in = malloc(4 * (size_t)h.per * sizeof *h.in);
-        if (!h.out || !h.req || !h.cur || !h.used || !h.in)
-            bench_fail(KERNEL, "out of memory for %d ranks' buffers", s.size);
-        for (int b = 0; b < 2 * s.size; b++) {
-            h.req[b] = MPI_REQUEST_NULL;
-            if (b / 2 != s.rank &&
-                !(h.out[b] = malloc(4 * (size_t)h.per * sizeof **h.out)))
-                bench_fail(KERNEL, "out of memory for %d ranks' buffers",
-                           s.size);
-        }
-    }
+    bench_dbuf h = {0};
+    if (hand)
+        bench_dbuf_init(&h, KERNEL, s.rank, s.size, (int)(bufbytes / 32), 4);
 
     if (warm > 0) {
         if (hand)
@@ -318,24 +275,16 @@ int main(int argc, char **argv)
     bench_verdict();
 
     double total = (double)s.size * (double)(s.size - 1) * (double)m;
-    char extra[224], buffer[48] = "";
-    if (hand)
-        snprintf(buffer, sizeof buffer, " buffer=%lld", (long long)h.per * 32);
+    char extra[224], buffer[BENCH_AGG_KEY];
     snprintf(extra, sizeof extra, " variant=%s ranks=%d m=%lld k=%lld "
              "item=32%s seconds=%.4f", hand ? "hand" : "plain", s.size, m, k,
-             buffer, elapsed);
+             bench_agg_buffer_key(buffer, hand, bench_dbuf_bytes(&h)),
+             elapsed);
     bench_result(KERNEL, total / elapsed, "msgs/s", extra);
     free(s.order);
     free(s.next_from);
-    if (hand) {
-        for (int b = 0; b < 2 * s.size; b++)
-            free(h.out[b]);
-        free(h.out);
-        free(h.req);
-        free(h.cur);
-        free(h.used);
-        free(h.in);
-    }
+    if (hand)
+        bench_dbuf_free(&h);
     MPI_Finalize();
     return 0;
 }

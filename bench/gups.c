@@ -27,16 +27,16 @@
  * MPI_Isend when it holds B bytes; every k updates it drains whole buffers
  * (MPI_Iprobe, then MPI_Recv of up to B bytes, the length from
  * MPI_Get_count) and applies every update in them.  Each destination has two
- * buffers, so one fills while the other is on its way; before refilling a
- * buffer whose send has not completed, the rank drains while it tests that
- * send.  Blocking MPI_Send of full buffers would be simpler, but it is not
- * safe here: above the eager limit a send waits for its receive, and two
- * ranks sending to each other would wait for ever; the double buffers cost
- * one wait in the rare case that both are busy.  At the end a rank sends
- * every partly filled buffer, then its done markers (so non-overtaking still
- * puts each marker behind that source's last buffer), and receives with a
- * blocking MPI_Recv until it holds P-1 markers; only then does it wait for
- * its own sends, which by then are being received.
+ * buffers (bench_agg.h's double buffers), so one fills while the other is on
+ * its way; before refilling a buffer whose send has not completed, the rank
+ * drains while it tests that send.  Blocking MPI_Send of full buffers would
+ * be simpler, but it is not safe here: above the eager limit a send waits
+ * for its receive, and two ranks sending to each other would wait for ever;
+ * the double buffers cost one wait in the rare case that both are busy.  At
+ * the end a rank sends every partly filled buffer, then its done markers (so
+ * non-overtaking still puts each marker behind that source's last buffer),
+ * and receives with a blocking MPI_Recv until it holds P-1 markers; only
+ * then does it wait for its own sends, which by then are being received.
  *
  * Checks: per (source, destination) the number of updates received equals
  * the number sent (exchanged with MPI_Alltoall after the timed section), and
@@ -44,7 +44,7 @@
  * equal the number of updates and the sum of the indices sent.
  * rate = updates/s over all ranks.
  */
-#include "bench_common.h"
+#include "bench_agg.h"
 
 #include <unistd.h>
 
@@ -120,15 +120,9 @@ static void run(gups_state *s, long long n, long long k)
     }
 }
 
-/* The hand-aggregated variant's buffers: per destination two of `per`
- * updates, out[2 * r + b], the one being filled is cur[r] with used[r]
- * updates; `in` holds one incoming buffer. */
+/* The hand-aggregated variant: per destination two buffers of updates. */
 typedef struct {
-    int per;
-    uint64_t **out;
-    MPI_Request *req; /* per buffer, like out */
-    int *cur, *used;
-    uint64_t *in;
+    bench_dbuf buf;
     int done; /* markers received in the current run */
 } gups_hand;
 
@@ -137,15 +131,13 @@ typedef struct {
 static void receive_hand(gups_state *s, gups_hand *h, int src, int tag)
 {
     MPI_Status st;
-    int got;
-    MPI_Recv(h->in, h->per, MPI_UINT64_T, src, tag, MPI_COMM_WORLD, &st);
+    int got = bench_dbuf_recv(&h->buf, src, tag, &st);
     if (st.MPI_TAG == TAG_DONE) {
         h->done++;
         return;
     }
-    MPI_Get_count(&st, MPI_UINT64_T, &got);
     for (int i = 0; i < got; i++)
-        apply(s, h->in[i], &st);
+        apply(s, h->buf.in[i], &st);
 }
 
 /* Receives and applies whatever has arrived: whole buffers of updates and
@@ -166,21 +158,9 @@ static void drain_hand(gups_state *s, gups_hand *h)
  * current, draining until that one's previous send has completed. */
 static void flush_hand(gups_state *s, gups_hand *h, int dest)
 {
-    int b = 2 * dest + h->cur[dest];
-    if (h->used[dest] == 0)
-        return;
-    MPI_Isend(h->out[b], h->used[dest], MPI_UINT64_T, dest, TAG_UPDATE,
-              MPI_COMM_WORLD, &h->req[b]);
-    h->cur[dest] ^= 1;
-    h->used[dest] = 0;
-    b ^= 1;
-    for (;;) {
-        int flag;
-        MPI_Test(&h->req[b], &flag, MPI_STATUS_IGNORE);
-        if (flag)
-            return;
-        drain_hand(s, h);
-    }
+    if (bench_dbuf_send(&h->buf, dest, TAG_UPDATE))
+        while (!bench_dbuf_ready(&h->buf, dest))
+            drain_hand(s, h);
 }
 
 static void run_hand(gups_state *s, gups_hand *h, long long n, long long k)
@@ -190,8 +170,8 @@ static void run_hand(gups_state *s, gups_hand *h, long long n, long long k)
         int dest = (int)bench_rng_below(&s->rng, (uint64_t)s->size - 1);
         dest += dest >= s->rank;
         uint64_t idx = bench_rng_below(&s->rng, s->table_size);
-        h->out[2 * dest + h->cur[dest]][h->used[dest]++] = idx;
-        if (h->used[dest] == h->per)
+        *bench_dbuf_item(&h->buf, dest) = idx;
+        if (bench_dbuf_commit(&h->buf, dest))
             flush_hand(s, h, dest);
         s->sent_to[dest]++;
         s->index_sum_sent += idx;
@@ -207,7 +187,7 @@ static void run_hand(gups_state *s, gups_hand *h, long long n, long long k)
             MPI_Send(&marker, 1, MPI_UINT64_T, r, TAG_DONE, MPI_COMM_WORLD);
     while (h->done < s->size - 1)
         receive_hand(s, h, MPI_ANY_SOURCE, MPI_ANY_TAG);
-    MPI_Waitall(2 * s->size, h->req, MPI_STATUSES_IGNORE);
+    bench_dbuf_wait(&h->buf);
 }
 
 int main(int argc, char **argv)
@@ -232,11 +212,11 @@ int main(int argc, char **argv)
         else if (opt == 'H')
             hand = 1;
         else if (opt == 'B')
-            bufbytes = bench_parse_count(optarg, 8);
+            bufbytes = bench_agg_parse_buffer(optarg, 8);
         else
             bench_usage(KERNEL, usage);
         if (n == -1 || k == -1 || t == -1 || t > (1LL << 31) || warm == -1 ||
-            bufbytes == -1 || bufbytes > 64LL * 1024 * 1024)
+            bufbytes == -1)
             bench_usage(KERNEL, usage);
     }
     if (optind != argc)
@@ -262,23 +242,9 @@ int main(int argc, char **argv)
         bench_fail(KERNEL, "out of memory for a table of %lld entries", t);
     s.rng = 0x6a09e667f3bcc908ULL ^ ((uint64_t)s.rank << 32);
     gups_hand h = {0};
-    if (hand) {
-        h.per = (int)(bufbytes / 8);
-        h.out = calloc(2 * (size_t)s.size, sizeof *h.out);
-        h.req = malloc(2 * (size_t)s.size * sizeof *h.req);
-        h.cur = calloc((size_t)s.size, sizeof *h.cur);
-        h.used = calloc((size_t)s.size, sizeof *h.used);
-        h.in = malloc((size_t)h.per * sizeof *h.in);
-        if (!h.out || !h.req || !h.cur || !h.used || !h.in)
-            bench_fail(KERNEL, "out of memory for %d ranks' buffers", s.size);
-        for (int b = 0; b < 2 * s.size; b++) {
-            h.req[b] = MPI_REQUEST_NULL;
-            if (b / 2 != s.rank &&
-                !(h.out[b] = malloc((size_t)h.per * sizeof **h.out)))
-                bench_fail(KERNEL, "out of memory for %d ranks' buffers",
-                           s.size);
-        }
-    }
+    if (hand)
+        bench_dbuf_init(&h.buf, KERNEL, s.rank, s.size, (int)(bufbytes / 8),
+                        1);
 
     if (warm > 0) {
         if (hand)
@@ -322,26 +288,19 @@ int main(int argc, char **argv)
     bench_verdict();
 
     double total = (double)s.size * (double)n;
-    char extra[224], buffer[48] = "";
-    if (hand)
-        snprintf(buffer, sizeof buffer, " buffer=%lld", (long long)h.per * 8);
+    char extra[224], buffer[BENCH_AGG_KEY];
     snprintf(extra, sizeof extra, " variant=%s ranks=%d n=%lld k=%lld "
              "table=%lld%s seconds=%.4f", hand ? "hand" : "plain", s.size, n,
-             k, t, buffer, elapsed);
+             k, t, bench_agg_buffer_key(buffer, hand,
+                                        bench_dbuf_bytes(&h.buf)),
+             elapsed);
     bench_result(KERNEL, total / elapsed, "msgs/s", extra);
     free(s.table);
     free(s.sent_to);
     free(s.recv_from);
     free(expect);
-    if (hand) {
-        for (int b = 0; b < 2 * s.size; b++)
-            free(h.out[b]);
-        free(h.out);
-        free(h.req);
-        free(h.cur);
-        free(h.used);
-        free(h.in);
-    }
+    if (hand)
+        bench_dbuf_free(&h.buf);
     MPI_Finalize();
     return 0;
 }

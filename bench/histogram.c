@@ -30,8 +30,9 @@
  * each destination leaves with its own tag and serves as the done marker.
  * A buffer is reused once its send has completed (MPI_Testsome at each
  * drain; a new one is allocated when none is free), so a rank never blocks
- * in a send while a peer waits for it.  The posted receive is B bytes and
- * the receiver applies every update in it.
+ * in a send while a peer waits for it (the pooled buffers of bench_agg.h).
+ * The posted receive is B bytes and the receiver applies every update in
+ * it.
  *
  * Checks: per (source, destination) the number of updates received equals
  * the number sent (exchanged with MPI_Alltoall after the timed section), and
@@ -39,25 +40,13 @@
  * equal the number of updates and the sum of the indices sent.
  * rate = updates/s over all ranks.
  */
-#include "bench_common.h"
+#include "bench_agg.h"
 
 #include <unistd.h>
 
 #define KERNEL "histogram"
 #define TAG_UPDATE 1
 #define TAG_DONE 2 /* plain: the marker; hand: the last buffer */
-#define MAX_BUFFER (64LL * 1024 * 1024)
-
-/* Hand variant: buffers whose MPI_Isend is in flight, and free ones. */
-typedef struct {
-    size_t bytes;
-    char **free_bufs;
-    int nfree, cap_free;
-    MPI_Request *reqs;
-    char **busy;
-    int *done_idx;
-    int nbusy, cap_busy;
-} send_pool;
 
 typedef struct {
     int rank, size;
@@ -74,90 +63,10 @@ typedef struct {
     int markers;     /* done markers (hand: last buffers) this run */
     uint64_t *rbuf;  /* plain: one update; hand: B bytes */
     int rcount;      /* elements the posted receive can hold */
-    /* hand variant */
-    send_pool pool;
-    uint64_t **out;  /* per destination: the buffer being filled */
-    int *out_fill;   /* its updates */
-    int per_buf;     /* updates per buffer */
+    /* hand variant: the buffer being filled per destination, from the pool */
+    bench_pool pool;
+    bench_outbox out;
 } histo_state;
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        bench_fail(KERNEL, "out of memory (%zu bytes)", n);
-    return p;
-}
-
-static char *pool_get(send_pool *p)
-{
-    if (p->nfree > 0)
-        return p->free_bufs[--p->nfree];
-    return xmalloc(p->bytes);
-}
-
-static void pool_put(send_pool *p, char *buf)
-{
-    if (p->nfree == p->cap_free) {
-        p->cap_free = p->cap_free ? 2 * p->cap_free : 16;
-        p->free_bufs = realloc(p->free_bufs,
-                               (size_t)p->cap_free * sizeof *p->free_bufs);
-        if (!p->free_bufs)
-            bench_fail(KERNEL, "out of memory for the buffer pool");
-    }
-    p->free_bufs[p->nfree++] = buf;
-}
-
-/* Sends `bytes` of buf with MPI_Isend; buf returns to the pool once done. */
-static void pool_send(send_pool *p, char *buf, int bytes, int dest, int tag)
-{
-    if (p->nbusy == p->cap_busy) {
-        p->cap_busy = p->cap_busy ? 2 * p->cap_busy : 16;
-        p->reqs = realloc(p->reqs, (size_t)p->cap_busy * sizeof *p->reqs);
-        p->busy = realloc(p->busy, (size_t)p->cap_busy * sizeof *p->busy);
-        p->done_idx = realloc(p->done_idx,
-                              (size_t)p->cap_busy * sizeof *p->done_idx);
-        if (!p->reqs || !p->busy || !p->done_idx)
-            bench_fail(KERNEL, "out of memory for the buffer pool");
-    }
-    MPI_Isend(buf, bytes, MPI_BYTE, dest, tag, MPI_COMM_WORLD,
-              &p->reqs[p->nbusy]);
-    p->busy[p->nbusy++] = buf;
-}
-
-/* Returns the buffers of completed sends to the free list. */
-static void pool_reap(send_pool *p)
-{
-    if (p->nbusy == 0)
-        return;
-    int outcount;
-    MPI_Testsome(p->nbusy, p->reqs, &outcount, p->done_idx,
-                 MPI_STATUSES_IGNORE);
-    if (outcount == MPI_UNDEFINED || outcount == 0)
-        return;
-    for (int i = 0; i < outcount; i++) {
-        pool_put(p, p->busy[p->done_idx[i]]);
-        p->busy[p->done_idx[i]] = NULL;
-    }
-    int j = 0;
-    for (int i = 0; i < p->nbusy; i++)
-        if (p->busy[i]) {
-            p->busy[j] = p->busy[i];
-            p->reqs[j] = p->reqs[i];
-            j++;
-        }
-    p->nbusy = j;
-}
-
-static void pool_free(send_pool *p)
-{
-    for (int i = 0; i < p->nfree; i++)
-        free(p->free_bufs[i]);
-    free(p->free_bufs);
-    free(p->reqs);
-    free(p->busy);
-    free(p->done_idx);
-}
 
 static void apply_update(histo_state *s, uint64_t v, int src)
 {
@@ -198,7 +107,7 @@ static void apply_received(histo_state *s, const MPI_Status *st)
 static void drain(histo_state *s)
 {
     if (s->hand)
-        pool_reap(&s->pool);
+        bench_pool_reap(&s->pool);
     while (s->posted) {
         int flag;
         MPI_Status st;
@@ -209,20 +118,6 @@ static void drain(histo_state *s)
     }
 }
 
-static void hand_append(histo_state *s, int dest, uint64_t idx)
-{
-    if (!s->out[dest])
-        s->out[dest] = (uint64_t *)pool_get(&s->pool);
-    s->out[dest][s->out_fill[dest]++] = idx;
-    if (s->out_fill[dest] == s->per_buf) {
-        pool_send(&s->pool, (char *)s->out[dest],
-                  s->out_fill[dest] * (int)sizeof(uint64_t), dest,
-                  TAG_UPDATE);
-        s->out[dest] = NULL;
-        s->out_fill[dest] = 0;
-    }
-}
-
 static void run(histo_state *s, long long n, long long k)
 {
     s->markers = 0;
@@ -230,11 +125,13 @@ static void run(histo_state *s, long long n, long long k)
     for (long long i = 0; i < n; i++) {
         int dest = (int)bench_rng_below(&s->rng, (uint64_t)s->size);
         uint64_t idx = bench_rng_below(&s->rng, s->table_size);
-        if (s->hand)
-            hand_append(s, dest, idx);
-        else
+        if (s->hand) {
+            *bench_outbox_item(&s->out, dest) = idx;
+            bench_outbox_commit(&s->out, dest);
+        } else {
             MPI_Send(&idx, 1, MPI_UINT64_T, dest, TAG_UPDATE,
                      MPI_COMM_WORLD);
+        }
         s->sent_to[dest]++;
         s->index_sum_sent += idx;
         if ((i + 1) % k == 0)
@@ -242,11 +139,7 @@ static void run(histo_state *s, long long n, long long k)
     }
     for (int r = 0; r < s->size; r++) {
         if (s->hand) {
-            char *buf = s->out[r] ? (char *)s->out[r] : pool_get(&s->pool);
-            pool_send(&s->pool, buf,
-                      s->out_fill[r] * (int)sizeof(uint64_t), r, TAG_DONE);
-            s->out[r] = NULL;
-            s->out_fill[r] = 0;
+            bench_outbox_flush(&s->out, r, TAG_DONE);
         } else {
             uint64_t marker = 0;
             MPI_Send(&marker, 1, MPI_UINT64_T, r, TAG_DONE, MPI_COMM_WORLD);
@@ -261,12 +154,8 @@ static void run(histo_state *s, long long n, long long k)
         MPI_Wait(&s->recv_req, &st);
         apply_received(s, &st);
     }
-    if (s->hand) {
-        MPI_Waitall(s->pool.nbusy, s->pool.reqs, MPI_STATUSES_IGNORE);
-        for (int i = 0; i < s->pool.nbusy; i++)
-            pool_put(&s->pool, s->pool.busy[i]);
-        s->pool.nbusy = 0;
-    }
+    if (s->hand)
+        bench_pool_complete(&s->pool);
 }
 
 int main(int argc, char **argv)
@@ -290,11 +179,11 @@ int main(int argc, char **argv)
         else if (opt == 'H')
             hand = 1;
         else if (opt == 'B')
-            bbytes = bench_parse_count(optarg, 8);
+            bbytes = bench_agg_parse_buffer(optarg, 8);
         else
             bench_usage(KERNEL, usage);
         if (n == -1 || k == -1 || t == -1 || t > (1LL << 31) || warm == -1 ||
-            bbytes == -1 || bbytes > MAX_BUFFER)
+            bbytes == -1)
             bench_usage(KERNEL, usage);
     }
     if (optind != argc)
@@ -319,15 +208,12 @@ int main(int argc, char **argv)
     long long *expect = calloc((size_t)s.size, sizeof *expect);
     if (!s.table || !s.sent_to || !s.recv_from || !expect)
         bench_fail(KERNEL, "out of memory for a table of %lld entries", t);
-    s.per_buf = (int)(bbytes / (long long)sizeof(uint64_t));
-    s.rcount = hand ? s.per_buf : 1;
-    s.rbuf = xmalloc((size_t)s.rcount * sizeof *s.rbuf);
+    int per_buf = (int)(bbytes / (long long)sizeof(uint64_t));
+    s.rcount = hand ? per_buf : 1;
+    s.rbuf = bench_xmalloc(KERNEL, (size_t)s.rcount * sizeof *s.rbuf);
     if (hand) {
-        s.pool.bytes = (size_t)s.per_buf * sizeof(uint64_t);
-        s.out = calloc((size_t)s.size, sizeof *s.out);
-        s.out_fill = calloc((size_t)s.size, sizeof *s.out_fill);
-        if (!s.out || !s.out_fill)
-            bench_fail(KERNEL, "out of memory for %d ranks", s.size);
+        bench_pool_init(&s.pool, KERNEL, (size_t)per_buf * sizeof(uint64_t));
+        bench_outbox_init(&s.out, &s.pool, s.size, 1, TAG_UPDATE);
     }
     s.rng = 0x3c6ef372fe94f82bULL ^ ((uint64_t)s.rank << 32);
 
@@ -366,18 +252,15 @@ int main(int argc, char **argv)
     bench_verdict();
 
     double total = (double)s.size * (double)n;
-    char extra[200], buffer[40] = "";
-    if (hand)
-        snprintf(buffer, sizeof buffer, " buffer=%lld",
-                 (long long)s.pool.bytes);
+    char extra[200], buffer[BENCH_AGG_KEY];
     snprintf(extra, sizeof extra, " variant=%s ranks=%d n=%lld k=%lld "
              "table=%lld%s seconds=%.4f", hand ? "hand" : "plain", s.size, n,
-             k, t, buffer, elapsed);
+             k, t, bench_agg_buffer_key(buffer, hand, (long long)s.pool.bytes),
+             elapsed);
     bench_result(KERNEL, total / elapsed, "msgs/s", extra);
     if (hand) {
-        pool_free(&s.pool);
-        free(s.out);
-        free(s.out_fill);
+        bench_pool_free(&s.pool);
+        bench_outbox_free(&s.out);
     }
     free(s.rbuf);
     free(s.table);

@@ -37,14 +37,15 @@
  * buffer of every rank (non-overtaking puts it behind the others); then it
  * enters the barrier as above.  A buffer is reused once its send has
  * completed (MPI_Testsome at each drain; a new one is allocated when none
- * is free), so a rank never blocks in a send.
+ * is free), so a rank never blocks in a send (the pooled buffers of
+ * bench_agg.h, one pool for both kinds).
  *
  * Checks: every slot received exactly one reply, the reply to a slot came
  * from the rank it asked, and its value equals value(owner, index) (the
  * requests are regenerated from the random stream to check).
  * rate = requests/s over all ranks.
  */
-#include "bench_common.h"
+#include "bench_agg.h"
 
 #include <unistd.h>
 
@@ -53,25 +54,6 @@
 #define TAG_REPLY 2
 #define TAG_REQ_LAST 3   /* hand: a requester's last buffer to an owner */
 #define TAG_REPLY_LAST 4 /* hand: an owner's last buffer to a requester */
-#define MAX_BUFFER (64LL * 1024 * 1024)
-
-/* Hand variant: buffers whose MPI_Isend is in flight, and free ones. */
-typedef struct {
-    size_t bytes;
-    char **free_bufs;
-    int nfree, cap_free;
-    MPI_Request *reqs;
-    char **busy;
-    int *done_idx;
-    int nbusy, cap_busy;
-} send_pool;
-
-/* Hand variant: per-peer buffers being filled with 16-byte items. */
-typedef struct {
-    uint64_t **buf;
-    int *fill; /* items */
-    int tag;   /* of a full buffer */
-} outbox;
 
 typedef struct {
     int rank, size;
@@ -91,8 +73,8 @@ typedef struct {
     /* hand variant */
     int per_buf;          /* 16-byte items per buffer */
     uint64_t *rbuf;       /* one incoming buffer */
-    send_pool pool;
-    outbox req_out, rep_out;
+    bench_pool pool;      /* the buffers of both outboxes */
+    bench_outbox req_out, rep_out;
 } ig_state;
 
 static uint64_t value(uint64_t owner, uint64_t index)
@@ -100,113 +82,13 @@ static uint64_t value(uint64_t owner, uint64_t index)
     return bench_mix((owner << 40) ^ index ^ 0x5be0cd19137e2179ULL);
 }
 
-static void *xmalloc(size_t n)
+/* Hand: appends the 16-byte item {a, b} to peer's buffer in o. */
+static void hand_append(bench_outbox *o, int peer, uint64_t a, uint64_t b)
 {
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        bench_fail(KERNEL, "out of memory (%zu bytes)", n);
-    return p;
-}
-
-static char *pool_get(send_pool *p)
-{
-    if (p->nfree > 0)
-        return p->free_bufs[--p->nfree];
-    return xmalloc(p->bytes);
-}
-
-static void pool_put(send_pool *p, char *buf)
-{
-    if (p->nfree == p->cap_free) {
-        p->cap_free = p->cap_free ? 2 * p->cap_free : 16;
-        p->free_bufs = realloc(p->free_bufs,
-                               (size_t)p->cap_free * sizeof *p->free_bufs);
-        if (!p->free_bufs)
-            bench_fail(KERNEL, "out of memory for the buffer pool");
-    }
-    p->free_bufs[p->nfree++] = buf;
-}
-
-/* Sends `bytes` of buf with MPI_Isend; buf returns to the pool once done. */
-static void pool_send(send_pool *p, char *buf, int bytes, int dest, int tag)
-{
-    if (p->nbusy == p->cap_busy) {
-        p->cap_busy = p->cap_busy ? 2 * p->cap_busy : 16;
-        p->reqs = realloc(p->reqs, (size_t)p->cap_busy * sizeof *p->reqs);
-        p->busy = realloc(p->busy, (size_t)p->cap_busy * sizeof *p->busy);
-        p->done_idx = realloc(p->done_idx,
-                              (size_t)p->cap_busy * sizeof *p->done_idx);
-        if (!p->reqs || !p->busy || !p->done_idx)
-            bench_fail(KERNEL, "out of memory for the buffer pool");
-    }
-    MPI_Isend(buf, bytes, MPI_BYTE, dest, tag, MPI_COMM_WORLD,
-              &p->reqs[p->nbusy]);
-    p->busy[p->nbusy++] = buf;
-}
-
-/* Returns the buffers of completed sends to the free list. */
-static void pool_reap(send_pool *p)
-{
-    if (p->nbusy == 0)
-        return;
-    int outcount;
-    MPI_Testsome(p->nbusy, p->reqs, &outcount, p->done_idx,
-                 MPI_STATUSES_IGNORE);
-    if (outcount == MPI_UNDEFINED || outcount == 0)
-        return;
-    for (int i = 0; i < outcount; i++) {
-        pool_put(p, p->busy[p->done_idx[i]]);
-        p->busy[p->done_idx[i]] = NULL;
-    }
-    int j = 0;
-    for (int i = 0; i < p->nbusy; i++)
-        if (p->busy[i]) {
-            p->busy[j] = p->busy[i];
-            p->reqs[j] = p->reqs[i];
-            j++;
-        }
-    p->nbusy = j;
-}
-
-static void pool_free(send_pool *p)
-{
-    for (int i = 0; i < p->nfree; i++)
-        free(p->free_bufs[i]);
-    free(p->free_bufs);
-    free(p->reqs);
-    free(p->busy);
-    free(p->done_idx);
-}
-
-static void outbox_init(outbox *o, int size, int tag)
-{
-    o->buf = calloc((size_t)size, sizeof *o->buf);
-    o->fill = calloc((size_t)size, sizeof *o->fill);
-    o->tag = tag;
-    if (!o->buf || !o->fill)
-        bench_fail(KERNEL, "out of memory for %d ranks", size);
-}
-
-/* Sends peer's buffer, full or not, with `tag`. */
-static void outbox_flush(ig_state *s, outbox *o, int peer, int tag)
-{
-    char *buf = o->buf[peer] ? (char *)o->buf[peer] : pool_get(&s->pool);
-    pool_send(&s->pool, buf, o->fill[peer] * 2 * (int)sizeof(uint64_t), peer,
-              tag);
-    o->buf[peer] = NULL;
-    o->fill[peer] = 0;
-}
-
-static void outbox_append(ig_state *s, outbox *o, int peer, uint64_t a,
-                          uint64_t b)
-{
-    if (!o->buf[peer])
-        o->buf[peer] = (uint64_t *)pool_get(&s->pool);
-    uint64_t *item = o->buf[peer] + 2 * o->fill[peer]++;
+    uint64_t *item = bench_outbox_item(o, peer);
     item[0] = a;
     item[1] = b;
-    if (o->fill[peer] == s->per_buf)
-        outbox_flush(s, o, peer, o->tag);
+    bench_outbox_commit(o, peer);
 }
 
 static void store_reply(ig_state *s, uint64_t slot, uint64_t v, int src)
@@ -258,11 +140,11 @@ static void hand_receive(ig_state *s, int src, int tag)
     MPI_Get_count(&st, MPI_UINT64_T, &count);
     if (tag == TAG_REQ || tag == TAG_REQ_LAST) {
         for (int i = 0; i + 1 < count; i += 2)
-            outbox_append(s, &s->rep_out, src, s->rbuf[i + 1],
-                          lookup(s, s->rbuf[i]));
+            hand_append(&s->rep_out, src, s->rbuf[i + 1],
+                        lookup(s, s->rbuf[i]));
         s->served += count / 2;
         if (tag == TAG_REQ_LAST)
-            outbox_flush(s, &s->rep_out, src, TAG_REPLY_LAST);
+            bench_outbox_flush(&s->rep_out, src, TAG_REPLY_LAST);
     } else {
         for (int i = 0; i + 1 < count; i += 2)
             store_reply(s, s->rbuf[i], s->rbuf[i + 1], src);
@@ -274,7 +156,7 @@ static void hand_receive(ig_state *s, int src, int tag)
 static void drain(ig_state *s)
 {
     if (s->hand)
-        pool_reap(&s->pool);
+        bench_pool_reap(&s->pool);
     for (;;) {
         int flag;
         MPI_Status st;
@@ -306,7 +188,7 @@ static uint64_t run(ig_state *s, long long n, long long k)
         int owner = (int)bench_rng_below(&s->rng, (uint64_t)s->size);
         uint64_t index = bench_rng_below(&s->rng, s->table_size);
         if (s->hand) {
-            outbox_append(s, &s->req_out, owner, index, (uint64_t)j);
+            hand_append(&s->req_out, owner, index, (uint64_t)j);
         } else {
             uint64_t req[2] = {index, (uint64_t)j};
             MPI_Send(req, 2, MPI_UINT64_T, owner, TAG_REQ, MPI_COMM_WORLD);
@@ -316,7 +198,7 @@ static uint64_t run(ig_state *s, long long n, long long k)
     }
     if (s->hand)
         for (int r = 0; r < s->size; r++)
-            outbox_flush(s, &s->req_out, r, TAG_REQ_LAST);
+            bench_outbox_flush(&s->req_out, r, TAG_REQ_LAST);
     while (!all_replies_in(s))
         drain(s);
     MPI_Request barrier;
@@ -328,13 +210,9 @@ static uint64_t run(ig_state *s, long long n, long long k)
             break;
         drain(s);
     }
-    if (s->hand) {
-        /* Every receiver has taken everything: these complete at once. */
-        MPI_Waitall(s->pool.nbusy, s->pool.reqs, MPI_STATUSES_IGNORE);
-        for (int i = 0; i < s->pool.nbusy; i++)
-            pool_put(&s->pool, s->pool.busy[i]);
-        s->pool.nbusy = 0;
-    }
+    /* Every receiver has taken everything: these complete at once. */
+    if (s->hand)
+        bench_pool_complete(&s->pool);
     return start;
 }
 
@@ -385,11 +263,11 @@ int main(int argc, char **argv)
         else if (opt == 'H')
             hand = 1;
         else if (opt == 'B')
-            bbytes = bench_parse_count(optarg, 16);
+            bbytes = bench_agg_parse_buffer(optarg, 16);
         else
             bench_usage(KERNEL, usage);
         if (n == -1 || k == -1 || t == -1 || t > (1LL << 31) || warm == -1 ||
-            bbytes == -1 || bbytes > MAX_BUFFER)
+            bbytes == -1)
             bench_usage(KERNEL, usage);
     }
     if (optind != argc)
@@ -408,19 +286,20 @@ int main(int argc, char **argv)
     bench_require_two_ranks(KERNEL);
     s.hand = hand;
     s.table_size = (uint64_t)t;
-    s.table = xmalloc((size_t)t * sizeof *s.table);
+    s.table = bench_xmalloc(KERNEL, (size_t)t * sizeof *s.table);
     for (uint64_t i = 0; i < s.table_size; i++)
         s.table[i] = value((uint64_t)s.rank, i);
     long long slots = n > warm ? n : warm;
-    s.result = xmalloc((size_t)slots * sizeof *s.result);
-    s.from = xmalloc((size_t)slots * sizeof *s.from);
-    s.got = xmalloc((size_t)slots);
+    s.result = bench_xmalloc(KERNEL, (size_t)slots * sizeof *s.result);
+    s.from = bench_xmalloc(KERNEL, (size_t)slots * sizeof *s.from);
+    s.got = bench_xmalloc(KERNEL, (size_t)slots);
     s.per_buf = (int)(bbytes / (long long)(2 * sizeof(uint64_t)));
     if (hand) {
-        s.pool.bytes = (size_t)s.per_buf * 2 * sizeof(uint64_t);
-        s.rbuf = xmalloc(s.pool.bytes);
-        outbox_init(&s.req_out, s.size, TAG_REQ);
-        outbox_init(&s.rep_out, s.size, TAG_REPLY);
+        bench_pool_init(&s.pool, KERNEL,
+                        (size_t)s.per_buf * 2 * sizeof(uint64_t));
+        s.rbuf = bench_xmalloc(KERNEL, s.pool.bytes);
+        bench_outbox_init(&s.req_out, &s.pool, s.size, 2, TAG_REQ);
+        bench_outbox_init(&s.rep_out, &s.pool, s.size, 2, TAG_REPLY);
     }
     s.rng = 0xa54ff53a5f1d36f1ULL ^ ((uint64_t)s.rank << 32);
 
@@ -443,21 +322,17 @@ int main(int argc, char **argv)
     bench_verdict();
 
     double total = (double)s.size * (double)n;
-    char extra[200], buffer[40] = "";
-    if (hand)
-        snprintf(buffer, sizeof buffer, " buffer=%lld",
-                 (long long)s.pool.bytes);
+    char extra[200], buffer[BENCH_AGG_KEY];
     snprintf(extra, sizeof extra, " variant=%s ranks=%d n=%lld k=%lld "
              "table=%lld%s seconds=%.4f", hand ? "hand" : "plain", s.size, n,
-             k, t, buffer, elapsed);
+             k, t, bench_agg_buffer_key(buffer, hand, (long long)s.pool.bytes),
+             elapsed);
     bench_result(KERNEL, total / elapsed, "msgs/s", extra);
     if (hand) {
-        pool_free(&s.pool);
+        bench_pool_free(&s.pool);
         free(s.rbuf);
-        free(s.req_out.buf);
-        free(s.req_out.fill);
-        free(s.rep_out.buf);
-        free(s.rep_out.fill);
+        bench_outbox_free(&s.req_out);
+        bench_outbox_free(&s.rep_out);
     }
     free(s.table);
     free(s.result);

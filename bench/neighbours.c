@@ -50,7 +50,7 @@
  * the messages sent.
  * rate = messages (neighbour messages delivered)/s over all ranks.
  */
-#include "bench_common.h"
+#include "bench_agg.h"
 
 #include <unistd.h>
 
@@ -58,7 +58,6 @@
 #define TAG_EXCHANGE 1
 #define TAG_STAGE 2
 #define MAX_MESSAGE (4LL * 1024 * 1024)
-#define MAX_BUFFER (64LL * 1024 * 1024)
 #define HEADER_WORDS 2
 
 typedef struct {
@@ -116,10 +115,7 @@ static void make_offsets(void)
 
 static void *xmalloc(size_t n)
 {
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        bench_fail(KERNEL, "out of memory (%zu bytes)", n);
-    return p;
+    return bench_xmalloc(KERNEL, n);
 }
 
 static int wrap(long long v, int n)
@@ -406,12 +402,12 @@ int main(int argc, char **argv)
         else if (opt == 'H')
             hand = 1;
         else if (opt == 'B')
-            bbytes = bench_parse_count(optarg, 64);
+            bbytes = bench_agg_parse_buffer(optarg, 64);
         else
             bench_usage(KERNEL, usage);
         if (n == -1 || bytes == -1 || bytes % 8 != 0 || bytes > MAX_MESSAGE ||
             count == -1 || count > 26 || stride == -1 || stride > (1 << 20) ||
-            warm == -1 || bbytes == -1 || bbytes > MAX_BUFFER)
+            warm == -1 || bbytes == -1)
             bench_usage(KERNEL, usage);
     }
     if (optind != argc)
@@ -491,14 +487,13 @@ int main(int argc, char **argv)
     bench_verdict();
 
     double msgs = (double)global[1];
-    char extra[300], buffer[40] = "";
-    if (hand)
-        snprintf(buffer, sizeof buffer, " buffer=%lld", bbytes);
+    char extra[300], buffer[BENCH_AGG_KEY];
     snprintf(extra, sizeof extra, " variant=%s ranks=%d grid=%dx%dx%d n=%lld "
              "bytes=%lld partners=%lld stride=%lld messages_per_iter=%lld "
              "bytes_per_s=%.6g%s seconds=%.4f", hand ? "hand" : "plain",
              s.size, s.dims[0], s.dims[1], s.dims[2], n, bytes, count, stride,
-             global[1] / n, msgs * (double)bytes / elapsed, buffer, elapsed);
+             global[1] / n, msgs * (double)bytes / elapsed,
+             bench_agg_buffer_key(buffer, hand, bbytes), elapsed);
     bench_result(KERNEL, msgs / elapsed, "msgs/s", extra);
     if (hand) {
         free(s.src_slot);

@@ -36,7 +36,7 @@
  * when it is shorter), checked at both ends; the bytes between carry a fixed
  * pattern, checked in full after the last round trip.
  */
-#include "bench_common.h"
+#include "bench_agg.h"
 
 #include <unistd.h>
 
@@ -147,12 +147,11 @@ int main(int argc, char **argv)
         else if (opt == 'H')
             hand = 1;
         else if (opt == 'B')
-            bufbytes = bench_parse_count(optarg, 8);
+            bufbytes = bench_agg_parse_buffer(optarg, 8);
         else
             bench_usage(KERNEL, usage);
         if (size == -1 || size > MAX_SIZE || n == -1 || ms == -1 ||
-            batches == -1 || batches > 1000 || warm == -1 ||
-            bufbytes == -1 || bufbytes > MAX_SIZE)
+            batches == -1 || batches > 1000 || warm == -1 || bufbytes == -1)
             bench_usage(KERNEL, usage);
     }
     if (optind != argc)

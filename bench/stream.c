@@ -28,7 +28,7 @@
  * rate = s-byte messages/s summed over pairs; bw = bytes/s of those
  * messages.
  */
-#include "bench_common.h"
+#include "bench_agg.h"
 
 #include <unistd.h>
 
@@ -210,11 +210,11 @@ int main(int argc, char **argv)
         else if (opt == 'H')
             hand = 1;
         else if (opt == 'B')
-            bufbytes = bench_parse_count(optarg, 8);
+            bufbytes = bench_agg_parse_buffer(optarg, 8);
         else
             bench_usage(KERNEL, usage);
         if (n == -1 || warm == -1 || bytes == -1 || bytes % 8 != 0 ||
-            bytes > MAX_BYTES || bufbytes == -1 || bufbytes > MAX_BYTES)
+            bytes > MAX_BYTES || bufbytes == -1)
             bench_usage(KERNEL, usage);
     }
     if (optind != argc)
@@ -260,12 +260,11 @@ int main(int argc, char **argv)
     bench_verdict();
     int pairs = size / 2;
     double msgs = (double)pairs * (double)n;
-    char extra[224], buffer[48] = "";
-    if (hand)
-        snprintf(buffer, sizeof buffer, " buffer=%lld", c.per * bytes);
+    char extra[224], buffer[BENCH_AGG_KEY];
     snprintf(extra, sizeof extra, " variant=%s pairs=%d n=%lld size=%lld%s "
              "bw=%.6g seconds=%.4f", hand ? "hand" : "plain", pairs, n, bytes,
-             buffer, msgs * (double)bytes / elapsed, elapsed);
+             bench_agg_buffer_key(buffer, hand, c.per * bytes),
+             msgs * (double)bytes / elapsed, elapsed);
     bench_result(KERNEL, msgs / elapsed, "msgs/s", extra);
     free(c.msg);
     free(c.buf[0]);

@@ -24,7 +24,7 @@
  * blocking sends or from reusing a smaller buffer.
  * rate = 8-byte values (messages of the plain variant)/s summed over pairs.
  */
-#include "bench_common.h"
+#include "bench_agg.h"
 
 #include <unistd.h>
 
@@ -124,11 +124,11 @@ int main(int argc, char **argv)
         else if (opt == 'H')
             hand = 1;
         else if (opt == 'B')
-            bufbytes = bench_parse_count(optarg, 8);
+            bufbytes = bench_agg_parse_buffer(optarg, 8);
         else
             bench_usage(KERNEL, usage);
         if (windows == -1 || w == -1 || w > 1 << 20 || warm == -1 ||
-            bufbytes == -1 || bufbytes > 64LL * 1024 * 1024)
+            bufbytes == -1)
             bench_usage(KERNEL, usage);
     }
     if (optind != argc)
@@ -171,12 +171,11 @@ int main(int argc, char **argv)
     bench_verdict();
     int pairs = size / 2;
     double msgs = (double)pairs * (double)windows * (double)w;
-    char extra[192], buffer[48] = "";
-    if (hand)
-        snprintf(buffer, sizeof buffer, " buffer=%lld", (long long)per * 8);
+    char extra[192], buffer[BENCH_AGG_KEY];
     snprintf(extra, sizeof extra, " variant=%s pairs=%d windows=%lld "
              "window=%lld%s seconds=%.4f", hand ? "hand" : "plain", pairs,
-             windows, w, buffer, elapsed);
+             windows, w,
+             bench_agg_buffer_key(buffer, hand, (long long)per * 8), elapsed);
     bench_result(KERNEL, msgs / elapsed, "msgs/s", extra);
     free(buf);
     free(reqs);
