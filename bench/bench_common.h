@@ -181,6 +181,52 @@ static inline uint64_t bench_mix(uint64_t x)
     return bench_rng_next(&s);
 }
 
+/* The checks of the random-update kernels (gups, histogram), collective:
+ * from each source exactly the updates it sent here arrived (sent_to is
+ * exchanged with MPI_Alltoall), none carried an index outside the table,
+ * and over all ranks the table's sum and index-weighted sum equal the
+ * number of updates and the sum of the indices sent (mod 2^64).  Failures
+ * go to bench_check_failed; bench_verdict() still has to be called. */
+static inline void bench_check_updates(const char *kernel,
+                                       const long long *sent_to,
+                                       const long long *recv_from,
+                                       long long bad_index,
+                                       const uint64_t *table,
+                                       uint64_t table_size,
+                                       uint64_t index_sum_sent)
+{
+    int size = bench_size();
+    long long *expect = malloc(sizeof *expect * (size_t)size);
+    if (!expect)
+        bench_fail(kernel, "out of memory for the update counts");
+    MPI_Alltoall((void *)sent_to, 1, MPI_LONG_LONG, expect, 1, MPI_LONG_LONG,
+                 MPI_COMM_WORLD);
+    for (int r = 0; r < size; r++)
+        if (expect[r] != recv_from[r])
+            bench_check_failed(kernel, "rank %d sent %lld updates here, %lld "
+                               "arrived", r, expect[r], recv_from[r]);
+    free(expect);
+    if (bad_index)
+        bench_check_failed(kernel, "%lld updates carried an index outside "
+                           "the table", bad_index);
+    /* local[0..1]: what arrived; local[2..3]: what was sent. */
+    uint64_t local[4] = {0, 0, 0, index_sum_sent}, global[4];
+    for (uint64_t i = 0; i < table_size; i++) {
+        local[0] += table[i];
+        local[1] += i * table[i];
+    }
+    for (int r = 0; r < size; r++)
+        local[2] += (uint64_t)sent_to[r];
+    MPI_Reduce(local, global, 4, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (bench_rank() == 0 &&
+        (global[0] != global[2] || global[1] != global[3]))
+        bench_check_failed(kernel, "table checksum %llu/%llu, expected "
+                           "%llu/%llu", (unsigned long long)global[0],
+                           (unsigned long long)global[1],
+                           (unsigned long long)global[2],
+                           (unsigned long long)global[3]);
+}
+
 /* Rank 0 prints the single stdout line; `extra` is " key=value ..." or "". */
 static inline void bench_result(const char *kernel, double rate,
                                 const char *unit, const char *extra)

@@ -237,8 +237,7 @@ int main(int argc, char **argv)
     s.table = calloc((size_t)t, sizeof *s.table);
     s.sent_to = calloc((size_t)s.size, sizeof *s.sent_to);
     s.recv_from = calloc((size_t)s.size, sizeof *s.recv_from);
-    long long *expect = calloc((size_t)s.size, sizeof *expect);
-    if (!s.table || !s.sent_to || !s.recv_from || !expect)
+    if (!s.table || !s.sent_to || !s.recv_from)
         bench_fail(KERNEL, "out of memory for a table of %lld entries", t);
     s.rng = 0x6a09e667f3bcc908ULL ^ ((uint64_t)s.rank << 32);
     gups_hand h = {0};
@@ -261,30 +260,8 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     double elapsed = MPI_Wtime() - t0;
 
-    MPI_Alltoall(s.sent_to, 1, MPI_LONG_LONG, expect, 1, MPI_LONG_LONG,
-                 MPI_COMM_WORLD);
-    for (int r = 0; r < s.size; r++)
-        if (expect[r] != s.recv_from[r])
-            bench_check_failed(KERNEL, "rank %d sent %lld updates here, %lld "
-                               "arrived", r, expect[r], s.recv_from[r]);
-    if (s.bad_index)
-        bench_check_failed(KERNEL, "%lld updates carried an index outside "
-                           "the table", s.bad_index);
-    /* local[0..1]: what arrived; local[2..3]: what was sent. */
-    uint64_t local[4] = {0, 0, 0, s.index_sum_sent}, global[4];
-    for (uint64_t i = 0; i < s.table_size; i++) {
-        local[0] += s.table[i];
-        local[1] += i * s.table[i];
-    }
-    for (int r = 0; r < s.size; r++)
-        local[2] += (uint64_t)s.sent_to[r];
-    MPI_Reduce(local, global, 4, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (s.rank == 0 && (global[0] != global[2] || global[1] != global[3]))
-        bench_check_failed(KERNEL, "table checksum %llu/%llu, expected "
-                           "%llu/%llu", (unsigned long long)global[0],
-                           (unsigned long long)global[1],
-                           (unsigned long long)global[2],
-                           (unsigned long long)global[3]);
+    bench_check_updates(KERNEL, s.sent_to, s.recv_from, s.bad_index,
+                        s.table, s.table_size, s.index_sum_sent);
     bench_verdict();
 
     double total = (double)s.size * (double)n;
@@ -298,7 +275,6 @@ int main(int argc, char **argv)
     free(s.table);
     free(s.sent_to);
     free(s.recv_from);
-    free(expect);
     if (hand)
         bench_dbuf_free(&h.buf);
     MPI_Finalize();
