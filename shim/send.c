@@ -196,9 +196,12 @@ static int send_large(const void *buf, MPI_Count count, MPI_Datatype dtype,
     return prog_wait(&preq, MPI_STATUS_IGNORE);
 }
 
-static int send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype,
-                         int dest, int tag, comm_rec *c, enum send_mode mode,
-                         MPI_Request *req, int user_req)
+/* Inlined into both entry points: send_start is every user send's path, and
+ * user_req only matters on the large-message branch. */
+static inline __attribute__((always_inline)) int
+send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
+              int tag, comm_rec *c, enum send_mode mode, MPI_Request *req,
+              int user_req)
 {
     if (dest == MPI_PROC_NULL)
         return req ? PMPI_Isend(buf, 0, MPI_BYTE, MPI_PROC_NULL, 0, c->handle, req)
