@@ -54,6 +54,49 @@ static inline long long bench_agg_parse_buffer(const char *s, long long min)
     return v > BENCH_AGG_MAX_BUFFER ? -1 : v;
 }
 
+/* The options of the random-access kernels (gups, histogram, index_gather),
+ * which take the same ones:
+ *   -n  operations per rank in the timed section   -k  drain interval
+ *   -t  table entries per rank                     -w  untimed operations
+ *   -H  the hand-aggregated variant                -B  its buffer bytes
+ * The caller sets every field to its default first, with n and warm at -2
+ * ("not given"); those two are left at -2 for the caller to size (they
+ * depend on bench_oversubscribed()).  A malformed or out-of-range value
+ * ends the job with the usage line (bench_usage). */
+typedef struct {
+    long long n, k, t, warm, buffer;
+    int hand;
+} bench_access_opts;
+
+static inline void bench_access_options(int argc, char **argv,
+                                        const char *kernel, const char *usage,
+                                        long long min_buffer,
+                                        bench_access_opts *o)
+{
+    int opt;
+    while ((opt = getopt(argc, argv, "n:k:t:w:HB:")) != -1) {
+        if (opt == 'n')
+            o->n = bench_parse_count(optarg, 1);
+        else if (opt == 'k')
+            o->k = bench_parse_count(optarg, 1);
+        else if (opt == 't')
+            o->t = bench_parse_count(optarg, 1);
+        else if (opt == 'w')
+            o->warm = bench_parse_count(optarg, 0);
+        else if (opt == 'H')
+            o->hand = 1;
+        else if (opt == 'B')
+            o->buffer = bench_agg_parse_buffer(optarg, min_buffer);
+        else
+            bench_usage(kernel, usage);
+        if (o->n == -1 || o->k == -1 || o->t == -1 || o->t > (1LL << 31) ||
+            o->warm == -1 || o->buffer == -1)
+            bench_usage(kernel, usage);
+    }
+    if (optind != argc)
+        bench_usage(kernel, usage);
+}
+
 /* The RESULT line's " buffer=<bytes>" of a hand variant, or "" for the
  * plain one; `key` has room for BENCH_AGG_KEY characters. */
 #define BENCH_AGG_KEY 40

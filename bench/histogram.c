@@ -164,30 +164,11 @@ int main(int argc, char **argv)
     const char *usage = "[-n updates per rank] [-k drain interval] "
                         "[-t table entries] [-w warmup updates per rank] "
                         "[-H] [-B bytes]";
-    /* -2: not given; -1: malformed */
-    long long n = -2, k = 64, t = 1000, warm = -2, bbytes = 16 * 1024;
-    int hand = 0, opt;
-    while ((opt = getopt(argc, argv, "n:k:t:w:HB:")) != -1) {
-        if (opt == 'n')
-            n = bench_parse_count(optarg, 1);
-        else if (opt == 'k')
-            k = bench_parse_count(optarg, 1);
-        else if (opt == 't')
-            t = bench_parse_count(optarg, 1);
-        else if (opt == 'w')
-            warm = bench_parse_count(optarg, 0);
-        else if (opt == 'H')
-            hand = 1;
-        else if (opt == 'B')
-            bbytes = bench_agg_parse_buffer(optarg, 8);
-        else
-            bench_usage(KERNEL, usage);
-        if (n == -1 || k == -1 || t == -1 || t > (1LL << 31) || warm == -1 ||
-            bbytes == -1)
-            bench_usage(KERNEL, usage);
-    }
-    if (optind != argc)
-        bench_usage(KERNEL, usage);
+    bench_access_opts o = {.n = -2, .k = 64, .t = 1000, .warm = -2,
+                           .buffer = 16384};
+    bench_access_options(argc, argv, KERNEL, usage, 8, &o);
+    long long n = o.n, k = o.k, t = o.t, warm = o.warm, bbytes = o.buffer;
+    int hand = o.hand;
     if (n == -2 || warm == -2) {
         int over = bench_oversubscribed();
         if (n == -2)
