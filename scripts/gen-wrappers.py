@@ -167,6 +167,36 @@ def pmpi(name):
     return "P" + name
 
 
+def nonblocking_call(name, params, nbname, protos):
+    """For a blocking call run as its nonblocking form: (the nonblocking
+    call's argument list, ending in &req; the name of the blocking call's
+    MPI_Status * parameter, or MPI_STATUS_IGNORE).  Dies unless the
+    nonblocking parameters are the blocking ones minus the status, plus a
+    trailing MPI_Request *."""
+    nbparams = prototype(protos, nbname)
+    if nbparams is None:
+        die("%s: nonblocking form %s has no prototype in the MPI headers" % (name, nbname))
+    status = [p for p in params if p.ctype == "MPI_Status*"]
+    if len(status) > 1:
+        die("%s: more than one MPI_Status * parameter" % name)
+    passed = [p for p in params if p not in status]
+    want = [p.ctype for p in passed] + ["MPI_Request*"]
+    got = [p.ctype for p in nbparams]
+    if want != got:
+        die("%s: parameters of %s are (%s), expected (%s)"
+            % (name, nbname, ", ".join(got), ", ".join(want)))
+    return (", ".join([p.name for p in passed] + ["&req"]),
+            status[0].name if status else "MPI_STATUS_IGNORE")
+
+
+def write_generated(out, text):
+    """Writes `out` whole or not at all (a temporary file, then a rename)."""
+    tmp = out + ".tmp"
+    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+    os.replace(tmp, out)
+
+
 def wrapper(name, kind, nbname, protos):
     params = prototype(protos, name)
     if params is None:
@@ -219,19 +249,7 @@ def wrapper(name, kind, nbname, protos):
                 "        prog_block_enter();\n        omni_unlock();\n    }\n"
                 "    return %s(%s);\n}\n" % (pmpi(name), args))
 
-    nbparams = prototype(protos, nbname)
-    if nbparams is None:
-        die("%s: nonblocking form %s has no prototype in the MPI headers" % (name, nbname))
-    status = [p for p in params if p.ctype == "MPI_Status*"]
-    if len(status) > 1:
-        die("%s: more than one MPI_Status * parameter" % name)
-    passed = [p for p in params if p not in status]
-    want = [p.ctype for p in passed] + ["MPI_Request*"]
-    got = [p.ctype for p in nbparams]
-    if want != got:
-        die("%s: parameters of %s are (%s), expected (%s)"
-            % (name, nbname, ", ".join(got), ", ".join(want)))
-    nbargs = ", ".join([p.name for p in passed] + ["&req"])
+    nbargs, status = nonblocking_call(name, params, nbname, protos)
     return (head +
             "    if (!omni_enabled())\n        return %s(%s);\n" % (pmpi(name), args) +
             "    omni_lock();\n"
@@ -239,8 +257,7 @@ def wrapper(name, kind, nbname, protos):
             "    MPI_Request req;\n"
             "    int rc = %s(%s);\n" % (pmpi(nbname), nbargs) +
             "    if (rc == MPI_SUCCESS)\n"
-            "        rc = prog_wait(&req, %s);\n"
-            % (status[0].name if status else "MPI_STATUS_IGNORE") +
+            "        rc = prog_wait(&req, %s);\n" % status +
             "    omni_unlock();\n    return rc;\n}\n")
 
 
@@ -249,9 +266,10 @@ BANNER = """\
  * Change the table (or the script) and run `make generate`.
  *
  * The PMPI wrappers: "send", "init", "view" and "impl" rows are the
- * point-to-point entry points (int and large-count forms share one implementation); "nb" rows are
- * blocking calls that run as their nonblocking form plus Omnibus progress
- * (DESIGN §3); "flush" rows have no nonblocking form and only flush first.
+ * point-to-point entry points (int and large-count forms share one
+ * implementation); "nb" rows are blocking calls that run as their
+ * nonblocking form plus Omnibus progress (DESIGN §3); "flush" rows have
+ * no nonblocking form and only flush first.
  */
 #include "shim/progress.h"
 #include "shim/send.h"
@@ -273,11 +291,8 @@ def main(argv):
     table, out = argv[1], argv[2]
     protos = read_prototypes(mpi_include_dir())
     rows = read_table(table)
-    text = BANNER + "".join("\n" + wrapper(n, k, nb, protos) for n, k, nb in rows)
-    tmp = out + ".tmp"
-    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
-    os.replace(tmp, out)
+    write_generated(out, BANNER + "".join("\n" + wrapper(n, k, nb, protos)
+                                          for n, k, nb in rows))
     return 0
 
 

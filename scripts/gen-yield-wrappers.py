@@ -98,21 +98,11 @@ def passthrough(name, params, procnull=True):
 
 
 def wrap_nb(name, params, nbname, protos):
-    nbparams = proto(protos, nbname, "%s: nonblocking form " % name)
-    status = [p for p in params if p.ctype == "MPI_Status*"]
-    if len(status) > 1:
-        die("%s: more than one MPI_Status * parameter" % name)
-    passed = [p for p in params if p not in status]
-    want = [p.ctype for p in passed] + ["MPI_Request*"]
-    got = [p.ctype for p in nbparams]
-    if want != got:
-        die("%s: parameters of %s are (%s), expected (%s)"
-            % (name, nbname, ", ".join(got), ", ".join(want)))
+    nbargs, status = gw.nonblocking_call(name, params, nbname, protos)
     return ("    MPI_Request req;\n"
-            "    int rc = P%s(%s);\n" % (nbname, ", ".join([p.name for p in passed] + ["&req"])) +
+            "    int rc = P%s(%s);\n" % (nbname, nbargs) +
             "    if (rc != MPI_SUCCESS)\n        return rc;\n"
-            "    return yo_wait(&req, %s);\n}\n"
-            % (status[0].name if status else "MPI_STATUS_IGNORE"))
+            "    return yo_wait(&req, %s);\n}\n" % status)
 
 
 def wrap_poll(name, params, tname, protos):
@@ -187,11 +177,8 @@ def main(argv):
     table, out = argv[1], argv[2]
     protos = gw.read_prototypes(gw.mpi_include_dir())
     rows = read_table(table)
-    text = BANNER + "".join("\n" + wrapper(n, k, a, protos) for n, k, a in rows)
-    tmp = out + ".tmp"
-    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
-    os.replace(tmp, out)
+    gw.write_generated(out, BANNER + "".join("\n" + wrapper(n, k, a, protos)
+                                             for n, k, a in rows))
     return 0
 
 

@@ -2,9 +2,10 @@
  * Change the table (or the script) and run `make generate`.
  *
  * The PMPI wrappers: "send", "init", "view" and "impl" rows are the
- * point-to-point entry points (int and large-count forms share one implementation); "nb" rows are
- * blocking calls that run as their nonblocking form plus Omnibus progress
- * (DESIGN §3); "flush" rows have no nonblocking form and only flush first.
+ * point-to-point entry points (int and large-count forms share one
+ * implementation); "nb" rows are blocking calls that run as their
+ * nonblocking form plus Omnibus progress (DESIGN §3); "flush" rows have
+ * no nonblocking form and only flush first.
  */
 #include "shim/progress.h"
 #include "shim/send.h"
