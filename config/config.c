@@ -30,6 +30,7 @@ static const char *const known_names[] = {
     "OMNIBUS_TOPOLOGY",   "OMNIBUS_BUFFER_SIZE", "OMNIBUS_THRESHOLD",
     "OMNIBUS_FLUSH_US",   "OMNIBUS_DISABLE",     "OMNIBUS_STATS",
     "OMNIBUS_STATS_FILE", "OMNIBUS_YIELD",       "OMNIBUS_PROGRESS",
+    "OMNIBUS_EAGER_POOL",
     /* Read by the test suite only (a fake node layout for `auto`). */
     "OMNIBUS_FAKE_NODES",
     /* Reserved for later work; known so that setting it is not reported as
@@ -285,6 +286,7 @@ int cfg_load(cfg_settings *out, cfg_lookup_fn lookup, void *ctx, char *err,
     s.buffer_size = CFG_DEFAULT_BUFFER_SIZE;
     s.threshold = CFG_DEFAULT_THRESHOLD;
     s.flush_us = CFG_DEFAULT_FLUSH_US;
+    s.eager_pool = CFG_DEFAULT_EAGER_POOL;
     s.yield = CFG_YIELD_AUTO;
     s.progress = CFG_PROGRESS_CALLS;
 
@@ -320,6 +322,20 @@ int cfg_load(cfg_settings *out, cfg_lookup_fn lookup, void *ctx, char *err,
             return refuse(err, errlen, name, v,
                           "expected a byte count such as 1024, 4K or 1M, "
                           "or 0 to aggregate nothing");
+    }
+
+    name = "OMNIBUS_EAGER_POOL";
+    if ((v = get(lookup, ctx, name)) != NULL) {
+        if (parse_size(v, 0, &s.eager_pool) != 0 ||
+            s.eager_pool < CFG_MIN_EAGER_POOL ||
+            s.eager_pool > CFG_MAX_EAGER_POOL) {
+            show_size(CFG_MIN_EAGER_POOL, lo, sizeof lo);
+            show_size(CFG_MAX_EAGER_POOL, hi, sizeof hi);
+            return refuse(err, errlen, name, v,
+                          "expected a byte count such as 64M or 65536K "
+                          "(%s to %s)",
+                          lo, hi);
+        }
     }
 
     name = "OMNIBUS_FLUSH_US";

@@ -35,6 +35,9 @@ typedef struct {
     int buffer_size_given;  /* set by the user: no default replaces it */
     int threshold_given;
     long flush_us;          /* OMNIBUS_FLUSH_US, oldest an item may wait */
+    size_t eager_pool;      /* OMNIBUS_EAGER_POOL: unreceived eager bytes a
+                               rank accepts, shared among its senders
+                               (router/flow.h) */
     int disable;            /* OMNIBUS_DISABLE=1: pure pass-through */
     int stats;              /* OMNIBUS_STATS=1: summary on stderr at finalize */
     const char *stats_file; /* OMNIBUS_STATS_FILE, NULL when unset; points
@@ -59,6 +62,9 @@ typedef const char *(*cfg_lookup_fn)(const char *name, void *ctx);
 #define CFG_NETWORK_BUFFER_SIZE ((size_t)256 << 10)
 #define CFG_NETWORK_THRESHOLD ((size_t)16384)
 #define CFG_DEFAULT_FLUSH_US 500L
+#define CFG_DEFAULT_EAGER_POOL ((size_t)64 << 20)
+#define CFG_MIN_EAGER_POOL ((size_t)64 << 10)
+#define CFG_MAX_EAGER_POOL ((size_t)1 << 30)
 #define CFG_MIN_BUFFER_SIZE ((size_t)64)
 #define CFG_MAX_BUFFER_SIZE ((size_t)64 << 20)
 

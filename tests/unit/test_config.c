@@ -209,6 +209,40 @@ static void test_refusal_leaves_output_untouched(void)
           rc, first);
 }
 
+/* ---- OMNIBUS_EAGER_POOL ------------------------------------------------ */
+
+static void test_eager_pool_defaults_to_64m(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN];
+    load_table(NULL, 0, &s, err);
+    CHECK(s.eager_pool == ((size_t)64 << 20),
+          "the eager pool must default to 64M, got %zu", s.eager_pool);
+}
+
+static void test_eager_pool_accepts_sizes_in_range(void)
+{
+    cfg_settings s;
+    expect_accepted("OMNIBUS_EAGER_POOL", "16M", &s);
+    CHECK(s.eager_pool == ((size_t)16 << 20),
+          "EAGER_POOL=16M must be 16777216, got %zu", s.eager_pool);
+    expect_accepted("OMNIBUS_EAGER_POOL", "64K", &s);
+    CHECK(s.eager_pool == 65536, "EAGER_POOL=64K (the least) must be 65536, "
+                                 "got %zu", s.eager_pool);
+    expect_accepted("OMNIBUS_EAGER_POOL", "1024M", &s);
+    CHECK(s.eager_pool == ((size_t)1 << 30),
+          "EAGER_POOL=1024M (the most) must be 1 GiB, got %zu", s.eager_pool);
+}
+
+static void test_eager_pool_refuses_bad_values(void)
+{
+    expect_refused("OMNIBUS_EAGER_POOL", "63K");
+    expect_refused("OMNIBUS_EAGER_POOL", "1025M");
+    expect_refused("OMNIBUS_EAGER_POOL", "0");
+    expect_refused("OMNIBUS_EAGER_POOL", "lots");
+    expect_refused("OMNIBUS_EAGER_POOL", "-1M");
+}
+
 /* ---- OMNIBUS_BUFFER_SIZE ----------------------------------------------- */
 
 static void test_buffer_size_accepts_plain_bytes(void)
@@ -951,6 +985,9 @@ int main(void)
     RUN(test_all_variables_together);
     RUN(test_refusal_leaves_output_untouched);
 
+    RUN(test_eager_pool_defaults_to_64m);
+    RUN(test_eager_pool_accepts_sizes_in_range);
+    RUN(test_eager_pool_refuses_bad_values);
     RUN(test_buffer_size_accepts_plain_bytes);
     RUN(test_buffer_size_accepts_k_suffix_either_case);
     RUN(test_buffer_size_accepts_m_suffix_either_case);

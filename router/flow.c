@@ -1,0 +1,72 @@
+#include "router/flow.h"
+
+uint64_t fl_window(uint64_t pool, int nranks)
+{
+    if (nranks < 2)
+        return FL_WINDOW_MAX;
+    uint64_t share = pool / (uint64_t)(nranks - 1);
+    return share < FL_WINDOW_MAX ? share : FL_WINDOW_MAX;
+}
+
+uint64_t fl_memory_bound(const fl_params *p)
+{
+    uint64_t fill = (uint64_t)(p->npeers < FL_FILL_CAP ? p->npeers : FL_FILL_CAP);
+    uint64_t window = fl_window(p->pool, p->nranks);
+    uint64_t own = (uint64_t)(p->nranks > 1 ? p->nranks - 1 : 0) * window;
+    return (uint64_t)p->rx_blocks * p->block + fill * p->block +
+           2 * p->pool + 4 * own + 4 * p->relay_pairs * window;
+}
+
+uint64_t fl_relay_pairs_counted(const rt_grid *g, int me)
+{
+    uint64_t n = 0;
+    for (int s = 0; s < g->nranks; s++) {
+        if (s == me)
+            continue;
+        for (int d = 0; d < g->nranks; d++) {
+            if (d == me || d == s)
+                continue;
+            for (int at = rt_grid_next_hop(g, s, d); at != d;
+                 at = rt_grid_next_hop(g, at, d)) {
+                if (at == me) {
+                    n++;
+                    break;
+                }
+            }
+        }
+    }
+    return n;
+}
+
+/* e[a] = number of destinations exactly a hops away on a complete grid: the
+ * elementary symmetric polynomials of (s_d - 1). */
+uint64_t fl_relay_pairs_complete(const rt_grid *g)
+{
+    uint64_t e[RT_MAX_DIMS + 1] = {1};
+    for (int d = 0; d < g->ndims; d++)
+        for (int a = d + 1; a >= 1; a--)
+            e[a] += e[a - 1] * (uint64_t)(g->dims[d] - 1);
+    uint64_t n = 0;
+    for (int a = 2; a <= g->ndims; a++)
+        n += (uint64_t)(a - 1) * e[a];
+    return n;
+}
+
+static int grid_is_complete(const rt_grid *g)
+{
+    long long product = 1;
+    for (int d = 0; d < g->ndims; d++)
+        product *= g->dims[d];
+    return product == g->nranks;
+}
+
+uint64_t fl_relay_pairs(const rt_grid *g, int me)
+{
+    if (g->ndims < 2 || g->nranks < 3)
+        return 0;
+    if (grid_is_complete(g))
+        return fl_relay_pairs_complete(g);
+    if (g->nranks <= FL_COUNTED_MAX)
+        return fl_relay_pairs_counted(g, me);
+    return (uint64_t)(g->nranks - 1) * (uint64_t)(g->nranks - 2);
+}

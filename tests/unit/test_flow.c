@@ -1,0 +1,157 @@
+/* test_flow.c: the flow-control rule and memory bound of router/flow.h,
+ * without MPI.  The figures asserted here for 16, 1,024 and 65,536 ranks
+ * are the ones the README quotes. */
+#include "router/flow.h"
+#include "config/config.h"
+#include "check.h"
+
+#include <stdint.h>
+
+#define MiB ((uint64_t)1 << 20)
+#define KiB ((uint64_t)1 << 10)
+
+/* The defaults on one node: `auto` is direct, so every other rank is a
+ * peer and nothing is relayed. */
+static fl_params one_node(int P)
+{
+    fl_params p = {.pool = CFG_DEFAULT_EAGER_POOL,
+                   .block = CFG_DEFAULT_BUFFER_SIZE, .nranks = P,
+                   .npeers = P - 1, .rx_blocks = 4, .relay_pairs = 0};
+    return p;
+}
+
+/* The defaults across nodes of 16 ranks: `auto` builds nodes x 16. */
+static fl_params across_nodes(int P)
+{
+    rt_grid g;
+    int dims[2] = {P / 16, 16};
+    rt_grid_init(&g, P, 2, dims);
+    fl_params p = {.pool = CFG_DEFAULT_EAGER_POOL,
+                   .block = CFG_NETWORK_BUFFER_SIZE, .nranks = P,
+                   .npeers = dims[0] - 1 + dims[1] - 1, .rx_blocks = 4,
+                   .relay_pairs = fl_relay_pairs(&g, 0)};
+    return p;
+}
+
+static void test_window_is_the_pool_shared_by_the_other_ranks(void)
+{
+    uint64_t pool = CFG_DEFAULT_EAGER_POOL;
+    CHECK(fl_window(pool, 1025) == 64 * KiB,
+          "at 1,025 ranks a 64 MiB pool gives each sender 64 KiB, got %llu",
+          (unsigned long long)fl_window(pool, 1025));
+    CHECK(fl_window(pool, 65537) == 1 * KiB,
+          "at 65,537 ranks a 64 MiB pool gives each sender 1 KiB, got %llu",
+          (unsigned long long)fl_window(pool, 65537));
+    CHECK(fl_window(pool, 1000) * 999 <= pool,
+          "the windows of all senders together must fit the pool");
+}
+
+static void test_window_is_capped_for_small_jobs(void)
+{
+    CHECK(fl_window(CFG_DEFAULT_EAGER_POOL, 2) == FL_WINDOW_MAX,
+          "two ranks get the largest window, 4 MiB, not the whole pool; got %llu",
+          (unsigned long long)fl_window(CFG_DEFAULT_EAGER_POOL, 2));
+    CHECK(fl_window(CFG_DEFAULT_EAGER_POOL, 16) == FL_WINDOW_MAX,
+          "16 ranks: 64 MiB / 15 exceeds the cap, so 4 MiB; got %llu",
+          (unsigned long long)fl_window(CFG_DEFAULT_EAGER_POOL, 16));
+}
+
+static void test_relay_pairs_formula_matches_counting_on_complete_grids(void)
+{
+    /* {N, sizes...} */
+    static const int grids[][4] = {{2, 3, 4, 0}, {2, 4, 4, 0}, {3, 2, 2, 2},
+                                   {2, 3, 5, 0}, {3, 2, 3, 4}};
+    for (size_t k = 0; k < sizeof grids / sizeof grids[0]; k++) {
+        int n = grids[k][0], P = 1, dims[3];
+        for (int d = 0; d < n; d++)
+            P *= dims[d] = grids[k][d + 1];
+        rt_grid g;
+        CHECK(rt_grid_init(&g, P, n, dims) == 0, "grid %d must be valid", (int)k);
+        uint64_t formula = fl_relay_pairs_complete(&g);
+        for (int me = 0; me < P; me++) {
+            uint64_t counted = fl_relay_pairs_counted(&g, me);
+            CHECK(counted == formula,
+                  "grid %d of %d dims, rank %d: relays for %llu pairs, the "
+                  "complete-grid formula says %llu",
+                  (int)k, n, me, (unsigned long long)counted,
+                  (unsigned long long)formula);
+        }
+    }
+}
+
+static void test_relay_pairs_on_incomplete_grids_are_counted(void)
+{
+    rt_grid g;
+    int dims[2] = {3, 3};
+    rt_grid_init(&g, 7, 2, dims);
+    uint64_t most = 0;
+    for (int me = 0; me < 7; me++) {
+        uint64_t n = fl_relay_pairs(&g, me);
+        CHECK(n == fl_relay_pairs_counted(&g, me),
+              "an incomplete grid's relay count must be the counted one");
+        most = n > most ? n : most;
+    }
+    CHECK(most > 0, "on a 3x3 grid with 7 ranks some rank relays");
+}
+
+static void test_direct_topology_relays_nothing(void)
+{
+    rt_grid g;
+    int dims[1] = {64};
+    rt_grid_init(&g, 64, 1, dims);
+    CHECK(fl_relay_pairs(&g, 5) == 0, "one hop: nothing is relayed");
+}
+
+/* The README's figures: the bound at 16, 1,024 and 65,536 ranks. */
+static void test_bound_on_one_node_does_not_grow_with_ranks(void)
+{
+    fl_params p16 = one_node(16), p1k = one_node(1024), p64k = one_node(65536);
+    uint64_t b16 = fl_memory_bound(&p16), b1k = fl_memory_bound(&p1k),
+             b64k = fl_memory_bound(&p64k);
+    CHECK(b16 == 368 * MiB + 19 * KiB,
+          "16 ranks, one node: 4 + 15 blocks of 1 KiB + 2 x 64 MiB + 4 x 15 "
+          "windows of 4 MiB = 368 MiB + 19 KiB; got %llu", (unsigned long long)b16);
+    CHECK(b1k == 128 * MiB + 68 * KiB + 4 * 1023 * (64 * MiB / 1023),
+          "1,024 ranks, one node: 68 KiB + 128 MiB + 4 x 1,023 windows of "
+          "64 MiB / 1,023; got %llu", (unsigned long long)b1k);
+    CHECK(b64k == 128 * MiB + 68 * KiB + 4 * 65535 * KiB,
+          "65,536 ranks, one node: 68 KiB + 128 MiB + 4 x 65,535 x 1 KiB; got %llu",
+          (unsigned long long)b64k);
+    CHECK(b64k <= 384 * MiB + 68 * KiB && b1k <= 384 * MiB + 68 * KiB,
+          "the bound must not grow with the number of ranks: %llu at 16, "
+          "%llu at 1,024, %llu at 65,536", (unsigned long long)b16,
+          (unsigned long long)b1k, (unsigned long long)b64k);
+}
+
+static void test_bound_across_nodes_does_not_grow_with_ranks(void)
+{
+    fl_params p16 = across_nodes(32), p1k = across_nodes(1024),
+              p64k = across_nodes(65536);
+    uint64_t b = fl_memory_bound(&p16), b1k = fl_memory_bound(&p1k),
+             b64k = fl_memory_bound(&p64k);
+    /* 2 + 4 pools, the relay term 4 x (N-1) x pool x P/(P-1) with N = 2,
+     * and the fixed buffers. */
+    uint64_t fixed = (4 + FL_FILL_CAP) * CFG_NETWORK_BUFFER_SIZE;
+    uint64_t limit = 10 * CFG_DEFAULT_EAGER_POOL + CFG_DEFAULT_EAGER_POOL / 8 +
+                     fixed;
+    CHECK(b <= limit && b1k <= limit && b64k <= limit,
+          "across nodes (nodes x 16) the bound must stay under 10 pools and "
+          "the fixed buffers (%llu): got %llu at 32, %llu at 1,024, %llu at "
+          "65,536", (unsigned long long)limit, (unsigned long long)b,
+          (unsigned long long)b1k, (unsigned long long)b64k);
+    CHECK(b64k < b1k + b1k / 100,
+          "from 1,024 to 65,536 ranks the bound must not grow: %llu, %llu",
+          (unsigned long long)b1k, (unsigned long long)b64k);
+}
+
+int main(void)
+{
+    RUN(test_window_is_the_pool_shared_by_the_other_ranks);
+    RUN(test_window_is_capped_for_small_jobs);
+    RUN(test_relay_pairs_formula_matches_counting_on_complete_grids);
+    RUN(test_relay_pairs_on_incomplete_grids_are_counted);
+    RUN(test_direct_topology_relays_nothing);
+    RUN(test_bound_on_one_node_does_not_grow_with_ranks);
+    RUN(test_bound_across_nodes_does_not_grow_with_ranks);
+    CHECK_MAIN_END();
+}
