@@ -4,8 +4,14 @@
  * MPICH encodes a builtin datatype's size in its handle (bits 8-15 of a
  * handle whose top six bits are 0x4c >> 2); reading it is free, where
  * PMPI_Type_size costs a call.  Builtin types are contiguous, so their data
- * is copied with memcpy; every other type goes through PMPI_Pack/Unpack,
- * which is also where MPI_BOTTOM with absolute addresses is handled.
+ * is copied with memcpy; every other type goes through dtype_pack and
+ * dtype_unpack, which also take MPI_BOTTOM with absolute addresses (MPICH
+ * 4.0.2's own Pack and Unpack refuse a NULL buffer).
+ *
+ * Lifetimes: MPI lets a program free a datatype while a request still uses
+ * it (MPI-4.1 §5.1.9).  Whatever Omnibus completes later (a posted receive,
+ * a persistent request) holds its own reference, dtype_hold, and drops it
+ * with dtype_release once the operation no longer needs it.
  *
  * Statuses are filled field by field with MPICH's layout (count_lo,
  * count_hi_and_cancelled): byte counts, so MPI_Get_count and
@@ -33,6 +39,22 @@ static inline MPI_Count dtype_size(MPI_Datatype t)
         return -1;
     return size;
 }
+
+/* Packs count elements at buf (MPI_BOTTOM allowed) into out, which has
+ * room for outsize bytes, from *pos on; returns an MPI error code. */
+int dtype_pack(const void *buf, MPI_Count count, MPI_Datatype dtype,
+               void *out, MPI_Count outsize, MPI_Count *pos);
+
+/* Unpacks insize bytes from in (from *pos on) into count elements at buf
+ * (MPI_BOTTOM allowed); returns an MPI error code. */
+int dtype_unpack(const void *in, MPI_Count insize, MPI_Count *pos, void *buf,
+                 MPI_Count count, MPI_Datatype dtype);
+
+/* A reference to t that outlives the program's handle: t itself for a
+ * named type (never freed), a duplicate for a derived one.  Returns an MPI
+ * error code; on success *held is what dtype_release takes back. */
+int dtype_hold(MPI_Datatype t, MPI_Datatype *held);
+void dtype_release(MPI_Datatype held);
 
 static inline void status_fill(MPI_Status *st, int source, int tag,
                                MPI_Count bytes, int cancelled)

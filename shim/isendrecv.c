@@ -138,6 +138,16 @@ static int pair_start(const void *sendbuf, MPI_Count sendcount,
                             .dtype = recvtype, .src = source, .tag = recvtag,
                             .comm = c, .user_comm = c->handle,
                             .greq = MPI_REQUEST_NULL};
+    if (source != MPI_PROC_NULL) {
+        rc = recv_hold_dtype(p->recv);
+        if (rc != MPI_SUCCESS) {
+            /* The send half is on its way: its request completes alone. */
+            PMPI_Request_free(&p->send);
+            match_recv_free(p->recv);
+            free(p);
+            return recv_raise(c->handle, rc);
+        }
+    }
     if (source == MPI_PROC_NULL) {
         p->recv->st_source = MPI_PROC_NULL;
         p->recv->st_tag = MPI_ANY_TAG;

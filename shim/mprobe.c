@@ -124,6 +124,11 @@ int impl_Imrecv(void *buf, MPI_Count count, MPI_Datatype dtype,
     *r = (match_recv){.buf = buf, .count = count, .dtype = dtype,
                       .src = MPI_ANY_SOURCE, .tag = MPI_ANY_TAG,
                       .comm = h->comm};
+    int rc = recv_hold_dtype(r);
+    if (rc != MPI_SUCCESS) {
+        match_recv_free(r);
+        return recv_raise(h->comm->handle, rc);
+    }
     request_start_recv(r);
     *request = r->greq;
     held_receive(h, message, r);

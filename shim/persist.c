@@ -4,6 +4,7 @@
 #include "shim/send.h"
 #include "shim/recv.h"
 #include "shim/transport.h"
+#include "shim/dtype.h"
 #include <stdlib.h>
 
 typedef struct {
@@ -33,18 +34,26 @@ static void persistent_release(MPI_Request h, persistent_req *p)
     handle_release(&omni.persistent, (int)h);
 }
 
-static MPI_Request persistent_new(int is_recv, enum send_mode mode,
-                                  const void *sbuf, void *rbuf, MPI_Count count,
-                                  MPI_Datatype dtype, int peer, int tag,
-                                  MPI_Comm comm)
+/* A persistent request keeps its own reference to its datatype from
+ * creation to MPI_Request_free (dtype.h): the program may free its handle
+ * right after the _init call.  Returns an MPI error code. */
+static int persistent_new(int is_recv, enum send_mode mode, const void *sbuf,
+                          void *rbuf, MPI_Count count, MPI_Datatype dtype,
+                          int peer, int tag, MPI_Comm comm,
+                          MPI_Request *request)
 {
+    MPI_Datatype held;
+    int rc = dtype_hold(dtype, &held);
+    if (rc != MPI_SUCCESS)
+        return recv_raise(comm, rc);
     int handle;
     persistent_req *p = handle_new(&omni.persistent, &handle);
     *p = (persistent_req){.in_use = 1, .is_recv = is_recv, .mode = mode,
                           .sbuf = sbuf, .rbuf = rbuf, .count = count,
-                          .dtype = dtype, .peer = peer, .tag = tag,
+                          .dtype = held, .peer = peer, .tag = tag,
                           .comm = comm, .inner = MPI_REQUEST_NULL};
-    return (MPI_Request)handle;
+    *request = (MPI_Request)handle;
+    return MPI_SUCCESS;
 }
 
 void persist_init(void)
@@ -64,8 +73,8 @@ int persist_send_init(const void *buf, MPI_Count count, MPI_Datatype dtype,
                       int dest, int tag, MPI_Comm comm, enum send_mode mode,
                       MPI_Request *request)
 {
-    *request = persistent_new(0, mode, buf, NULL, count, dtype, dest, tag, comm);
-    return MPI_SUCCESS;
+    return persistent_new(0, mode, buf, NULL, count, dtype, dest, tag, comm,
+                          request);
 }
 
 int impl_Recv_init(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
@@ -73,9 +82,8 @@ int impl_Recv_init(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
 {
     if (!comm_lookup(comm))
         return PMPI_Recv_init_c(buf, count, dtype, source, tag, comm, request);
-    *request = persistent_new(1, SEND_STANDARD, NULL, buf, count, dtype, source,
-                              tag, comm);
-    return MPI_SUCCESS;
+    return persistent_new(1, SEND_STANDARD, NULL, buf, count, dtype, source,
+                          tag, comm, request);
 }
 
 /* A one-shot handle is not persistent: MPI_Start refuses it, and the
@@ -132,6 +140,8 @@ int impl_Request_free(MPI_Request *request)
         return PMPI_Request_free(request);
     if (p->inner != MPI_REQUEST_NULL)
         PMPI_Request_free(&p->inner);
+    if (!p->oneshot)
+        dtype_release(p->dtype);
     persistent_release(*request, p);
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
