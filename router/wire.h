@@ -24,6 +24,12 @@
  *   ACK         empty; meta value = the synchronous-send id being answered
  *   CREDIT      empty; meta value = item bytes from `dst` that the receiving
  *               application has consumed, returned to the sender's window
+ *   RNDV        a message its pair's window had no room for: an 8-byte
+ *               message size and the sender's 4-byte rendezvous id; meta
+ *               value = the payload's tag.  The payload stays in the
+ *               sender's buffer until the receiver, having matched it and
+ *               posted the payload's receive, answers with a CTS
+ *   CTS         empty; meta value = the rendezvous id being cleared to send
  *
  * Headers are read and written with memcpy: blocks are not aligned, and the
  * compiler turns fixed-size memcpy into plain moves.
@@ -39,12 +45,15 @@ enum rt_kind {
     RT_EAGER_SYNC = 2,
     RT_LARGE = 3,
     RT_ACK = 4,
-    RT_CREDIT = 5
+    RT_CREDIT = 5,
+    RT_RNDV = 6,
+    RT_CTS = 7
 };
 
 #define RT_KIND_BITS 4u
 #define RT_META_MAX ((1u << (32u - RT_KIND_BITS)) - 1u)
 #define RT_LARGE_BODY 8u
+#define RT_RNDV_BODY 12u
 
 typedef struct {
     uint32_t dst;
@@ -73,17 +82,26 @@ static inline uint32_t rt_meta_value(uint32_t meta)
 }
 
 /* An item is urgent when someone waits on it: it is pushed along its whole
- * route without waiting for buffers to fill. */
+ * route without waiting for buffers to fill.  A rendezvous header is not:
+ * nobody waits on it before its sender's next progress call (a blocking
+ * sender flushes before it waits), and a flood of them must aggregate. */
 static inline int rt_kind_is_urgent(enum rt_kind kind)
 {
-    return kind != RT_EAGER;
+    return kind != RT_EAGER && kind != RT_RNDV;
 }
 
 /* Control items (answers and credit) never wait for credit themselves:
  * whatever waits on them must always be able to get them. */
 static inline int rt_kind_is_control(enum rt_kind kind)
 {
-    return kind == RT_ACK || kind == RT_CREDIT;
+    return kind == RT_ACK || kind == RT_CREDIT || kind == RT_CTS;
+}
+
+/* Eager items carry their message and take their pair's window (credit);
+ * every other kind is a header or control item and takes none. */
+static inline int rt_kind_is_eager(enum rt_kind kind)
+{
+    return kind == RT_EAGER || kind == RT_EAGER_SYNC;
 }
 
 static inline void rt_hdr_write(char *at, const rt_item_hdr *h)

@@ -1,10 +1,11 @@
 #include "shim/credit.h"
-#include "shim/progress.h"
 #include "shim/transport.h"
+#include "router/flow.h"
 #include <stdlib.h>
 
 int credit_init(void)
 {
+    omni.window = (uint32_t)fl_window(omni.cfg.eager_pool, omni.size);
     omni.credit = malloc(sizeof *omni.credit * (size_t)omni.size);
     omni.owed = calloc((size_t)omni.size, sizeof *omni.owed);
     if (!omni.credit || !omni.owed)
@@ -21,17 +22,6 @@ void credit_finalize(void)
     omni.credit = omni.owed = NULL;
 }
 
-void credit_wait(int dst, uint32_t size)
-{
-    omni.stats.credit_waits++;
-    prog_block_enter();
-    unsigned spins = 0;
-    while (omni.credit[dst] < size) {
-        prog_poll();
-        prog_pause(&spins);
-    }
-}
-
 void credit_consumed(uint32_t src, uint32_t size)
 {
     if ((int)src == omni.rank || !omni.on)
@@ -45,6 +35,7 @@ void credit_consumed(uint32_t src, uint32_t size)
     omni.owed[src] = 0;
     rt_hdr_write(transport_reserve((int)src, RT_HDR_SIZE), &h);
     omni.stats.acks_sent++;
-    /* The sender may be waiting on it: it goes now, not at the next flush. */
-    transport_push_towards((int)src);
+    /* The sender may be sending by rendezvous for want of it: it goes this
+     * round, not at the next flush. */
+    transport_push_soon((int)src);
 }

@@ -1,19 +1,17 @@
-/* credit: end-to-end flow control, the bound on what a rank holds for a
- * receiver that does not receive.
+/* credit: the eager window of every (source, destination) pair, the rule of
+ * router/flow.h applied.
  *
- * Contract: a source may have at most omni.window item bytes (header
- * included) toward one destination that the destination's application has
- * not yet received.  Injection beyond that waits, driving progress (so the
- * waiting rank still forwards and delivers): back-pressure acts only at the
- * source.  The destination counts the bytes its receives consume (or that
- * a freed communicator drops) per source, and returns them in a CREDIT item
- * once a quarter of the window has gathered.  Intermediates never refuse
- * anything, and control items (ACK, CREDIT) need no credit, so waiting on
- * credit cannot deadlock a program that receives what it is sent.
- * Self-sends are not windowed (no other rank is involved).
- *
- * What this bounds: items waiting in one rank's unexpected queue come from
- * at most P-1 sources, each at most one window: (P-1) x window bytes.
+ * Contract: a source has at most omni.window item bytes (header included)
+ * towards one destination that the destination's application has not yet
+ * received.  credit_try_take() never waits: when a message does not fit,
+ * it says so and the send path carries that message on MPICH's own path
+ * instead (send.h), so that no send ever blocks for lack of credit (MPI-4.1
+ * §3.7: nonblocking sends are local; a blocking standard send may complete
+ * once its data is on its way).  The destination counts the bytes its
+ * receives consume (or that a freed communicator drops) per source, and
+ * returns them in a CREDIT item once a quarter of the window has gathered.
+ * Control items (ACK, CREDIT) and the headers of messages on MPICH's path
+ * take no credit.  Self-sends are not windowed (no other rank is involved).
  */
 #ifndef OMNIBUS_CREDIT_H
 #define OMNIBUS_CREDIT_H
@@ -23,17 +21,25 @@
 int credit_init(void);
 void credit_finalize(void);
 
-/* Waits (driving progress) until `size` bytes may go to world rank dst,
- * then takes them. */
-void credit_wait(int dst, uint32_t size);
-
-static inline void credit_take(int dst, uint32_t size)
+/* Takes `size` bytes of the window towards world rank dst and returns 1,
+ * or returns 0 and takes nothing when they do not fit. */
+static inline int credit_try_take(int dst, uint32_t size)
 {
     if (dst == omni.rank)
-        return;
-    if (omni.credit[dst] < size)
-        credit_wait(dst, size);
+        return 1;
+    if (omni.credit[dst] < size) {
+        omni.stats.window_full++;
+        return 0;
+    }
     omni.credit[dst] -= size;
+    return 1;
+}
+
+/* Gives back bytes taken for an item that was not sent after all. */
+static inline void credit_refund(int dst, uint32_t size)
+{
+    if (dst != omni.rank)
+        omni.credit[dst] += size;
 }
 
 /* The application here consumed `size` item bytes from world rank src. */

@@ -15,6 +15,7 @@
 #include "shim/mprobe.h"
 #include "shim/persist.h"
 #include "shim/request.h"
+#include "shim/rndv.h"
 #include "shim/send.h"
 #include "shim/stats.h"
 #include "shim/topology.h"
@@ -59,13 +60,13 @@ static void warn_unknown_variables(void)
  * send blocks its neighbours cannot receive. */
 static void check_same_settings(void)
 {
-    long mine[4] = {(long)omni.cfg.buffer_size, (long)omni.cfg.threshold,
+    long mine[5] = {(long)omni.cfg.buffer_size, (long)omni.cfg.threshold,
                     (long)omni.cfg.topo_kind * 100 + omni.cfg.ndims,
-                    omni.cfg.disable};
-    long lo[4], hi[4];
-    PMPI_Allreduce(mine, lo, 4, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
-    PMPI_Allreduce(mine, hi, 4, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
-    for (int i = 0; i < 4; i++)
+                    omni.cfg.disable, (long)omni.cfg.eager_pool};
+    long lo[5], hi[5];
+    PMPI_Allreduce(mine, lo, 5, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
+    PMPI_Allreduce(mine, hi, 5, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+    for (int i = 0; i < 5; i++)
         if (lo[i] != hi[i])
             init_refuse("the ranks of this job read different OMNIBUS_* "
                         "settings: pass them to every rank (mpiexec -genv)");
@@ -141,21 +142,14 @@ static void omni_setup(int app_level, int real_level)
     /* An item and its header must fit one block. */
     size_t room = omni.block_cap - RT_HDR_SIZE;
     omni.threshold = omni.cfg.threshold < room ? omni.cfg.threshold : room;
-    /* Send-side bound: a few blocks in flight per peer; injection waits
-     * above it (transport_throttle).  Received blocks are bounded by the
-     * credit window instead (credit.h). */
-    omni.max_inflight = 4 * (omni.npeers + 1) + 64;
     omni.flush_ns = omni.cfg.flush_us * 1000L;
     omni.sent_to = calloc((size_t)omni.size, sizeof *omni.sent_to);
-    /* The per-pair window (credit.h): 4 MiB, and room for several blocks. */
-    omni.window = 4u << 20;
-    if (omni.window < 4 * omni.block_cap)
-        omni.window = (uint32_t)(4 * omni.block_cap);
     choose_yield();
     mprobe_init();
     persist_init();
     if (!omni.sent_to || comm_table_init() != 0 || comm_register_world() != 0 ||
-        request_init() != 0 || send_init() != 0 || credit_init() != 0 ||
+        request_init() != 0 || send_init() != 0 || rndv_init() != 0 ||
+        credit_init() != 0 ||
         transport_init() != 0)
         init_refuse("out of memory while setting up");
     omni.on = 1;
@@ -257,6 +251,7 @@ OMNI_EXPORT int MPI_Finalize(void)
         comm_table_destroy();
         match_release_slabs();
         send_finalize();
+        rndv_finalize();
         credit_finalize();
         mprobe_finalize();
         persist_finalize();

@@ -99,13 +99,12 @@ match_msg *match_msg_alloc(void)
     return m;
 }
 
-/* A message leaves Omnibus here, received or dropped: its bytes return to
- * its sender's window (credit.h). */
+/* A message leaves Omnibus here, received or dropped: an eager one's bytes
+ * return to its sender's window (credit.h); a header took none. */
 void match_msg_free(match_msg *m)
 {
-    credit_consumed(m->src_world, RT_HDR_SIZE + (m->kind == RT_LARGE
-                                                     ? RT_LARGE_BODY
-                                                     : (uint32_t)m->bytes));
+    if (rt_kind_is_eager(m->kind))
+        credit_consumed(m->src_world, RT_HDR_SIZE + (uint32_t)m->bytes);
     if (m->block)
         transport_block_unref(m->block);
     m->next = omni.free_msgs;

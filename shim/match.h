@@ -27,27 +27,31 @@ typedef struct match_msg {
     struct match_msg *next;
     int src;                /* sender's rank in the communicator */
     int tag;
-    enum rt_kind kind;      /* RT_EAGER, RT_EAGER_SYNC or RT_LARGE */
+    enum rt_kind kind;      /* RT_EAGER, RT_EAGER_SYNC, RT_LARGE or RT_RNDV */
     uint32_t src_world;
     uint32_t value;         /* sync id, or the payload's tag */
+    uint32_t rndv_id;       /* RT_RNDV: the sender's rendezvous id */
     MPI_Count bytes;        /* the message's size */
     const char *data;       /* eager payload, inside block */
-    omni_block *block;      /* NULL for LARGE */
+    omni_block *block;      /* NULL for LARGE and RNDV */
 } match_msg;
 
 enum recv_state { RECV_POSTED, RECV_PAYLOAD, RECV_DONE };
 
 typedef struct match_recv {
-    struct match_recv *next;     /* posted queue, payload list or free list */
+    struct match_recv *next;     /* posted queue or free list */
     void *buf;
     MPI_Count count;
     MPI_Datatype dtype;
+    int dtype_held;              /* dtype is Omnibus's own reference
+                                    (dtype_hold), released on completion */
     int src, tag;                /* may be MPI_ANY_SOURCE / MPI_ANY_TAG */
     comm_rec *comm;
     MPI_Comm user_comm;          /* the handle, for raising errors */
     MPI_Request greq;            /* MPI_REQUEST_NULL for a blocking receive */
     enum recv_state state;
-    int error;                   /* MPI_SUCCESS or MPI_ERR_TRUNCATE */
+    int error;                   /* MPI_SUCCESS, MPI_ERR_TRUNCATE, or the
+                                    error MPICH gave moving the data */
     int cancelled;
     int freed_by_mpi;            /* its generalized request was freed */
     int st_source, st_tag;       /* the status it completes with */

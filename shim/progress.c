@@ -4,6 +4,7 @@
 #include "shim/request.h"
 #include "shim/impl.h"
 #include "shim/send.h"
+#include "shim/rndv.h"
 #include <sched.h>
 #include <stdlib.h>
 #include <time.h>
@@ -30,7 +31,7 @@ void prog_poll(void)
         return;
     omni.in_progress = 1;
     transport_poll_arrivals();
-    if (omni.payload_head)
+    if (pending_any(&omni.payloads))
         recv_poll_payloads();
     if (omni.cancelled)
         request_complete_cancelled();
@@ -38,8 +39,12 @@ void prog_poll(void)
         isendrecv_poll();
     if (omni.bsends)
         send_poll_bsends();
+    if (pending_any(&omni.rndv_out))
+        rndv_poll();
     if (omni.inflight_count)
         transport_reap_sends();
+    if (omni.soon_count)
+        transport_ship_soon();
     transport_flush_stale();
     omni.in_progress = 0;
 }
@@ -53,12 +58,6 @@ void prog_pause(unsigned *spins)
 void prog_empty_poll(void)
 {
     if (++omni.empty_polls > PROG_SPINS_BEFORE_YIELD && omni.yield)
-        sched_yield();
-}
-
-void prog_idle_wait(void)
-{
-    if (omni.yield)
         sched_yield();
 }
 

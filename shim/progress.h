@@ -80,7 +80,5 @@ static inline void prog_found(void)
     omni.empty_polls = 0;
 }
 
-/* Sleeps briefly instead of spinning: used while injection is throttled. */
-void prog_idle_wait(void);
 
 #endif

@@ -1,10 +1,12 @@
 #include "shim/recv.h"
 #include "shim/send.h"
+#include "shim/rndv.h"
 #include "shim/transport.h"
 #include "shim/progress.h"
 #include "shim/request.h"
 #include "shim/dtype.h"
 #include "shim/impl.h"
+#include <stdint.h>
 #include <stdlib.h>
 
 int recv_raise(MPI_Comm comm, int err)
@@ -16,26 +18,31 @@ int recv_raise(MPI_Comm comm, int err)
 /* Unpacks n bytes into a derived datatype.  A message that ends inside an
  * element fills only that element's first basic items (MPI_Get_elements
  * counts them): the element is packed from the user's buffer, its head
- * overwritten with the bytes that arrived, and unpacked back. */
-static void recv_unpack(match_recv *r, const char *data, MPI_Count n,
-                        MPI_Count esize)
+ * overwritten with the bytes that arrived, and unpacked back.  Returns an
+ * MPI error code. */
+static int recv_unpack(match_recv *r, const char *data, MPI_Count n,
+                       MPI_Count esize)
 {
     MPI_Count whole = n / esize, rest = n % esize;
     MPI_Count pos = 0;
-    PMPI_Unpack_c(data, n, &pos, r->buf, whole, r->dtype, MPI_COMM_SELF);
-    if (rest == 0)
-        return;
+    int rc = dtype_unpack(data, n, &pos, r->buf, whole, r->dtype);
+    if (rc != MPI_SUCCESS || rest == 0)
+        return rc;
     MPI_Count lb, extent;
     PMPI_Type_get_extent_x(r->dtype, &lb, &extent);
-    char *elem = (char *)r->buf + whole * extent;
+    /* As an address, so that MPI_BOTTOM (NULL) works too. */
+    void *elem = (void *)((uintptr_t)r->buf + (uintptr_t)(whole * extent));
     char *tmp = malloc((size_t)esize);
     if (!tmp)
-        return;
+        return MPI_ERR_NO_MEM;
     MPI_Count tpos = 0, upos = 0;
-    PMPI_Pack_c(elem, 1, r->dtype, tmp, esize, &tpos, MPI_COMM_SELF);
-    memcpy(tmp, data + whole * esize, (size_t)rest);
-    PMPI_Unpack_c(tmp, esize, &upos, elem, 1, r->dtype, MPI_COMM_SELF);
+    rc = dtype_pack(elem, 1, r->dtype, tmp, esize, &tpos);
+    if (rc == MPI_SUCCESS) {
+        memcpy(tmp, data + whole * esize, (size_t)rest);
+        rc = dtype_unpack(tmp, esize, &upos, elem, 1, r->dtype);
+    }
     free(tmp);
+    return rc;
 }
 
 /* Copies an eager message into the receive's buffer; what does not fit is
@@ -46,17 +53,35 @@ static void recv_copy_in(match_recv *r, const char *data, MPI_Count bytes)
     MPI_Count esize = builtin ? builtin : dtype_size(r->dtype);
     MPI_Count cap = esize * r->count;
     MPI_Count n = bytes < cap ? bytes : cap;
+    int rc = MPI_SUCCESS;
     if (builtin)
         rt_copy(r->buf, data, (size_t)n);
     else if (n > 0)
-        recv_unpack(r, data, n, esize);
+        rc = recv_unpack(r, data, n, esize);
     r->st_bytes = n;
-    r->error = bytes > cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    r->error = rc != MPI_SUCCESS ? rc
+               : bytes > cap     ? MPI_ERR_TRUNCATE
+                                 : MPI_SUCCESS;
+}
+
+int recv_hold_dtype(match_recv *r)
+{
+    int rc = dtype_hold(r->dtype, &r->dtype);
+    r->dtype_held = rc == MPI_SUCCESS;
+    return rc;
+}
+
+void recv_release_dtype(match_recv *r)
+{
+    if (r->dtype_held)
+        dtype_release(r->dtype);
+    r->dtype_held = 0;
 }
 
 /* The receive is complete: hand it back to whoever waits on it. */
 static void recv_finish(match_recv *r)
 {
+    recv_release_dtype(r);
     r->state = RECV_DONE;
     if (r->greq != MPI_REQUEST_NULL)
         request_complete_recv(r);
@@ -66,7 +91,7 @@ void recv_take_message(match_recv *r, const match_msg *m)
 {
     r->st_source = m->src;
     r->st_tag = m->tag;
-    if (m->kind != RT_LARGE) {
+    if (rt_kind_is_eager(m->kind)) {
         recv_copy_in(r, m->data, m->bytes);
         if (m->kind == RT_EAGER_SYNC)
             send_ack(m->src_world, m->value);
@@ -91,43 +116,38 @@ void recv_take_message(match_recv *r, const match_msg *m)
         rc = PMPI_Irecv_c(r->buf, r->count, r->dtype, (int)m->src_world,
                           (int)m->value, omni.payload_comm, &r->payload);
     }
+    if (m->kind == RT_RNDV)
+        rndv_answer(m->src_world, m->rndv_id);
     if (rc != MPI_SUCCESS) {
         r->error = rc;
         recv_finish(r);
         return;
     }
     r->state = RECV_PAYLOAD;
-    r->next = omni.payload_head;
-    omni.payload_head = r;
+    pending_add(&omni.payloads, r, r->payload);
+}
+
+static void recv_payload_done(void *owner, const MPI_Status *st, int rc)
+{
+    match_recv *r = owner;
+    MPI_Count bytes = 0;
+    PMPI_Get_elements_x(st, MPI_BYTE, &bytes);
+    r->st_bytes = bytes;
+    if (r->spill) {
+        recv_copy_in(r, r->spill, bytes);
+        free(r->spill);
+        r->spill = NULL;
+    } else if (rc != MPI_SUCCESS) {
+        int cls;
+        PMPI_Error_class(rc, &cls);
+        r->error = cls == MPI_ERR_TRUNCATE ? MPI_ERR_TRUNCATE : rc;
+    }
+    recv_finish(r);
 }
 
 void recv_poll_payloads(void)
 {
-    match_recv **link = &omni.payload_head;
-    while (*link) {
-        match_recv *r = *link;
-        int done = 0;
-        MPI_Status st;
-        int rc = PMPI_Test(&r->payload, &done, &st);
-        if (!done && rc == MPI_SUCCESS) {
-            link = &r->next;
-            continue;
-        }
-        *link = r->next;
-        MPI_Count bytes = 0;
-        PMPI_Get_elements_x(&st, MPI_BYTE, &bytes);
-        r->st_bytes = bytes;
-        if (r->spill) {
-            recv_copy_in(r, r->spill, bytes);
-            free(r->spill);
-            r->spill = NULL;
-        } else if (rc != MPI_SUCCESS) {
-            int cls;
-            PMPI_Error_class(rc, &cls);
-            r->error = cls == MPI_ERR_TRUNCATE ? MPI_ERR_TRUNCATE : rc;
-        }
-        recv_finish(r);
-    }
+    pending_poll(&omni.payloads, recv_payload_done);
 }
 
 /* An arrival while receives are posted, or for a freed communicator. */
@@ -157,9 +177,11 @@ void recv_arrived(const rt_item_hdr *h, const char *body, omni_block *b)
     m->kind = rt_meta_kind(h->meta);
     m->src_world = h->src;
     m->value = rt_meta_value(h->meta);
-    if (m->kind == RT_LARGE) {
+    if (!rt_kind_is_eager(m->kind)) {
         uint64_t size;
         memcpy(&size, body, sizeof size);
+        if (m->kind == RT_RNDV)
+            memcpy(&m->rndv_id, body + sizeof size, sizeof m->rndv_id);
         m->bytes = (MPI_Count)size;
         m->data = NULL;
         m->block = NULL;
@@ -271,6 +293,11 @@ int impl_Irecv(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
     match_recv *r = match_recv_alloc();
     *r = (match_recv){.buf = buf, .count = count, .dtype = dtype, .src = source,
                       .tag = tag, .comm = c};
+    int rc = recv_hold_dtype(r);
+    if (rc != MPI_SUCCESS) {
+        match_recv_free(r);
+        return recv_raise(comm, rc);
+    }
     request_start_recv(r);
     *request = r->greq;
     recv_start(r);
@@ -349,14 +376,15 @@ int recv_pack_aside(const void *buf, MPI_Count count, MPI_Datatype dtype,
     *packed = 0;
     int rc = PMPI_Pack_size_c(count, dtype, comm, &size);
     if (rc != MPI_SUCCESS)
-        return rc;
+        return recv_raise(comm, rc);
     *copy = malloc(size > 0 ? (size_t)size : 1);
     if (!*copy)
         return recv_raise(comm, MPI_ERR_NO_MEM);
-    rc = PMPI_Pack_c(buf, count, dtype, *copy, size, packed, comm);
+    rc = dtype_pack(buf, count, dtype, *copy, size, packed);
     if (rc != MPI_SUCCESS) {
         free(*copy);
         *copy = NULL;
+        return recv_raise(comm, rc);
     }
     return rc;
 }

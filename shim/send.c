@@ -7,6 +7,7 @@
 #include "shim/recv.h"
 #include "shim/impl.h"
 #include "shim/persist.h"
+#include "shim/rndv.h"
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -61,7 +62,7 @@ void send_ack(uint32_t src_world, uint32_t id)
                      .tag = 0, .len = 0, .meta = rt_meta(RT_ACK, id)};
     rt_hdr_write(transport_reserve((int)src_world, RT_HDR_SIZE), &h);
     omni.stats.acks_sent++;
-    transport_push_towards((int)src_world);
+    transport_push_soon((int)src_world);
 }
 
 /* A send whose arguments MPI rejects goes to MPICH, which reports the error
@@ -80,24 +81,35 @@ static int send_rejected(const void *buf, MPI_Count count, MPI_Datatype dtype,
     return PMPI_Send_c(buf, count, dtype, dest, tag, c->handle);
 }
 
-/* A message of `bytes` (<= threshold) copied into its next hop's buffer. */
-static inline void send_eager(const void *buf, MPI_Count count, MPI_Datatype dtype,
-                       int builtin, uint32_t bytes, int dst, int tag,
-                       comm_rec *c, uint32_t meta)
+/* Copies a message of `bytes` (<= threshold) into its next hop's buffer,
+ * within its pair's window (credit.h).  Returns 1 when it went, 0 when the
+ * window is full (nothing was sent: the caller takes MPICH's path), or -1
+ * with *rc set when packing the data failed (nothing was sent either). */
+static inline int send_eager(const void *buf, MPI_Count count,
+                             MPI_Datatype dtype, int builtin, uint32_t bytes,
+                             int dst, int tag, comm_rec *c, uint32_t meta,
+                             int *rc)
 {
-    credit_take(dst, RT_HDR_SIZE + bytes);
-    char *at = transport_reserve(dst, RT_HDR_SIZE + bytes);
+    uint32_t size = RT_HDR_SIZE + bytes;
+    if (!credit_try_take(dst, size))
+        return 0;
+    char *at = transport_reserve(dst, size);
     rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.rank,
                      .comm = c->id, .tag = tag, .len = bytes, .meta = meta};
     rt_hdr_write(at, &h);
     if (builtin) {
         rt_copy(at + RT_HDR_SIZE, buf, bytes);
     } else if (bytes > 0) {
-        int pos = 0;
-        PMPI_Pack(buf, (int)count, dtype, at + RT_HDR_SIZE, (int)bytes, &pos,
-                  c->handle);
+        MPI_Count pos = 0;
+        *rc = dtype_pack(buf, count, dtype, at + RT_HDR_SIZE, bytes, &pos);
+        if (*rc != MPI_SUCCESS) {
+            transport_unreserve(dst, size);
+            credit_refund(dst, size);
+            return -1;
+        }
     }
     omni.sent_to[dst]++;
+    return 1;
 }
 
 /* A buffered send's payload that Omnibus holds until MPICH has sent it. */
@@ -118,15 +130,18 @@ static int send_bsend_payload(const void *buf, MPI_Count count,
                               comm_rec *c)
 {
     MPI_Count packed = 0, pos = 0;
-    PMPI_Pack_size_c(count, dtype, c->handle, &packed);
+    int rc = PMPI_Pack_size_c(count, dtype, c->handle, &packed);
+    if (rc != MPI_SUCCESS)
+        return recv_raise(c->handle, rc);
     bsend_copy *b = malloc(sizeof *b);
     void *data = malloc(packed > 0 ? (size_t)packed : 1);
     if (!b || !data)
         transport_out_of_memory("a buffered send");
-    PMPI_Pack_c(buf, count, dtype, data, packed, &pos, c->handle);
+    rc = dtype_pack(buf, count, dtype, data, packed, &pos);
     b->data = data;
     b->charge = packed + MPI_BSEND_OVERHEAD;
-    int rc = PMPI_Isend_c(data, pos, MPI_PACKED, dst, (int)ptag,
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Isend_c(data, pos, MPI_PACKED, dst, (int)ptag,
                           omni.payload_comm, &b->req);
     if (rc != MPI_SUCCESS) {
         free(data);
@@ -157,38 +172,43 @@ void send_poll_bsends(void)
     }
 }
 
+/* A message above the threshold: a LARGE header along the ordered route and
+ * the payload straight to the destination under a tag of its own, which the
+ * receiver posts once the header has matched.  MPICH chooses how to carry
+ * the payload (eager or rendezvous), so the send waits for the receiver
+ * exactly where MPICH itself would.  The payload is started first, so a
+ * payload MPICH refuses leaves no header behind that nothing would follow. */
 static int send_large(const void *buf, MPI_Count count, MPI_Datatype dtype,
                       MPI_Count bytes, int dst, int tag, comm_rec *c,
                       enum send_mode mode, MPI_Request *req, int user_req)
 {
     uint32_t ptag = omni.next_payload_tag;
     omni.next_payload_tag = ptag >= (uint32_t)omni.payload_tag_max ? 0 : ptag + 1;
+    MPI_Request preq = MPI_REQUEST_NULL;
+    int rc;
+    if (mode == SEND_BUFFERED)
+        rc = send_bsend_payload(buf, count, dtype, dst, ptag, c);
+    else if (mode == SEND_SYNC)
+        rc = PMPI_Issend_c(buf, count, dtype, dst, (int)ptag, omni.payload_comm, &preq);
+    else
+        rc = PMPI_Isend_c(buf, count, dtype, dst, (int)ptag, omni.payload_comm, &preq);
+    if (rc != MPI_SUCCESS)
+        return mode == SEND_BUFFERED ? rc : recv_raise(c->handle, rc);
+
     rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.rank,
                      .comm = c->id, .tag = tag, .len = RT_LARGE_BODY,
                      .meta = rt_meta(RT_LARGE, ptag)};
-    credit_take(dst, RT_HDR_SIZE + RT_LARGE_BODY);
     char *at = transport_reserve(dst, RT_HDR_SIZE + RT_LARGE_BODY);
     rt_hdr_write(at, &h);
     uint64_t size = (uint64_t)bytes;
     memcpy(at + RT_HDR_SIZE, &size, sizeof size);
     omni.sent_to[dst]++;
     omni.stats.direct_sends++;
-    transport_push_towards(dst);
+    /* Not pushed: a blocking send flushes before it waits, and a burst of
+     * nonblocking ones aggregates its headers like any other items. */
 
-    if (mode == SEND_BUFFERED) {
-        int rc = send_bsend_payload(buf, count, dtype, dst, ptag, c);
-        if (rc != MPI_SUCCESS || !req)
-            return rc;
-        return request_complete_send(c->handle, req);
-    }
-    MPI_Request preq;
-    int rc;
-    if (mode == SEND_SYNC)
-        rc = PMPI_Issend_c(buf, count, dtype, dst, (int)ptag, omni.payload_comm, &preq);
-    else
-        rc = PMPI_Isend_c(buf, count, dtype, dst, (int)ptag, omni.payload_comm, &preq);
-    if (rc != MPI_SUCCESS)
-        return recv_raise(c->handle, rc);
+    if (mode == SEND_BUFFERED)
+        return req ? request_complete_send(c->handle, req) : MPI_SUCCESS;
     if (req) {
         *req = user_req ? persist_wrap_send(preq, c->handle) : preq;
         return MPI_SUCCESS;
@@ -196,8 +216,44 @@ static int send_large(const void *buf, MPI_Count count, MPI_Datatype dtype,
     return prog_wait(&preq, MPI_STATUS_IGNORE);
 }
 
+/* A synchronous send copied into the buffers: its item asks for an ACK,
+ * and the send is complete once the ACK is back.  Returns as send_eager;
+ * on 1, *rc is the send's result. */
+static int send_sync_eager(const void *buf, MPI_Count count,
+                           MPI_Datatype dtype, int builtin, uint32_t bytes,
+                           int dst, int tag, comm_rec *c, MPI_Request *req,
+                           int *rc)
+{
+    uint32_t id = sync_slot_get();
+    int went = send_eager(buf, count, dtype, builtin, bytes, dst, tag, c,
+                          rt_meta(RT_EAGER_SYNC, id), rc);
+    if (went != 1) {
+        sync_slot_put(id);
+        return went;
+    }
+    *rc = MPI_SUCCESS;
+    if (req) {
+        /* Nobody waits on the item until the request is waited on, which
+         * flushes: a burst of MPI_Issend aggregates like any other. */
+        omni.sync[id].greq = request_start_sync(id);
+        *req = omni.sync[id].greq;
+        return 1;
+    }
+    prog_block_enter();
+    unsigned spins = 0;
+    while (!omni.sync[id].done) {
+        prog_poll();
+        prog_pause(&spins);
+    }
+    sync_slot_put(id);
+    return 1;
+}
+
 /* Inlined into both entry points: send_start is every user send's path, and
- * user_req only matters on the large-message branch. */
+ * user_req only matters on MPICH's path.  No branch waits for the receiver
+ * except where MPI lets the call wait: a blocking send until its data is on
+ * its way (MPICH's own criterion on its path), a synchronous one until it
+ * is matched. */
 static inline __attribute__((always_inline)) int
 send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
               int tag, comm_rec *c, enum send_mode mode, MPI_Request *req,
@@ -210,8 +266,6 @@ send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
     MPI_Count esize = builtin ? builtin : dtype_size(dtype);
     if (esize < 0 || !send_args_valid(count, dest, tag, c))
         return send_rejected(buf, count, dtype, dest, tag, c, req);
-    if (omni.inflight_count > omni.max_inflight)
-        transport_throttle();
     int dst = c->to_world[dest];
     MPI_Count bytes = esize * count;
     if (mode == SEND_BUFFERED &&
@@ -219,37 +273,25 @@ send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
         /* No room left in the attached buffer: MPI refuses the send
          * (MPI_ERR_BUFFER through the communicator) and nothing is sent. */
         return recv_raise(c->handle, MPI_ERR_BUFFER);
+    if ((size_t)bytes <= omni.threshold) {
+        int rc = MPI_SUCCESS;
+        int went = mode == SEND_SYNC
+                       ? send_sync_eager(buf, count, dtype, builtin,
+                                         (uint32_t)bytes, dst, tag, c, req, &rc)
+                       : send_eager(buf, count, dtype, builtin, (uint32_t)bytes,
+                                    dst, tag, c, rt_meta(RT_EAGER, 0), &rc);
+        if (went < 0)
+            return recv_raise(c->handle, rc);
+        if (went > 0) {
+            if (mode == SEND_SYNC)
+                return rc;
+            return req ? request_complete_send(c->handle, req) : MPI_SUCCESS;
+        }
+    }
     if ((size_t)bytes > omni.threshold)
         return send_large(buf, count, dtype, bytes, dst, tag, c, mode, req,
                           user_req);
-    if (mode != SEND_SYNC) {
-        send_eager(buf, count, dtype, builtin, (uint32_t)bytes, dst, tag, c,
-                   rt_meta(RT_EAGER, 0));
-        return req ? request_complete_send(c->handle, req) : MPI_SUCCESS;
-    }
-    uint32_t id = sync_slot_get();
-    send_eager(buf, count, dtype, builtin, (uint32_t)bytes, dst, tag, c,
-               rt_meta(RT_EAGER_SYNC, id));
-    transport_push_towards(dst);
-    if (req && omni.sync[id].done) {
-        /* A send to this rank itself was matched and answered during the
-         * push above, before any request existed to complete. */
-        sync_slot_put(id);
-        return request_complete_send(c->handle, req);
-    }
-    if (req) {
-        omni.sync[id].greq = request_start_sync(id);
-        *req = omni.sync[id].greq;
-        return MPI_SUCCESS;
-    }
-    prog_block_enter();
-    unsigned spins = 0;
-    while (!omni.sync[id].done) {
-        prog_poll();
-        prog_pause(&spins);
-    }
-    sync_slot_put(id);
-    return MPI_SUCCESS;
+    return rndv_start(buf, count, dtype, bytes, dst, tag, c, mode, req);
 }
 
 int send_start(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
@@ -293,12 +335,13 @@ int impl_Buffer_attach(void *buffer, MPI_Count size)
 }
 
 /* Detach returns once buffered messages are on their way: the small ones
- * go now, the large payloads Omnibus holds are waited for with progress. */
+ * go now; the copies Omnibus holds (large payloads, and rendezvous sends
+ * whose receiver has not matched yet) are waited for with progress. */
 static void bsends_drain(void)
 {
     prog_block_enter();
     unsigned spins = 0;
-    while (omni.bsends) {
+    while (omni.bsends || rndv_bsends_pending()) {
         prog_poll();
         prog_pause(&spins);
     }

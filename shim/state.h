@@ -19,18 +19,26 @@
 #include "router/wire.h"
 #include "shim/table.h"
 #include "shim/handles.h"
+#include "shim/pending.h"
 
 /* A block of bytes: a peer's fill buffer, a wire message in flight, or an
  * arrived wire message whose items the matching engine still points into.
- * All blocks have capacity omni.block_cap and come from one free list.
- * `refs` counts unexpected messages that point into an arrived block; the
- * block returns to the free list when it drops to zero and parsing is done. */
+ * Fill buffers and wire receives have capacity omni.block_cap (cls < 0); a
+ * partly filled buffer is cut, when it ships, to a block of the smallest
+ * power-of-two class that holds it (cls = log2 of its capacity), so that
+ * what is in flight costs at most about twice its content (router/flow.h).
+ * Each class has its own free list.  `refs` counts unexpected messages that
+ * point into an arrived block; the block returns to its free list when it
+ * drops to zero and parsing is done. */
 typedef struct omni_block {
     struct omni_block *next;
     int refs;
+    int cls;
     size_t len;
     char data[];
 } omni_block;
+
+#define OMNI_BLOCK_CLASSES 32
 
 /* The buffer this rank fills for one next-hop rank. */
 typedef struct {
@@ -39,6 +47,7 @@ typedef struct {
     uint64_t stamp;       /* progress epoch of the latest append */
     int dirty_next;       /* link in the dirty list; -1 ends it */
     int dirty;            /* fill is non-empty and on the dirty list */
+    int soon;             /* ships at the end of this progress round */
 } omni_peer;
 
 /* A wire message handed to MPICH, kept until PMPI_Test says it is done. */
@@ -54,9 +63,11 @@ typedef struct omni_counters {
     uint64_t direct_sends;     /* large payloads sent straight to MPICH */
     uint64_t delivered;        /* items that reached their destination here */
     uint64_t flush_full, flush_idle, flush_age, flush_block, flush_urgent;
-    uint64_t peak_blocks;      /* most blocks allocated at once */
+    uint64_t peak_bytes;       /* most block bytes allocated at once */
     uint64_t acks_sent;        /* control items (ACK, CREDIT) created here */
-    uint64_t credit_waits;     /* injections that waited for credit */
+    uint64_t window_full;      /* small sends that found their pair's window
+                                  full and went by rendezvous (rndv.h) */
+    uint64_t rndv_sends;       /* rendezvous sends started here */
     uint64_t wire_by_dim[RT_MAX_DIMS]; /* blocks sent, by hop dimension */
 } omni_counters;
 
@@ -85,9 +96,10 @@ typedef struct omni_state {
     int *hop_dim;           /* [world rank] -> dimension of that first hop */
     int *route_len;         /* [world rank] -> hops from here */
     int npeers;             /* distinct next hops (excluding self) */
+    int grid_pos;           /* this rank's position in the grid */
     int nodes;              /* nodes the job spans */
     uint64_t *sent_to;      /* [world rank] -> items injected for it */
-    uint32_t window;        /* credit.h: item bytes in flight per pair */
+    uint32_t window;        /* credit.h: eager bytes in flight per pair */
     uint32_t *credit;       /* [world rank] -> bytes we may still send */
     uint32_t *owed;         /* [world rank] -> bytes consumed, not returned */
     size_t threshold;       /* effective: fits a block with its header */
@@ -95,7 +107,10 @@ typedef struct omni_state {
 
     /* send side */
     omni_peer *peers;       /* [world rank of next hop] */
-    int dirty_head;         /* first peer with a non-empty buffer, or -1 */
+    int dirty_head;         /* first peer with a non-empty buffer, or -1;
+                               the list runs from newest to oldest */
+    int dirty_count;        /* its length, at most FL_FILL_CAP + 1 */
+    int soon_count;         /* peers marked to ship at the round's end */
     uint64_t epoch;         /* progress calls so far */
     omni_inflight *inflight;/* ring of blocks handed to MPICH */
     int inflight_cap, inflight_head, inflight_count;
@@ -105,10 +120,9 @@ typedef struct omni_state {
     int rx_count, rx_head;
 
     /* block allocation */
-    omni_block *free_blocks;
-    uint64_t blocks_out;    /* allocated and not on the free list */
-    int max_inflight;       /* injection waits while more blocks than this
-                               are in MPICH's hands (transport_throttle) */
+    omni_block *free_blocks;                      /* capacity block_cap */
+    omni_block *free_cut[OMNI_BLOCK_CLASSES];     /* cut blocks, by class */
+    uint64_t bytes_out;     /* block bytes allocated, not on a free list */
 
     /* matching engine and communicators (comm.c, match.c) */
     struct comm_rec *last_comm;
@@ -119,6 +133,14 @@ typedef struct omni_state {
     struct match_recv *free_recvs;
     void *slabs;            /* chunks the two free lists above come from */
     struct comm_rec *last_arrival; /* communicator of the last arrival */
+
+    /* rendezvous sends (rndv.c): slots, their free list, the list of those
+     * whose payload MPICH is sending, and buffered copies still held */
+    void *rndv;
+    int rndv_cap, rndv_free;
+    pending_set rndv_out;
+    int rndv_bsends;
+    MPIX_Grequest_class rndv_class;
 
     /* synchronous sends waiting for their ACK (send.c) */
     struct sync_slot *sync;
@@ -135,8 +157,8 @@ typedef struct omni_state {
     handle_pool messages;   /* MPI_Message of held messages (mprobe.c) */
     handle_pool persistent; /* persistent requests (persist.c) */
 
-    /* pending large-payload receives (recv.c) */
-    struct match_recv *payload_head;
+    /* receives whose payload MPICH is receiving (recv.c) */
+    pending_set payloads;
     struct match_recv *cancelled; /* cancelled, to complete (request.c) */
 
     /* progress policy */

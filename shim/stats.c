@@ -1,11 +1,12 @@
 #include "shim/stats.h"
 #include "shim/state.h"
+#include "router/flow.h"
 #include <stdio.h>
 #include <stdlib.h>
 
 enum {
     S_USER, S_DIRECT, S_FORWARDED, S_WIRE_MSGS, S_WIRE_BYTES, S_DELIVERED,
-    S_ACKS, S_CREDIT_WAITS, S_FULL, S_IDLE, S_AGE, S_BLOCK, S_URGENT,
+    S_ACKS, S_WINDOW_FULL, S_RNDV, S_FULL, S_IDLE, S_AGE, S_BLOCK, S_URGENT,
     S_DIM0, S_HOP0 = S_DIM0 + RT_MAX_DIMS, S_COUNT = S_HOP0 + RT_MAX_DIMS + 1
 };
 
@@ -24,7 +25,8 @@ static void collect(uint64_t *v)
     v[S_WIRE_BYTES] = c->wire_bytes;
     v[S_DELIVERED] = c->delivered;
     v[S_ACKS] = c->acks_sent;
-    v[S_CREDIT_WAITS] = c->credit_waits;
+    v[S_WINDOW_FULL] = c->window_full;
+    v[S_RNDV] = c->rndv_sends;
     v[S_FULL] = c->flush_full;
     v[S_IDLE] = c->flush_idle;
     v[S_AGE] = c->flush_age;
@@ -34,20 +36,14 @@ static void collect(uint64_t *v)
         v[S_DIM0 + d] = c->wire_by_dim[d];
 }
 
-/* The documented bound on the blocks one rank holds (README, "Memory"):
- * injection stops above max_inflight blocks in flight (plus one fill block
- * per peer); the receive ring holds RX blocks; items
- * waiting to be received come from at most P-1 senders, one window each,
- * and pin at most twice their size in blocks while they are received in
- * order (a block is freed when its last item is received). */
+/* This rank's bound on the block bytes it holds (router/flow.h). */
 uint64_t stats_memory_bound(void)
 {
-    uint64_t B = omni.block_cap;
-    uint64_t waiting = (uint64_t)(omni.size - 1) * omni.window;
-    uint64_t blocks = (uint64_t)omni.max_inflight + (uint64_t)omni.npeers +
-                      (uint64_t)omni.rx_count + 1 +
-                      2 * ((waiting + B - 1) / B);
-    return blocks * B;
+    fl_params p = {.pool = omni.cfg.eager_pool, .block = omni.block_cap,
+                   .nranks = omni.size, .npeers = omni.npeers,
+                   .rx_blocks = omni.rx_count,
+                   .relay_pairs = fl_relay_pairs(&omni.grid, omni.grid_pos)};
+    return fl_memory_bound(&p);
 }
 
 static void print_list(FILE *f, const uint64_t *v, int n)
@@ -56,7 +52,7 @@ static void print_list(FILE *f, const uint64_t *v, int n)
         fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)v[i]);
 }
 
-static void write_json(FILE *f, const uint64_t *t, uint64_t peak_blocks)
+static void write_json(FILE *f, const uint64_t *t, const uint64_t *peak)
 {
     const rt_grid *g = &omni.grid;
     int maxhop = g->ndims;
@@ -68,15 +64,16 @@ static void write_json(FILE *f, const uint64_t *t, uint64_t peak_blocks)
     fprintf(f, "\"totals\":{\"user_sends\":%llu,\"aggregated_items\":%llu,"
                "\"forwarded_items\":%llu,\"wire_messages\":%llu,"
                "\"wire_bytes\":%llu,\"direct_sends\":%llu,"
-               "\"delivered_items\":%llu,\"sync_acks\":%llu},",
+               "\"delivered_items\":%llu,\"sync_acks\":%llu,"
+               "\"rendezvous_sends\":%llu},",
             (unsigned long long)t[S_USER],
-            (unsigned long long)(t[S_USER] - t[S_DIRECT]),
+            (unsigned long long)(t[S_USER] - t[S_DIRECT] - t[S_RNDV]),
             (unsigned long long)t[S_FORWARDED],
             (unsigned long long)t[S_WIRE_MSGS],
             (unsigned long long)t[S_WIRE_BYTES],
             (unsigned long long)t[S_DIRECT],
             (unsigned long long)t[S_DELIVERED],
-            (unsigned long long)t[S_ACKS]);
+            (unsigned long long)t[S_ACKS], (unsigned long long)t[S_RNDV]);
     fprintf(f, "\"flushes\":{\"full\":%llu,\"idle\":%llu,\"age\":%llu,"
                "\"before_blocking\":%llu,\"urgent\":%llu},",
             (unsigned long long)t[S_FULL], (unsigned long long)t[S_IDLE],
@@ -87,15 +84,16 @@ static void write_json(FILE *f, const uint64_t *t, uint64_t peak_blocks)
     fprintf(f, "],\"wire_messages_per_dim\":[");
     print_list(f, t + S_DIM0, g->ndims);
     fprintf(f, "],\"peak_buffer_bytes_per_rank\":%llu,"
-               "\"memory_bound_bytes\":%llu,\"window_bytes\":%u,"
-               "\"credit_waits\":%llu}\n",
-            (unsigned long long)(peak_blocks * omni.block_cap),
-            (unsigned long long)stats_memory_bound(), omni.window,
-            (unsigned long long)t[S_CREDIT_WAITS]);
+               "\"memory_bound_bytes\":%llu,\"eager_pool_bytes\":%zu,"
+               "\"ranks_over_memory_bound\":%llu,"
+               "\"window_bytes\":%u,\"window_full_sends\":%llu}\n",
+            (unsigned long long)peak[0], (unsigned long long)peak[1],
+            omni.cfg.eager_pool, (unsigned long long)peak[2], omni.window,
+            (unsigned long long)t[S_WINDOW_FULL]);
 }
 
 static void write_stats_file(const char *path, const uint64_t *t,
-                             uint64_t peak_blocks)
+                             const uint64_t *peak)
 {
     size_t n = strlen(path) + 16;
     char *tmp = malloc(n);
@@ -108,13 +106,13 @@ static void write_stats_file(const char *path, const uint64_t *t,
         free(tmp);
         return;
     }
-    write_json(f, t, peak_blocks);
+    write_json(f, t, peak);
     if (fclose(f) != 0 || rename(tmp, path) != 0)
         fprintf(stderr, "omnibus: cannot write OMNIBUS_STATS_FILE=%s\n", path);
     free(tmp);
 }
 
-static void print_summary(const uint64_t *t, uint64_t peak_blocks)
+static void print_summary(const uint64_t *t, const uint64_t *peak)
 {
     double per = t[S_USER] ? (double)t[S_WIRE_MSGS] / (double)t[S_USER] : 0.0;
     fprintf(stderr,
@@ -128,17 +126,23 @@ static void print_summary(const uint64_t *t, uint64_t peak_blocks)
             (unsigned long long)t[S_FORWARDED],
             (unsigned long long)t[S_WIRE_MSGS], per,
             (unsigned long long)t[S_WIRE_BYTES],
-            (unsigned long long)(peak_blocks * omni.block_cap / 1024));
+            (unsigned long long)(peak[0] / 1024));
 }
 
 void stats_report(void)
 {
     if (!omni.cfg.stats && !omni.cfg.stats_file)
         return;
-    uint64_t mine[S_COUNT], total[S_COUNT], peak = 0;
+    uint64_t mine[S_COUNT], total[S_COUNT];
+    /* Each rank's peak and bound; the file shows the largest of each, and
+     * every rank's peak is within its own bound. */
+    uint64_t peak_mine[2] = {omni.stats.peak_bytes, stats_memory_bound()};
+    uint64_t peak[3] = {0, 0, 0};
     collect(mine);
     PMPI_Reduce(mine, total, S_COUNT, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-    PMPI_Reduce(&omni.stats.peak_blocks, &peak, 1, MPI_UINT64_T, MPI_MAX, 0,
+    PMPI_Reduce(peak_mine, peak, 2, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+    uint64_t over_mine = peak_mine[0] > peak_mine[1];
+    PMPI_Reduce(&over_mine, &peak[2], 1, MPI_UINT64_T, MPI_SUM, 0,
                 MPI_COMM_WORLD);
     if (omni.rank != 0)
         return;

@@ -130,6 +130,7 @@ int topology_setup(char *err, size_t errlen)
     for (int r = 0; r < P; r++)
         rank_at[pos_of[r]] = r;
     int me = pos_of[omni.rank];
+    omni.grid_pos = me;
     omni.npeers = 0;
     for (int r = 0; r < P; r++) {
         int pos = pos_of[r];

@@ -2,7 +2,9 @@
 #include "shim/recv.h"
 #include "shim/send.h"
 #include "shim/credit.h"
+#include "shim/rndv.h"
 #include "shim/progress.h"
+#include "router/flow.h"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -17,29 +19,48 @@ _Noreturn void transport_out_of_memory(const char *what)
     abort();
 }
 
-omni_block *transport_block_get(void)
+static void bytes_out_add(size_t n)
 {
-    omni_block *b = omni.free_blocks;
+    omni.bytes_out += n;
+    if (omni.bytes_out > omni.stats.peak_bytes)
+        omni.stats.peak_bytes = omni.bytes_out;
+}
+
+static size_t block_alloc_size(int cls)
+{
+    return sizeof(omni_block) + (cls < 0 ? omni.block_cap : (size_t)1 << cls);
+}
+
+static omni_block *block_of_class(int cls)
+{
+    omni_block **list = cls < 0 ? &omni.free_blocks : &omni.free_cut[cls];
+    omni_block *b = *list;
     if (b) {
-        omni.free_blocks = b->next;
+        *list = b->next;
     } else {
-        b = malloc(sizeof *b + omni.block_cap);
+        b = malloc(block_alloc_size(cls));
         if (!b)
             transport_out_of_memory("a buffer block");
     }
     b->next = NULL;
     b->refs = 0;
+    b->cls = cls;
     b->len = 0;
-    if (++omni.blocks_out > omni.stats.peak_blocks)
-        omni.stats.peak_blocks = omni.blocks_out;
+    bytes_out_add(block_alloc_size(cls));
     return b;
+}
+
+omni_block *transport_block_get(void)
+{
+    return block_of_class(-1);
 }
 
 static void block_put(omni_block *b)
 {
-    omni.blocks_out--;
-    b->next = omni.free_blocks;
-    omni.free_blocks = b;
+    omni.bytes_out -= block_alloc_size(b->cls);
+    omni_block **list = b->cls < 0 ? &omni.free_blocks : &omni.free_cut[b->cls];
+    b->next = *list;
+    *list = b;
 }
 
 void transport_block_unref(omni_block *b)
@@ -48,18 +69,58 @@ void transport_block_unref(omni_block *b)
         block_put(b);
 }
 
+/* A partly filled buffer about to ship, copied into the smallest class that
+ * holds it; the full-size buffer goes back to its free list.  A copy of at
+ * most half a buffer is cheap next to a wire message, and it keeps what is
+ * in flight proportional to what it carries (router/flow.h). */
+static omni_block *block_cut(omni_block *b)
+{
+    int cls = 6;
+    while (((size_t)1 << cls) < b->len || ((size_t)1 << cls) < FL_MIN_SHIPPED)
+        cls++;
+    if (block_alloc_size(cls) >= block_alloc_size(-1))
+        return b;
+    omni_block *cut = block_of_class(cls);
+    memcpy(cut->data, b->data, b->len);
+    cut->len = b->len;
+    block_put(b);
+    return cut;
+}
+
 static void dirty_add(int p)
 {
     omni_peer *peer = &omni.peers[p];
     peer->dirty = 1;
     peer->dirty_next = omni.dirty_head;
     omni.dirty_head = p;
+    omni.dirty_count++;
+}
+
+/* At most FL_FILL_CAP buffers fill at once, whatever the number of peers:
+ * before another starts, the oldest one other than `keep` and this rank's
+ * own ships (shipping this rank's own buffer would deliver in place, which
+ * may append to `keep`). */
+static void fill_cap_make_room(int keep)
+{
+    if (omni.dirty_count < FL_FILL_CAP)
+        return;
+    int oldest = -1;
+    for (int p = omni.dirty_head; p >= 0; p = omni.peers[p].dirty_next)
+        if (p != keep && p != omni.rank)
+            oldest = p;
+    if (oldest >= 0)
+        transport_ship(oldest, &omni.stats.flush_full);
 }
 
 char *transport_reserve_slow(int p, uint32_t size)
 {
     omni_peer *peer = &omni.peers[p];
-    if (peer->fill && peer->fill->len > 0)
+    if (!peer->dirty)
+        fill_cap_make_room(p);
+    /* Shipping this rank's own buffer delivers it in place, and delivery
+     * may append to this very buffer again (an ACK to itself): re-check. */
+    while (peer->fill && peer->fill->len > 0 &&
+           peer->fill->len + size > omni.block_cap)
         transport_ship(p, &omni.stats.flush_full);
     if (!peer->fill)
         peer->fill = transport_block_get();
@@ -97,6 +158,9 @@ static void dispatch(omni_block *b)
                 break;
             case RT_CREDIT:
                 credit_returned(h.src, rt_meta_value(h.meta));
+                break;
+            case RT_CTS:
+                rndv_clear_to_send(rt_meta_value(h.meta));
                 break;
             default:
                 recv_arrived(&h, body, b);
@@ -151,10 +215,20 @@ static void dirty_remove(int p)
          link = &omni.peers[*link].dirty_next) {
         if (*link == p) {
             *link = omni.peers[p].dirty_next;
+            omni.dirty_count--;
             break;
         }
     }
     omni.peers[p].dirty = 0;
+}
+
+void transport_unreserve(int dst, uint32_t size)
+{
+    int p = omni.next_hop[dst];
+    omni_peer *peer = &omni.peers[p];
+    peer->fill->len -= size;
+    if (peer->fill->len == 0 && peer->dirty)
+        dirty_remove(p);
 }
 
 void transport_ship(int p, uint64_t *reason)
@@ -166,11 +240,17 @@ void transport_ship(int p, uint64_t *reason)
     peer->fill = NULL;
     if (peer->dirty)
         dirty_remove(p);
+    if (peer->soon) {
+        peer->soon = 0;
+        omni.soon_count--;
+    }
     (*reason)++;
     if (p == omni.rank) {
         dispatch(b);
         return;
     }
+    if (b->len <= omni.block_cap / 2)
+        b = block_cut(b);
     MPI_Request req;
     int rc = PMPI_Isend(b->data, (int)b->len, MPI_BYTE, p, TRANSPORT_WIRE_TAG,
                         omni.wire_comm, &req);
@@ -183,6 +263,30 @@ void transport_ship(int p, uint64_t *reason)
     omni.stats.wire_bytes += b->len;
     omni.stats.wire_by_dim[omni.hop_dim[p] < 0 ? 0 : omni.hop_dim[p]]++;
     inflight_push(req, b);
+}
+
+void transport_push_soon(int dst)
+{
+    if (!omni.in_progress) {
+        transport_push_towards(dst);
+        return;
+    }
+    omni_peer *peer = &omni.peers[omni.next_hop[dst]];
+    if (!peer->soon) {
+        peer->soon = 1;
+        omni.soon_count++;
+    }
+}
+
+void transport_ship_soon(void)
+{
+    for (int p = omni.dirty_head; p >= 0 && omni.soon_count > 0;) {
+        int next = omni.peers[p].dirty_next;
+        if (omni.peers[p].soon)
+            transport_ship(p, &omni.stats.flush_urgent);
+        p = next;
+    }
+    omni.soon_count = 0;
 }
 
 void transport_flush_all(uint64_t *reason)
@@ -244,10 +348,13 @@ static void rx_post(omni_inflight *slot, omni_block *b)
     }
 }
 
+/* At most one turn of the ring per call: blocks that keep arriving while
+ * earlier ones are dispatched must not keep the rest of progress (payload
+ * completions, reaping, flushing) from ever running. */
 int transport_poll_arrivals(void)
 {
     int n = 0;
-    for (;;) {
+    while (n < omni.rx_count) {
         omni_inflight *slot = &omni.rx[omni.rx_head];
         int done = 0, bytes = 0;
         MPI_Status st;
@@ -264,17 +371,7 @@ int transport_poll_arrivals(void)
         dispatch(b);
         n++;
     }
-}
-
-void transport_throttle(void)
-{
-    while (omni.inflight_count > omni.max_inflight) {
-        prog_poll();
-        if (omni.inflight_count <= omni.max_inflight)
-            break;
-        transport_flush_all(&omni.stats.flush_block);
-        prog_idle_wait();
-    }
+    return n;
 }
 
 /* --- life cycle ------------------------------------------------------ */
@@ -312,10 +409,13 @@ void transport_finalize(void)
         omni.inflight_head = (omni.inflight_head + 1) % omni.inflight_cap;
         omni.inflight_count--;
     }
-    while (omni.free_blocks) {
-        omni_block *b = omni.free_blocks;
-        omni.free_blocks = b->next;
-        free(b);
+    for (int cls = -1; cls < OMNI_BLOCK_CLASSES; cls++) {
+        omni_block **list = cls < 0 ? &omni.free_blocks : &omni.free_cut[cls];
+        while (*list) {
+            omni_block *b = *list;
+            *list = b->next;
+            free(b);
+        }
     }
     free(omni.rx);
     free(omni.inflight);

@@ -13,8 +13,11 @@
  * link FIFO.  Dispatch delivers each item addressed here to the matching
  * engine and appends every other item to the buffer of its next hop.
  *
- * Back-pressure acts only at injection (transport_throttle, called by the
- * send wrappers): forwarding and dispatch never refuse or wait.
+ * Nothing here ever waits: forwarding and dispatch never refuse, and the
+ * send path never stalls on the wire (flow control chooses a message's
+ * path instead, credit.h).  Memory stays bounded by router/flow.h's rule:
+ * at most FL_FILL_CAP buffers fill at once, and a partly filled buffer is
+ * cut to the size of its content when it ships.
  */
 #ifndef OMNIBUS_TRANSPORT_H
 #define OMNIBUS_TRANSPORT_H
@@ -37,6 +40,11 @@ _Noreturn void transport_out_of_memory(const char *what);
  * touches the transport. */
 static inline char *transport_reserve(int dst, uint32_t size);
 
+/* Withdraws the last reservation, of `size` bytes towards world rank dst,
+ * when the item could not be written after all (nothing else may have
+ * touched the transport since the reservation). */
+void transport_unreserve(int dst, uint32_t size);
+
 /* Ships the buffer of next-hop peer p now (reason counted in the stats). */
 void transport_ship(int p, uint64_t *reason);
 /* Ships the buffer that carries items for world rank dst. */
@@ -44,19 +52,24 @@ static inline void transport_push_towards(int dst)
 {
     transport_ship(omni.next_hop[dst], &omni.stats.flush_urgent);
 }
+/* Ships the buffer that carries items for world rank dst now, or, inside a
+ * progress round, once the round has handled everything that arrived: the
+ * answers (ACK, CREDIT, CTS) that one round produces travel together. */
+void transport_push_soon(int dst);
+/* Ships the buffers marked by transport_push_soon. */
+void transport_ship_soon(void);
+
 /* Ships every non-empty buffer. */
 void transport_flush_all(uint64_t *reason);
 /* Ships buffers idle since the previous progress round or older than
  * OMNIBUS_FLUSH_US; advances the progress epoch. */
 void transport_flush_stale(void);
 
-/* Processes arrived wire messages in order; returns how many. */
+/* Processes arrived wire messages in order, at most one per posted
+ * receive; returns how many. */
 int transport_poll_arrivals(void);
 /* Returns completed outgoing blocks to the free list. */
 void transport_reap_sends(void);
-/* Drives progress while more of this rank's blocks are in MPICH's hands
- * than its bound: back-pressure on injection, never on forwarding. */
-void transport_throttle(void);
 /* True when no block of this rank is still in MPICH's hands. */
 int transport_sends_idle(void);
 

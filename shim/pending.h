@@ -1,0 +1,39 @@
+/* pending: a set of MPICH requests that progress tests, each with the
+ * Omnibus record that owns it (a receive waiting for its payload, a
+ * rendezvous send whose payload MPICH is sending).
+ *
+ * Contract: pending_poll tests at most PENDING_BUDGET requests per call,
+ * with one PMPI_Testsome, starting where the previous call stopped, so a
+ * progress round costs the same whether ten or ten thousand payloads are
+ * in flight, and every request is still tested every few rounds.  A
+ * completed request leaves the set before its owner's callback runs; the
+ * callback may add to the set.
+ */
+#ifndef OMNIBUS_PENDING_H
+#define OMNIBUS_PENDING_H
+
+#include <mpi.h>
+
+#define PENDING_BUDGET 256
+
+typedef struct {
+    MPI_Request *reqs;
+    void **owners;
+    int n, cap, cursor;
+} pending_set;
+
+void pending_add(pending_set *s, void *owner, MPI_Request req);
+
+/* Calls done(owner, status, rc) for each request found complete; rc is
+ * the error MPICH reported for it (MPI_SUCCESS normally). */
+void pending_poll(pending_set *s,
+                  void (*done)(void *owner, const MPI_Status *st, int rc));
+
+static inline int pending_any(const pending_set *s)
+{
+    return s->n > 0;
+}
+
+void pending_free(pending_set *s);
+
+#endif

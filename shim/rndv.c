@@ -1,0 +1,276 @@
+#include "shim/rndv.h"
+#include "shim/dtype.h"
+#include "shim/progress.h"
+#include "shim/recv.h"
+#include "shim/request.h"
+#include "shim/transport.h"
+#include <stdint.h>
+#include <stdlib.h>
+
+enum rndv_state { RNDV_WAITING, RNDV_SENDING, RNDV_DONE };
+
+/* One rendezvous send.  Ids are slot indices, recycled through a free list
+ * threaded by `link`; while its payload is in MPICH's hands, the slot's id
+ * is in omni.rndv_out. */
+typedef struct rndv_send {
+    int link;
+    enum rndv_state state;
+    const void *buf;
+    MPI_Count count;
+    MPI_Datatype dtype;     /* held (dtype.h) */
+    int dst;
+    uint32_t ptag;
+    MPI_Comm comm;          /* the user's, for raising errors */
+    MPI_Request greq;       /* MPI_REQUEST_NULL for a blocking send */
+    MPI_Request payload;
+    void *copy;             /* a buffered send's packed data, else NULL */
+    MPI_Count charge;       /* what the copy takes from the attached buffer */
+    int freed;              /* MPI freed greq before completion */
+} rndv_send;
+
+static rndv_send *rndv_slot(uint32_t id)
+{
+    return &((rndv_send *)omni.rndv)[id];
+}
+
+static uint32_t rndv_get(void)
+{
+    if (omni.rndv_free < 0) {
+        int cap = omni.rndv_cap ? omni.rndv_cap * 2 : 64;
+        rndv_send *s = realloc(omni.rndv, sizeof *s * (size_t)cap);
+        if (!s)
+            transport_out_of_memory("a rendezvous slot");
+        for (int i = omni.rndv_cap; i < cap; i++)
+            s[i].link = i + 1 < cap ? i + 1 : -1;
+        omni.rndv_free = omni.rndv_cap;
+        omni.rndv = s;
+        omni.rndv_cap = cap;
+    }
+    uint32_t id = (uint32_t)omni.rndv_free;
+    omni.rndv_free = rndv_slot(id)->link;
+    return id;
+}
+
+static void rndv_put(uint32_t id)
+{
+    rndv_slot(id)->link = omni.rndv_free;
+    omni.rndv_free = (int)id;
+}
+
+/* --- the generalized request of a nonblocking rendezvous send ---------- */
+
+static int rndv_query(void *extra, MPI_Status *st)
+{
+    (void)extra;
+    status_fill(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
+    st->MPI_ERROR = MPI_SUCCESS;
+    return MPI_SUCCESS;
+}
+
+static int rndv_free_fn(void *extra)
+{
+    uint32_t id = (uint32_t)(uintptr_t)extra;
+    rndv_send *s = rndv_slot(id);
+    if (s->state != RNDV_DONE)
+        s->freed = 1; /* completed later by rndv_poll, which recycles it */
+    else
+        rndv_put(id);
+    return MPI_SUCCESS;
+}
+
+static int rndv_cancel_fn(void *extra, int complete)
+{
+    (void)extra;
+    (void)complete;
+    return MPI_SUCCESS; /* its header is on its way: never withdrawn */
+}
+
+static int rndv_poll_fn(void *extra, MPI_Status *st)
+{
+    (void)extra;
+    (void)st;
+    if (omni.on && !omni.in_progress && !omni.threaded)
+        prog_poll();
+    return MPI_SUCCESS;
+}
+
+static int rndv_wait_fn(int n, void **states, double timeout, MPI_Status *st)
+{
+    (void)timeout;
+    (void)st;
+    for (int i = 0; i < n; i++) {
+        rndv_send *s = rndv_slot((uint32_t)(uintptr_t)states[i]);
+        unsigned spins = 0;
+        while (s->state != RNDV_DONE) {
+            prog_poll();
+            prog_pause(&spins);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+int rndv_init(void)
+{
+    omni.rndv = NULL;
+    omni.rndv_cap = 0;
+    omni.rndv_free = -1;
+    return MPIX_Grequest_class_create(rndv_query, rndv_free_fn, rndv_cancel_fn,
+                                      rndv_poll_fn, rndv_wait_fn,
+                                      &omni.rndv_class) == MPI_SUCCESS
+               ? 0
+               : -1;
+}
+
+void rndv_finalize(void)
+{
+    pending_free(&omni.rndv_out);
+    free(omni.rndv);
+    omni.rndv = NULL;
+}
+
+/* --- the sender ------------------------------------------------------- */
+
+/* A buffered send's data, packed aside and charged to the attached buffer
+ * (the caller checked that it fits). */
+static int rndv_copy_aside(rndv_send *s, MPI_Count bytes)
+{
+    MPI_Count pos = 0;
+    s->copy = malloc(bytes > 0 ? (size_t)bytes : 1);
+    if (!s->copy)
+        transport_out_of_memory("a buffered send");
+    int rc = dtype_pack(s->buf, s->count, s->dtype, s->copy, bytes, &pos);
+    if (rc != MPI_SUCCESS) {
+        free(s->copy);
+        s->copy = NULL;
+        return rc;
+    }
+    dtype_release(s->dtype);
+    s->buf = s->copy;
+    s->count = pos;
+    s->dtype = MPI_PACKED;
+    s->charge = bytes + MPI_BSEND_OVERHEAD;
+    omni.bsend_used += (size_t)s->charge;
+    omni.rndv_bsends++;
+    return MPI_SUCCESS;
+}
+
+static void rndv_finish(uint32_t id)
+{
+    rndv_send *s = rndv_slot(id);
+    if (s->copy) {
+        free(s->copy);
+        omni.bsend_used -= (size_t)s->charge;
+        omni.rndv_bsends--;
+    } else {
+        dtype_release(s->dtype);
+    }
+    s->state = RNDV_DONE;
+    if (s->greq == MPI_REQUEST_NULL)
+        return; /* a blocking send or a buffered one: its caller recycles it */
+    int orphan = s->freed;
+    PMPI_Grequest_complete(s->greq);
+    if (orphan)
+        rndv_put(id);
+}
+
+int rndv_start(const void *buf, MPI_Count count, MPI_Datatype dtype,
+               MPI_Count bytes, int dst, int tag, comm_rec *c,
+               enum send_mode mode, MPI_Request *req)
+{
+    uint32_t id = rndv_get();
+    rndv_send *s = rndv_slot(id);
+    *s = (rndv_send){.link = -1, .state = RNDV_WAITING, .buf = buf,
+                     .count = count, .dst = dst, .comm = c->handle,
+                     .greq = MPI_REQUEST_NULL, .payload = MPI_REQUEST_NULL};
+    int rc = dtype_hold(dtype, &s->dtype);
+    if (rc == MPI_SUCCESS && mode == SEND_BUFFERED)
+        rc = rndv_copy_aside(s, bytes);
+    if (rc != MPI_SUCCESS) {
+        rndv_put(id);
+        return recv_raise(c->handle, rc);
+    }
+    s->ptag = omni.next_payload_tag;
+    omni.next_payload_tag =
+        s->ptag >= (uint32_t)omni.payload_tag_max ? 0 : s->ptag + 1;
+
+    rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.rank,
+                     .comm = c->id, .tag = tag, .len = RT_RNDV_BODY,
+                     .meta = rt_meta(RT_RNDV, s->ptag)};
+    char *at = transport_reserve(dst, RT_HDR_SIZE + RT_RNDV_BODY);
+    rt_hdr_write(at, &h);
+    uint64_t size = (uint64_t)bytes;
+    memcpy(at + RT_HDR_SIZE, &size, sizeof size);
+    memcpy(at + RT_HDR_SIZE + sizeof size, &id, sizeof id);
+    omni.sent_to[dst]++;
+    omni.stats.rndv_sends++;
+
+    if (mode == SEND_BUFFERED) {
+        /* Complete at once; the copy lives on until its payload is sent,
+         * then rndv_poll recycles the slot. */
+        s->freed = 1;
+        return req ? request_complete_send(c->handle, req) : MPI_SUCCESS;
+    }
+    if (req) {
+        MPIX_Grequest_class_allocate(omni.rndv_class, (void *)(uintptr_t)id,
+                                     &s->greq);
+        *req = s->greq;
+        return MPI_SUCCESS;
+    }
+    prog_block_enter();
+    unsigned spins = 0;
+    while (s->state != RNDV_DONE) {
+        prog_poll();
+        prog_pause(&spins);
+        s = rndv_slot(id); /* the slot array may have grown */
+    }
+    rndv_put(id);
+    return MPI_SUCCESS;
+}
+
+static void rndv_payload_done(void *owner, const MPI_Status *st, int rc)
+{
+    (void)st;
+    (void)rc; /* a send's payload has no status to report */
+    uint32_t id = (uint32_t)(uintptr_t)owner;
+    int buffered = rndv_slot(id)->copy != NULL;
+    rndv_finish(id);
+    if (buffered)
+        rndv_put(id);
+}
+
+void rndv_clear_to_send(uint32_t id)
+{
+    rndv_send *s = rndv_slot(id);
+    s->state = RNDV_SENDING;
+    int rc = PMPI_Isend_c(s->buf, s->count, s->dtype, s->dst, (int)s->ptag,
+                          omni.payload_comm, &s->payload);
+    if (rc != MPI_SUCCESS) {
+        /* The receiver waits for a payload that will not come: the error
+         * goes to the program through the communicator at once. */
+        recv_raise(s->comm, rc);
+        rndv_payload_done((void *)(uintptr_t)id, NULL, rc);
+        return;
+    }
+    pending_add(&omni.rndv_out, (void *)(uintptr_t)id, s->payload);
+}
+
+void rndv_poll(void)
+{
+    pending_poll(&omni.rndv_out, rndv_payload_done);
+}
+
+int rndv_bsends_pending(void)
+{
+    return omni.rndv_bsends > 0;
+}
+
+/* --- the receiver ------------------------------------------------------ */
+
+void rndv_answer(uint32_t src_world, uint32_t id)
+{
+    rt_item_hdr h = {.dst = src_world, .src = (uint32_t)omni.rank, .comm = 0,
+                     .tag = 0, .len = 0, .meta = rt_meta(RT_CTS, id)};
+    rt_hdr_write(transport_reserve((int)src_world, RT_HDR_SIZE), &h);
+    omni.stats.acks_sent++;
+    transport_push_soon((int)src_world);
+}

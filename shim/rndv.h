@@ -1,0 +1,53 @@
+/* rndv: the rendezvous path, for a small message its pair's window has no
+ * room for (credit.h).
+ *
+ * Contract.  rndv_start never waits for the receiver unless the caller is
+ * a blocking send (req == NULL), which MPI lets wait until its message is
+ * on its way.  It sends an RT_RNDV header along the ordered route at once,
+ * so per-pair order holds, and keeps the message where it is: the user's
+ * buffer (MPI forbids touching it until the request completes, so no copy
+ * is made), with its datatype held (dtype.h); a buffered send's data is
+ * packed into a copy charged against the attached buffer instead.  The
+ * receiver matches the header like any message, posts the payload's
+ * receive straight into the user's buffer, and answers with a CTS; the CTS
+ * starts the payload on the payload communicator, and the send completes
+ * when MPICH has sent it.  A CTS proves that a receive matched, so this
+ * path also satisfies a synchronous send.
+ *
+ * Why not eager to MPICH instead: a payload sent before its receive is
+ * posted sits in MPICH's unexpected queue, and every wildcard wire receive
+ * Omnibus posts then scans that queue; thousands of them made a flood
+ * orders of magnitude slower.  Here nothing unexpected ever reaches MPICH.
+ *
+ * The request a nonblocking send gets is an MPICH generalized request that
+ * progress completes; MPI_Cancel never withdraws it (send.h).
+ */
+#ifndef OMNIBUS_RNDV_H
+#define OMNIBUS_RNDV_H
+
+#include "shim/comm.h"
+#include "shim/send.h"
+
+int rndv_init(void);
+void rndv_finalize(void);
+
+/* Starts a rendezvous send of `bytes` bytes to world rank dst; see above.
+ * Returns an MPI error code (raised through the communicator). */
+int rndv_start(const void *buf, MPI_Count count, MPI_Datatype dtype,
+               MPI_Count bytes, int dst, int tag, comm_rec *c,
+               enum send_mode mode, MPI_Request *req);
+
+/* A CTS for rendezvous `id` arrived: its payload goes now. */
+void rndv_clear_to_send(uint32_t id);
+
+/* The receiver's side: answers world rank src's rendezvous `id`, whose
+ * payload receive has just been posted. */
+void rndv_answer(uint32_t src_world, uint32_t id);
+
+/* Completes the rendezvous sends whose payloads MPICH has sent. */
+void rndv_poll(void);
+
+/* True while buffered sends' copies still wait for their receivers. */
+int rndv_bsends_pending(void);
+
+#endif
