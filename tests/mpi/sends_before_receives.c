@@ -1,0 +1,77 @@
+/* sends_before_receives: an exchange that starts every send before it posts
+ * any receive completes, however much it sends.
+ *
+ * MPI 4.1 §3.7: MPI_Isend, MPI_Issend and MPI_Start are local; they return
+ * whatever the receiver does, and by §3.7.4's progress rule a started send
+ * and a posted matching receive always complete.  So a ring in which every
+ * rank starts all its sends to its right neighbour before it posts its
+ * receives from its left neighbour must finish.  Each pass sends more than
+ * Omnibus's per-pair window (4 MiB at these job sizes), so the tail of the
+ * exchange finds the window full.  Passes: 20,000 small (256 B) standard
+ * sends, 300 large (4 KiB) ones, 20,000 small persistent sends started
+ * with MPI_Startall, and 20,000 small synchronous sends.  Every message must
+ * arrive intact, in order.
+ */
+#include "testlib.h"
+
+enum pass { SMALL, LARGE, PERSISTENT, SYNCHRONOUS };
+static const char *const pass_name[] = {"MPI_Isend 256 B", "MPI_Isend 4 KiB",
+                                        "MPI_Startall of MPI_Send_init 256 B",
+                                        "MPI_Issend 256 B"};
+
+static void exchange(enum pass p, int len, long n)
+{
+    int right = tl_right(1), left = tl_left(1), me = tl_rank();
+    unsigned char *out = tl_malloc((size_t)len * (size_t)n);
+    unsigned char *in = tl_malloc((size_t)len * (size_t)n);
+    MPI_Request *sreq = tl_malloc(sizeof *sreq * (size_t)n);
+    MPI_Request *rreq = tl_malloc(sizeof *rreq * (size_t)n);
+    for (long i = 0; i < n; i++) {
+        unsigned char *b = out + (size_t)i * (size_t)len;
+        tl_fill(b, (size_t)len, me, i);
+        switch (p) {
+        case SMALL:
+        case LARGE:
+            MPI_OK(MPI_Isend(b, len, MPI_BYTE, right, p, MPI_COMM_WORLD,
+                             &sreq[i]));
+            break;
+        case PERSISTENT:
+            MPI_OK(MPI_Send_init(b, len, MPI_BYTE, right, p, MPI_COMM_WORLD,
+                                 &sreq[i]));
+            break;
+        case SYNCHRONOUS:
+            MPI_OK(MPI_Issend(b, len, MPI_BYTE, right, p, MPI_COMM_WORLD,
+                              &sreq[i]));
+            break;
+        }
+    }
+    if (p == PERSISTENT)
+        MPI_OK(MPI_Startall((int)n, sreq));
+    for (long i = 0; i < n; i++)
+        MPI_OK(MPI_Irecv(in + (size_t)i * (size_t)len, len, MPI_BYTE, left, p,
+                         MPI_COMM_WORLD, &rreq[i]));
+    MPI_OK(MPI_Waitall((int)n, rreq, MPI_STATUSES_IGNORE));
+    MPI_OK(MPI_Waitall((int)n, sreq, MPI_STATUSES_IGNORE));
+    for (long i = 0; i < n; i++)
+        CHECK_PATTERN(in + (size_t)i * (size_t)len, (size_t)len, left, i,
+                      "%s: message %ld of %ld from rank %d must arrive intact "
+                      "and in send order",
+                      pass_name[p], i, n, left);
+    if (p == PERSISTENT)
+        for (long i = 0; i < n; i++)
+            MPI_OK(MPI_Request_free(&sreq[i]));
+    free(out);
+    free(in);
+    free(sreq);
+    free(rreq);
+}
+
+int main(int argc, char **argv)
+{
+    tl_init(&argc, &argv, 2, TL_MAX_RANKS);
+    exchange(SMALL, 256, 20000);
+    exchange(LARGE, 4096, 300);
+    exchange(PERSISTENT, 256, 20000);
+    exchange(SYNCHRONOUS, 256, 20000);
+    return tl_finalize();
+}
