@@ -86,6 +86,17 @@ $(YIELD_LIB): $(YIELD_SRCS) $(wildcard bench/yield/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(BASEFLAGS) -I. -fPIC -fvisibility=hidden -shared -o $@ $(YIELD_SRCS)
 
+# The emulated cluster's helpers (scripts/cluster): the user-space switch
+# that adds link delay, and the preload that marks each rank's entry into
+# MPICH's MPI_Finalize.
+$(BUILD)/delay_switch: scripts/delay_switch.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) -o $@ $<
+
+$(BUILD)/libfinalize_mark.so: scripts/finalize_mark.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(BASEFLAGS) -fPIC -fvisibility=hidden -shared -o $@ $< -ldl
+
 $(BUILD)/stress/stress: tests/stress/stress.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(BASEFLAGS) -o $@ $<
