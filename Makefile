@@ -117,6 +117,12 @@ benches: $(LIB) $(YIELD_LIB) $(BENCH_BINS)
 test: deps unit mpitests
 	@scripts/run-tests $(UNIT_BINS)
 
+# The tests across emulated nodes alone (tests/cluster/run; `make test` runs
+# them too where the machine allows network namespaces).  Needs root; fails
+# saying why where it cannot run.
+cluster-test: deps mpitests
+	@tests/cluster/run
+
 demo: deps benches
 	@scripts/bench --demo
 
