@@ -26,6 +26,11 @@ MPI_TEST_BINS := $(MPI_TEST_SRCS:tests/mpi/%.c=$(BUILD)/tests/%)
 # (-DUSE_MPIF) and `use mpi`; same conventions as the C tests.
 FORTRAN_TEST_SRC := tests/mpi/fortran_binding.F90
 MPI_TEST_BINS += $(BUILD)/tests/fortran_mpif $(BUILD)/tests/fortran_use_mpi
+# Programs only the cluster tests run (tests/cluster/run), and the helpers
+# of scripts/cluster.
+CLUSTER_TEST_SRCS := $(wildcard tests/cluster/*.c)
+CLUSTER_TEST_BINS := $(CLUSTER_TEST_SRCS:tests/cluster/%.c=$(BUILD)/cluster/%)
+CLUSTER_TOOLS := $(BUILD)/delay_switch $(BUILD)/libfinalize_mark.so
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 # The yield-only baseline (bench/yield/yield.h): waits yield like Omnibus's,
@@ -34,7 +39,7 @@ YIELD_SRCS := $(wildcard bench/yield/*.c)
 YIELD_LIB  := $(BUILD)/libyieldonly.so
 
 .PHONY: all deps lib unit mpitests benches test demo bench clean generate longrun \
-        sanitize valgrind stress report calibrate
+        sanitize valgrind stress report calibrate cluster-test
 
 all: deps lib
 
@@ -70,6 +75,10 @@ $(BUILD)/tests/%: tests/mpi/%.c $(wildcard tests/mpi/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(BASEFLAGS) -o $@ $<
 
+$(BUILD)/cluster/%: tests/cluster/%.c $(wildcard tests/mpi/*.h)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(BASEFLAGS) -o $@ $<
+
 $(BUILD)/tests/fortran_mpif: $(FORTRAN_TEST_SRC)
 	@mkdir -p $(dir $@)
 	$(MPIF90) -O2 -g -Wall -DUSE_MPIF -o $@ $<
@@ -86,16 +95,33 @@ $(YIELD_LIB): $(YIELD_SRCS) $(wildcard bench/yield/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(BASEFLAGS) -I. -fPIC -fvisibility=hidden -shared -o $@ $(YIELD_SRCS)
 
+# The emulated cluster's helpers (scripts/cluster): the user-space switch
+# that adds link delay, and the preload that marks each rank's entry into
+# MPICH's MPI_Finalize.
+$(BUILD)/delay_switch: scripts/delay_switch.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) -o $@ $<
+
+$(BUILD)/libfinalize_mark.so: scripts/finalize_mark.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(BASEFLAGS) -fPIC -fvisibility=hidden -shared -o $@ $< -ldl
+
 $(BUILD)/stress/stress: tests/stress/stress.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(BASEFLAGS) -o $@ $<
 
 unit: $(UNIT_BINS)
-mpitests: $(LIB) $(MPI_TEST_BINS) $(BUILD)/stress/stress
+mpitests: $(LIB) $(MPI_TEST_BINS) $(BUILD)/stress/stress $(CLUSTER_TEST_BINS) $(CLUSTER_TOOLS)
 benches: $(LIB) $(YIELD_LIB) $(BENCH_BINS)
 
 test: deps unit mpitests
 	@scripts/run-tests $(UNIT_BINS)
+
+# The tests across emulated nodes alone (tests/cluster/run; `make test` runs
+# them too where the machine allows network namespaces).  Needs root; fails
+# saying why where it cannot run.
+cluster-test: deps mpitests
+	@tests/cluster/run
 
 demo: deps benches
 	@scripts/bench --demo

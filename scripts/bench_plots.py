@@ -47,7 +47,8 @@ def human(n):
     return str(n)
 
 
-def matrix(rows, cases, modes, outdir, title):
+def matrix(rows, cases, modes, outdir, title, prefix=""):
+    """The matrix's plots, as outdir/<prefix>speedup.png and so on."""
     written = []
     others = [m for m in modes if m != "mpich"]
     # Kernels run at several sizes get their own plot below.
@@ -82,7 +83,7 @@ def matrix(rows, cases, modes, outdir, title):
                       "faster)")
         ax.set_title(f"Speedup per kernel\n{title}", fontsize=9)
         ax.legend(fontsize=8, loc="lower right")
-        written.append(_save(fig, outdir, "speedup.png"))
+        written.append(_save(fig, outdir, prefix + "speedup.png"))
 
     # Speedup against message size, for the kernels run at several sizes.
     groups = {}
@@ -112,7 +113,7 @@ def matrix(rows, cases, modes, outdir, title):
         ax.set_ylabel("speedup over plain MPICH (log scale)")
         ax.set_title(f"Speedup against message size\n{title}", fontsize=9)
         ax.legend(fontsize=7)
-        written.append(_save(fig, outdir, "speedup_vs_size.png"))
+        written.append(_save(fig, outdir, prefix + "speedup_vs_size.png"))
 
     # Wire messages per user send, per topology.
     omni = [m for m in others if m == "omnibus" or m.startswith("omnibus:")]
@@ -138,7 +139,7 @@ def matrix(rows, cases, modes, outdir, title):
         ax.set_title(f"Wire messages per user send (plain MPICH: 1)\n{title}",
                      fontsize=9)
         ax.legend(fontsize=8)
-        written.append(_save(fig, outdir, "wire_per_send.png"))
+        written.append(_save(fig, outdir, prefix + "wire_per_send.png"))
     return written
 
 
