@@ -126,6 +126,17 @@ profile: deps lib $(BUILD)/profile/paths
 	@scripts/ensure-deps profile
 	@scripts/profile-paths $(PROFILE_ARGS)
 
+# A call forwarded through a libffi closure against a direct call: the
+# figure behind the README's design note on libffi.  Plain C; never built by
+# `make` or `make test`.
+$(BUILD)/profile/ffi_cost: bench/profile/ffi_cost.c
+	@scripts/ensure-deps ffi
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) -o $@ $< -lffi
+
+ffi-cost: $(BUILD)/profile/ffi_cost
+	$(BUILD)/profile/ffi_cost
+
 # 10,000 communicators and 10 million messages: resident memory must stay
 # flat (issue 7); prints the growth.  Minutes, so not part of `make test`.
 longrun: deps lib $(BUILD)/tests/long_run_memory
