@@ -71,6 +71,22 @@ static inline void bench_bulk_options(int argc, char **argv,
         bench_usage(kernel, usage);
 }
 
+/* Sizes -n and -w where they were left to their defaults: the first of
+ * each pair when ranks fit the cores, the second when they outnumber them
+ * (bench_oversubscribed). */
+static inline void bench_bulk_sizes(bench_bulk_opts *o, long long n_fit,
+                                    long long n_over, long long warm_fit,
+                                    long long warm_over)
+{
+    if (o->n != -2 && o->warm != -2)
+        return;
+    int over = bench_oversubscribed();
+    if (o->n == -2)
+        o->n = over ? n_over : n_fit;
+    if (o->warm == -2)
+        o->warm = over ? warm_over : warm_fit;
+}
+
 /* The updates of one rank: its table, and what it sent and received. */
 typedef struct {
     const char *kernel;
@@ -166,6 +182,24 @@ static inline void bench_upd_finish(bench_upd *u, const bench_clock *clk,
              all[0] ? (double)all[1] / (double)all[0] : 0.0, all[0],
              clk->seconds, cpu);
     bench_result(u->kernel, total / clk->seconds, "msgs/s", extra);
+}
+
+/* Collective, the whole measurement: `warm` untimed updates per rank, then
+ * the timed section of n, each one call of run(state, updates), then
+ * bench_upd_finish's checks and RESULT line (`more` as there). */
+static inline void bench_upd_measure(bench_upd *u,
+                                     void (*run)(void *, long long),
+                                     void *state, long long warm,
+                                     long long n, const char *more)
+{
+    if (warm > 0)
+        run(state, warm);
+    u->messages = u->bytes = 0;
+    bench_clock clk;
+    bench_clock_start(&clk);
+    run(state, n);
+    bench_clock_stop(&clk);
+    bench_upd_finish(u, &clk, n, more);
 }
 
 static inline void bench_upd_free(bench_upd *u)

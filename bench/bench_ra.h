@@ -112,8 +112,10 @@ static int ra_try_send(ra_state *s)
     return 1;
 }
 
-static void ra_run(ra_state *s, long long n)
+/* One run of n updates per rank (bench_upd_measure's run). */
+static void ra_run(void *state, long long n)
 {
+    ra_state *s = state;
     s->markers = 0;
     for (int i = 0; i < s->nrecv; i++)
         ra_post(s, i);
@@ -202,27 +204,14 @@ static int ra_main(int argc, char **argv, const ra_kind *kind)
                          .table = 64 * 1024, .recvs = kind->recvs};
     bench_bulk_options(argc, argv, kind->name, kind->usage, kind->testany,
                        &o);
-    if (o.n == -2 || o.warm == -2) {
-        int over = bench_oversubscribed();
-        if (o.n == -2)
-            o.n = over ? 20000 : 2000000;
-        if (o.warm == -2)
-            o.warm = over ? 1000 : 10000;
-    }
+    bench_bulk_sizes(&o, 2000000, 20000, 10000, 1000);
     bench_require_two_ranks(kind->name);
     ra_state s = {0};
     ra_init(&s, kind, &o);
-    if (o.warm > 0)
-        ra_run(&s, o.warm);
-    s.u.messages = s.u.bytes = 0;
-    bench_clock clk;
-    bench_clock_start(&clk);
-    ra_run(&s, o.n);
-    bench_clock_stop(&clk);
     char more[40] = "";
     if (kind->testany)
         snprintf(more, sizeof more, " recvs=%d", s.nrecv);
-    bench_upd_finish(&s.u, &clk, o.n, more);
+    bench_upd_measure(&s.u, ra_run, &s, o.warm, o.n, more);
     ra_free(&s);
     MPI_Finalize();
     return 0;

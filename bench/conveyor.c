@@ -79,8 +79,10 @@ static void ship(conv_state *s, int dest)
     while (!bench_dbuf_ready(&s->out, dest));
 }
 
-static void run(conv_state *s, long long n)
+/* One run of n updates per rank (bench_upd_measure's run). */
+static void run(void *state, long long n)
 {
+    conv_state *s = state;
     s->done = 0;
     for (int src = 0; src < s->u.size; src++)
         if (src != s->u.rank)
@@ -110,13 +112,7 @@ int main(int argc, char **argv)
     bench_bulk_opts o = {.n = -2, .warm = -2, .bytes = 16 * 1024,
                          .table = 1000};
     bench_bulk_options(argc, argv, KERNEL, usage, 0, &o);
-    if (o.n == -2 || o.warm == -2) {
-        int over = bench_oversubscribed();
-        if (o.n == -2)
-            o.n = over ? 50000 : 5000000;
-        if (o.warm == -2)
-            o.warm = over ? 2000 : 20000;
-    }
+    bench_bulk_sizes(&o, 5000000, 50000, 20000, 2000);
     bench_require_two_ranks(KERNEL);
     conv_state s = {0};
     bench_upd_init(&s.u, KERNEL, o.table, 0x9b05688c2b3e6c1fULL);
@@ -133,14 +129,7 @@ int main(int argc, char **argv)
             s.in[r] = bench_xmalloc(KERNEL, (size_t)o.bytes);
     }
 
-    if (o.warm > 0)
-        run(&s, o.warm);
-    s.u.messages = s.u.bytes = 0;
-    bench_clock clk;
-    bench_clock_start(&clk);
-    run(&s, o.n);
-    bench_clock_stop(&clk);
-    bench_upd_finish(&s.u, &clk, o.n, "");
+    bench_upd_measure(&s.u, run, &s, o.warm, o.n, "");
 
     for (int r = 0; r < size; r++)
         free(s.in[r]);
