@@ -39,7 +39,7 @@ YIELD_SRCS := $(wildcard bench/yield/*.c)
 YIELD_LIB  := $(BUILD)/libyieldonly.so
 
 .PHONY: all deps lib unit mpitests benches test demo bench clean generate longrun \
-        sanitize valgrind stress report calibrate cluster-test
+        sanitize valgrind stress report calibrate cluster-test profile ffi-cost
 
 all: deps lib
 
@@ -91,6 +91,11 @@ $(BUILD)/bench/%: bench/%.c $(wildcard bench/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(BASEFLAGS) -o $@ $< -lm
 
+# The driver of scripts/profile-paths (its callgrind phases; not a kernel).
+$(BUILD)/profile/paths: bench/profile/paths.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(BASEFLAGS) -o $@ $<
+
 $(YIELD_LIB): $(YIELD_SRCS) $(wildcard bench/yield/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(BASEFLAGS) -I. -fPIC -fvisibility=hidden -shared -o $@ $(YIELD_SRCS)
@@ -139,6 +144,24 @@ calibrate: deps benches
 	@scripts/ensure-deps plots
 	@scripts/bench --calibrate --transports shm,tcp --plots bench/results \
 	    --csv bench/results/calibration.csv | tee bench/results/calibration.txt
+
+# Instructions per message on the send, arrival and receive paths, counted
+# by callgrind (scripts/profile-paths --help; PROFILE_ARGS="..."), a
+# Markdown table for the README.  Counts, not times: any machine load will do.
+profile: deps lib $(BUILD)/profile/paths
+	@scripts/ensure-deps profile
+	@scripts/profile-paths $(PROFILE_ARGS)
+
+# A call forwarded through a libffi closure against a direct call: the
+# figure behind the README's design note on libffi.  Plain C; never built by
+# `make` or `make test`.
+$(BUILD)/profile/ffi_cost: bench/profile/ffi_cost.c
+	@scripts/ensure-deps ffi
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) -o $@ $< -lffi
+
+ffi-cost: $(BUILD)/profile/ffi_cost
+	$(BUILD)/profile/ffi_cost
 
 # 10,000 communicators and 10 million messages: resident memory must stay
 # flat (issue 7); prints the growth.  Minutes, so not part of `make test`.

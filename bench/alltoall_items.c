@@ -250,14 +250,13 @@ int main(int argc, char **argv)
         else
             run(&s, warm, k, 0);
     }
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
+    bench_clock clk;
+    bench_clock_start(&clk);
     if (hand)
         run_hand(&s, &h, m, k, warm);
     else
         run(&s, m, k, warm);
-    MPI_Barrier(MPI_COMM_WORLD);
-    double elapsed = MPI_Wtime() - t0;
+    double elapsed = bench_clock_stop(&clk);
 
     if (s.bad)
         bench_check_failed(KERNEL, "%lld items were wrong, misaddressed or "
@@ -275,11 +274,13 @@ int main(int argc, char **argv)
     bench_verdict();
 
     double total = (double)s.size * (double)(s.size - 1) * (double)m;
-    char extra[224], buffer[BENCH_AGG_KEY];
+    char extra[224 + BENCH_CPU_KEY], buffer[BENCH_AGG_KEY];
+    char cpu[BENCH_CPU_KEY];
+    bench_cpu_key(cpu, &clk, BENCH_SIDE_BOTH, total);
     snprintf(extra, sizeof extra, " variant=%s ranks=%d m=%lld k=%lld "
-             "item=32%s seconds=%.4f", hand ? "hand" : "plain", s.size, m, k,
+             "item=32%s seconds=%.4f%s", hand ? "hand" : "plain", s.size, m, k,
              bench_agg_buffer_key(buffer, hand, bench_dbuf_bytes(&h)),
-             elapsed);
+             elapsed, cpu);
     bench_result(KERNEL, total / elapsed, "msgs/s", extra);
     free(s.order);
     free(s.next_from);

@@ -11,7 +11,11 @@
  * The line is printed and flushed before MPI_Finalize, because over
  * UCX_TLS=tcp,self with three or more ranks MPI_Finalize often hangs after
  * the work is done (DESIGN §7); the runner accepts a run whose line appeared.
- * Timed sections start and end with a barrier, so they cover delivery.
+ * Timed sections start and end with a barrier, so they cover delivery
+ * (bench_clock_start, bench_clock_stop), and the line carries the CPU time
+ * that section took per message (bench_cpu_key): cpu_ns=<ns> over every
+ * rank, and for kernels whose ranks either send or receive also
+ * cpu_send_ns=<ns> and cpu_recv_ns=<ns>, each side's ranks alone.
  */
 #ifndef BENCH_COMMON_H
 #define BENCH_COMMON_H
@@ -22,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static inline int bench_rank(void)
@@ -225,6 +230,87 @@ static inline void bench_check_updates(const char *kernel,
                            (unsigned long long)global[1],
                            (unsigned long long)global[2],
                            (unsigned long long)global[3]);
+}
+
+/* The timed section of a kernel: wall-clock seconds (MPI_Wtime) and this
+ * process's CPU seconds, between two barriers so that it covers delivery. */
+typedef struct {
+    double wall0, cpu0;
+    double seconds;     /* after bench_clock_stop */
+    double cpu_seconds; /* this rank's, after bench_clock_stop */
+} bench_clock;
+
+/* CPU time of the whole process, every thread included (a progress thread
+ * of the preloaded library counts: it is part of what a message costs). */
+static inline double bench_cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Collective: opens the timed section once every rank is here. */
+static inline void bench_clock_start(bench_clock *c)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    c->wall0 = MPI_Wtime();
+    c->cpu0 = bench_cpu_now();
+}
+
+/* Collective: closes the timed section once every rank is here; returns
+ * its wall-clock seconds. */
+static inline double bench_clock_stop(bench_clock *c)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    c->seconds = MPI_Wtime() - c->wall0;
+    c->cpu_seconds = bench_cpu_now() - c->cpu0;
+    return c->seconds;
+}
+
+/* What a rank does in the timed section, for bench_cpu_key.  A rank with no
+ * partner (the odd one out of a pair kernel) is IDLE and counts nowhere. */
+enum { BENCH_SIDE_BOTH, BENCH_SIDE_SEND, BENCH_SIDE_RECV, BENCH_SIDE_IDLE };
+
+/* The side of a rank of a pair kernel (bench_pair_peer): the active half
+ * sends, the passive half receives. */
+static inline int bench_pair_side(int peer, int sender)
+{
+    return peer < 0 ? BENCH_SIDE_IDLE
+           : sender ? BENCH_SIDE_SEND
+                    : BENCH_SIDE_RECV;
+}
+
+/* Collective, after bench_clock_stop: writes " cpu_ns=<ns>" into key (room
+ * for BENCH_CPU_KEY characters), the CPU nanoseconds of the timed section
+ * summed over ranks, per message (`messages`: the count behind the rate).
+ * When some rank only sends or only receives, " cpu_send_ns=<ns>
+ * cpu_recv_ns=<ns>" follow: the sending ranks' CPU and the receiving ranks'
+ * CPU, each per message, so the two sides of one message add up to cpu_ns.
+ * Busy-polling ranks burn CPU while they wait, so on a rank that waits for
+ * its peer this is close to its wall-clock time; it says most where ranks
+ * block, yield or share cores. */
+#define BENCH_CPU_KEY 80
+static inline const char *bench_cpu_key(char *key, const bench_clock *c,
+                                        int side, double messages)
+{
+    /* [0] every rank with a side, [1] send-only, [2] receive-only */
+    double mine[3] = {0, 0, 0}, sum[3] = {0, 0, 0};
+    if (side != BENCH_SIDE_IDLE)
+        mine[0] = c->cpu_seconds;
+    if (side == BENCH_SIDE_SEND)
+        mine[1] = c->cpu_seconds;
+    if (side == BENCH_SIDE_RECV)
+        mine[2] = c->cpu_seconds;
+    int split = side == BENCH_SIDE_SEND || side == BENCH_SIDE_RECV, any;
+    MPI_Reduce(mine, sum, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Allreduce(&split, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    double per = messages > 0 ? 1e9 / messages : 0;
+    int n = snprintf(key, BENCH_CPU_KEY, " cpu_ns=%.4g", sum[0] * per);
+    if (any)
+        snprintf(key + n, (size_t)(BENCH_CPU_KEY - n),
+                 " cpu_send_ns=%.4g cpu_recv_ns=%.4g", sum[1] * per,
+                 sum[2] * per);
+    return key;
 }
 
 /* Rank 0 prints the single stdout line; `extra` is " key=value ..." or "". */

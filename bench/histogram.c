@@ -199,22 +199,23 @@ int main(int argc, char **argv)
 
     if (warm > 0)
         run(&s, warm, k);
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
+    bench_clock clk;
+    bench_clock_start(&clk);
     run(&s, n, k);
-    MPI_Barrier(MPI_COMM_WORLD);
-    double elapsed = MPI_Wtime() - t0;
+    double elapsed = bench_clock_stop(&clk);
 
     bench_check_updates(KERNEL, s.sent_to, s.recv_from, s.bad_index,
                         s.table, s.table_size, s.index_sum_sent);
     bench_verdict();
 
     double total = (double)s.size * (double)n;
-    char extra[200], buffer[BENCH_AGG_KEY];
+    char extra[200 + BENCH_CPU_KEY], buffer[BENCH_AGG_KEY];
+    char cpu[BENCH_CPU_KEY];
+    bench_cpu_key(cpu, &clk, BENCH_SIDE_BOTH, total);
     snprintf(extra, sizeof extra, " variant=%s ranks=%d n=%lld k=%lld "
-             "table=%lld%s seconds=%.4f", hand ? "hand" : "plain", s.size, n,
+             "table=%lld%s seconds=%.4f%s", hand ? "hand" : "plain", s.size, n,
              k, t, bench_agg_buffer_key(buffer, hand, (long long)s.pool.bytes),
-             elapsed);
+             elapsed, cpu);
     bench_result(KERNEL, total / elapsed, "msgs/s", extra);
     if (hand) {
         bench_pool_free(&s.pool);

@@ -465,11 +465,10 @@ int main(int argc, char **argv)
 
     run(&s, 0, warm);
     long long received_warm = s.received;
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
+    bench_clock clk;
+    bench_clock_start(&clk);
     run(&s, warm, n);
-    MPI_Barrier(MPI_COMM_WORLD);
-    double elapsed = MPI_Wtime() - t0;
+    double elapsed = bench_clock_stop(&clk);
 
     if (s.bad)
         bench_check_failed(KERNEL, "%lld messages were wrong, duplicated, "
@@ -487,13 +486,15 @@ int main(int argc, char **argv)
     bench_verdict();
 
     double msgs = (double)global[1];
-    char extra[300], buffer[BENCH_AGG_KEY];
+    char extra[300 + BENCH_CPU_KEY], buffer[BENCH_AGG_KEY];
+    char cpu[BENCH_CPU_KEY];
+    bench_cpu_key(cpu, &clk, BENCH_SIDE_BOTH, msgs);
     snprintf(extra, sizeof extra, " variant=%s ranks=%d grid=%dx%dx%d n=%lld "
              "bytes=%lld partners=%lld stride=%lld messages_per_iter=%lld "
-             "bytes_per_s=%.6g%s seconds=%.4f", hand ? "hand" : "plain",
+             "bytes_per_s=%.6g%s seconds=%.4f%s", hand ? "hand" : "plain",
              s.size, s.dims[0], s.dims[1], s.dims[2], n, bytes, count, stride,
              global[1] / n, msgs * (double)bytes / elapsed,
-             bench_agg_buffer_key(buffer, hand, bbytes), elapsed);
+             bench_agg_buffer_key(buffer, hand, bbytes), elapsed, cpu);
     bench_result(KERNEL, msgs / elapsed, "msgs/s", extra);
     if (hand) {
         free(s.src_slot);

@@ -183,7 +183,9 @@ int main(int argc, char **argv)
 
     if (s.peer >= 0 && warm > 0)
         batch(&s, warm, 0);
-    MPI_Barrier(MPI_COMM_WORLD);
+    long long trips_warm = s.it;
+    bench_clock clk;
+    bench_clock_start(&clk);
     /* Only the active side's clock counts: the passive side's batches end
      * half a round trip early. */
     double my_median = 0, my_min = 1e300;
@@ -200,7 +202,7 @@ int main(int argc, char **argv)
         for (size_t i = lo; i < hi; i++)
             s.bad += s.buf[i] != pattern_byte(i);
     }
-    MPI_Barrier(MPI_COMM_WORLD);
+    bench_clock_stop(&clk);
 
     if (s.bad)
         bench_check_failed(KERNEL, "%lld messages or bytes from rank %d were "
@@ -211,11 +213,16 @@ int main(int argc, char **argv)
                MPI_COMM_WORLD);
     MPI_Reduce(&my_min, &min_batch, 1, MPI_DOUBLE, MPI_MIN, 0,
                MPI_COMM_WORLD);
-    char extra[192];
+    /* Messages: two per round trip of the active sides, all pairs. */
+    double trips = s.active ? (double)(s.it - trips_warm) : 0, all_trips;
+    MPI_Allreduce(&trips, &all_trips, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    char extra[192 + BENCH_CPU_KEY], cpu[BENCH_CPU_KEY];
+    bench_cpu_key(cpu, &clk, s.peer < 0 ? BENCH_SIDE_IDLE : BENCH_SIDE_BOTH,
+                  2 * all_trips);
     snprintf(extra, sizeof extra, " variant=%s size=%lld pairs=%d "
-             "batches=%lld min_n=%lld min_ms=%lld pair0_us=%.4g min_us=%.4g",
+             "batches=%lld min_n=%lld min_ms=%lld pair0_us=%.4g min_us=%.4g%s",
              hand ? "hand" : "plain", size, nranks / 2, batches, n, ms,
-             my_median, min_batch);
+             my_median, min_batch, cpu);
     bench_result(KERNEL, max_median, "us", extra);
     free(s.buf);
     free(lat);

@@ -247,12 +247,11 @@ int main(int argc, char **argv)
     long long bad = 0;
     if (c.peer >= 0 && warm > 0)
         bad += run_variant(&c, warm);
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
+    bench_clock clk;
+    bench_clock_start(&clk);
     if (c.peer >= 0)
         bad += run_variant(&c, n);
-    MPI_Barrier(MPI_COMM_WORLD);
-    double elapsed = MPI_Wtime() - t0;
+    double elapsed = bench_clock_stop(&clk);
 
     if (bad)
         bench_check_failed(KERNEL, "%lld of the messages from rank %d were "
@@ -260,11 +259,14 @@ int main(int argc, char **argv)
     bench_verdict();
     int pairs = size / 2;
     double msgs = (double)pairs * (double)n;
-    char extra[224], buffer[BENCH_AGG_KEY];
+    char extra[224 + BENCH_CPU_KEY], buffer[BENCH_AGG_KEY];
+    char cpu[BENCH_CPU_KEY];
+    bench_cpu_key(cpu, &clk, bench_pair_side(c.peer, c.sender), msgs);
     snprintf(extra, sizeof extra, " variant=%s pairs=%d n=%lld size=%lld%s "
-             "bw=%.6g seconds=%.4f", hand ? "hand" : "plain", pairs, n, bytes,
+             "bw=%.6g seconds=%.4f%s", hand ? "hand" : "plain", pairs, n,
+             bytes,
              bench_agg_buffer_key(buffer, hand, c.per * bytes),
-             msgs * (double)bytes / elapsed, elapsed);
+             msgs * (double)bytes / elapsed, elapsed, cpu);
     bench_result(KERNEL, msgs / elapsed, "msgs/s", extra);
     free(c.msg);
     free(c.buf[0]);

@@ -156,14 +156,13 @@ int main(int argc, char **argv)
     if (peer >= 0 && warm > 0)
         bad += hand ? run_hand(peer, sender, warm, (int)w, per, buf, reqs, sts)
                     : run(peer, sender, warm, (int)w, buf, reqs);
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
+    bench_clock clk;
+    bench_clock_start(&clk);
     if (peer >= 0)
         bad += hand ? run_hand(peer, sender, windows, (int)w, per, buf, reqs,
                                sts)
                     : run(peer, sender, windows, (int)w, buf, reqs);
-    MPI_Barrier(MPI_COMM_WORLD);
-    double elapsed = MPI_Wtime() - t0;
+    double elapsed = bench_clock_stop(&clk);
 
     if (bad)
         bench_check_failed(KERNEL, "%lld of the values from rank %d were "
@@ -171,11 +170,14 @@ int main(int argc, char **argv)
     bench_verdict();
     int pairs = size / 2;
     double msgs = (double)pairs * (double)windows * (double)w;
-    char extra[192], buffer[BENCH_AGG_KEY];
+    char extra[192 + BENCH_CPU_KEY], buffer[BENCH_AGG_KEY];
+    char cpu[BENCH_CPU_KEY];
+    bench_cpu_key(cpu, &clk, bench_pair_side(peer, sender), msgs);
     snprintf(extra, sizeof extra, " variant=%s pairs=%d windows=%lld "
-             "window=%lld%s seconds=%.4f", hand ? "hand" : "plain", pairs,
+             "window=%lld%s seconds=%.4f%s", hand ? "hand" : "plain", pairs,
              windows, w,
-             bench_agg_buffer_key(buffer, hand, (long long)per * 8), elapsed);
+             bench_agg_buffer_key(buffer, hand, (long long)per * 8), elapsed,
+             cpu);
     bench_result(KERNEL, msgs / elapsed, "msgs/s", extra);
     free(buf);
     free(reqs);
