@@ -56,16 +56,18 @@ static void warn_unknown_variables(void)
 }
 
 /* All ranks must aggregate alike: a rank with another buffer size would
- * send blocks its neighbours cannot receive. */
+ * send blocks its neighbours cannot receive, and one with another
+ * neighbourhood mode would not join its topology's schedule. */
 static void check_same_settings(void)
 {
-    long mine[4] = {(long)omni.cfg.buffer_size, (long)omni.cfg.threshold,
+    long mine[5] = {(long)omni.cfg.buffer_size, (long)omni.cfg.threshold,
                     (long)omni.cfg.topo_kind * 100 + omni.cfg.ndims,
-                    omni.cfg.disable};
-    long lo[4], hi[4];
-    PMPI_Allreduce(mine, lo, 4, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
-    PMPI_Allreduce(mine, hi, 4, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
-    for (int i = 0; i < 4; i++)
+                    omni.cfg.disable,
+                    (long)omni.cfg.neighbor * 100000 + omni.cfg.neighbor_theta};
+    long lo[5], hi[5];
+    PMPI_Allreduce(mine, lo, 5, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
+    PMPI_Allreduce(mine, hi, 5, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+    for (int i = 0; i < 5; i++)
         if (lo[i] != hi[i])
             init_refuse("the ranks of this job read different OMNIBUS_* "
                         "settings: pass them to every rank (mpiexec -genv)");
