@@ -135,6 +135,9 @@ typedef struct omni_state {
     handle_pool messages;   /* MPI_Message of held messages (mprobe.c) */
     handle_pool persistent; /* persistent requests (persist.c) */
 
+    /* neighbourhood collectives (neighbor.h), NULL until a schedule exists */
+    struct nbr_module *nbr;
+
     /* pending large-payload receives (recv.c) */
     struct match_recv *payload_head;
     struct match_recv *cancelled; /* cancelled, to complete (request.c) */
