@@ -4,6 +4,7 @@
 #include "shim/request.h"
 #include "shim/impl.h"
 #include "shim/send.h"
+#include "shim/neighbor.h"
 #include <sched.h>
 #include <stdlib.h>
 #include <time.h>
@@ -42,6 +43,10 @@ void prog_poll(void)
         transport_reap_sends();
     transport_flush_stale();
     omni.in_progress = 0;
+    /* Outside the guard: a schedule's next messages may need progress to
+     * get room (credit, throttling). */
+    if (nbr_busy())
+        nbr_poll();
 }
 
 void prog_pause(unsigned *spins)

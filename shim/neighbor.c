@@ -1,0 +1,725 @@
+#include "shim/neighbor.h"
+#include "shim/nbr_exec.h"
+#include "shim/impl.h"
+#include "shim/persist.h"
+#include "shim/progress.h"
+#include "shim/recv.h"
+#include "shim/transport.h"
+#include "shim/dtype.h"
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- schedules, built when a topology communicator is made ------------- */
+
+static void *nbr_alloc(size_t n)
+{
+    void *p = calloc(n ? n : 1, 1);
+    if (!p)
+        transport_out_of_memory("a neighbourhood schedule");
+    return p;
+}
+
+static int proc_or_none(int r)
+{
+    return r == MPI_PROC_NULL ? -1 : r;
+}
+
+/* This rank's source and destination lists, in the order MPI defines the
+ * collectives' buffers: the distributed graph's as stored, the graph's
+ * neighbours both ways, and for a Cartesian communicator, per dimension,
+ * the neighbour at -1 then at +1. */
+static void topo_lists(MPI_Comm comm, int kind, int rank, int *indeg,
+                       int **in, int *outdeg, int **out)
+{
+    if (kind == MPI_DIST_GRAPH) {
+        int weighted;
+        PMPI_Dist_graph_neighbors_count(comm, indeg, outdeg, &weighted);
+        *in = nbr_alloc(sizeof(int) * (size_t)*indeg);
+        *out = nbr_alloc(sizeof(int) * (size_t)*outdeg);
+        int *wi = weighted ? nbr_alloc(sizeof(int) * (size_t)*indeg) : NULL;
+        int *wo = weighted ? nbr_alloc(sizeof(int) * (size_t)*outdeg) : NULL;
+        PMPI_Dist_graph_neighbors(comm, *indeg, *in, weighted ? wi : MPI_UNWEIGHTED,
+                                  *outdeg, *out, weighted ? wo : MPI_UNWEIGHTED);
+        free(wi);
+        free(wo);
+        return;
+    }
+    if (kind == MPI_GRAPH) {
+        PMPI_Graph_neighbors_count(comm, rank, indeg);
+        *outdeg = *indeg;
+        *in = nbr_alloc(sizeof(int) * (size_t)*indeg);
+        *out = nbr_alloc(sizeof(int) * (size_t)*outdeg);
+        PMPI_Graph_neighbors(comm, rank, *indeg, *in);
+        memcpy(*out, *in, sizeof(int) * (size_t)*indeg);
+        return;
+    }
+    int nd;
+    PMPI_Cartdim_get(comm, &nd);
+    *indeg = *outdeg = 2 * nd;
+    *in = nbr_alloc(sizeof(int) * (size_t)*indeg);
+    *out = nbr_alloc(sizeof(int) * (size_t)*outdeg);
+    for (int d = 0; d < nd; d++) {
+        int lo, hi;
+        PMPI_Cart_shift(comm, d, 1, &lo, &hi);
+        (*in)[2 * d] = (*out)[2 * d] = proc_or_none(lo);
+        (*in)[2 * d + 1] = (*out)[2 * d + 1] = proc_or_none(hi);
+    }
+}
+
+/* For each source slot, the slot of the same source's occurrence at the
+ * same distance from the end of the list. */
+static int *mirror_of(const int *in, int indeg)
+{
+    int *m = nbr_alloc(sizeof(int) * (size_t)(indeg + 1));
+    for (int j = 0; j < indeg; j++) {
+        int after = 0;
+        for (int i = j + 1; i < indeg; i++)
+            after += in[i] == in[j];
+        for (int i = 0; i < indeg; i++)
+            if (in[i] == in[j] && after-- == 0)
+                m[j] = i;
+    }
+    return m;
+}
+
+static int wait_coll(int rc, MPI_Request *req)
+{
+    return rc == MPI_SUCCESS ? prog_wait(req, MPI_STATUS_IGNORE) : rc;
+}
+
+static nbr_module *module_get(void)
+{
+    if (!omni.nbr) {
+        omni.nbr = nbr_alloc(sizeof *omni.nbr);
+        if (nbr_exec_init(omni.nbr) != MPI_SUCCESS)
+            transport_out_of_memory("a generalized-request class");
+    }
+    return omni.nbr;
+}
+
+/* Every member learns every list (one allgather of degrees and ids, one
+ * of the lists) and computes the same pattern; the thesis exchanges only
+ * between neighbours and friends, at the price of a round of messages per
+ * pairing step.  Members agree that all built a plan before any uses it. */
+int nbr_comm_created(comm_rec *c)
+{
+    cfg_neighbor mode = cfg_neighbor_mode(&omni.cfg);
+    int kind = MPI_UNDEFINED;
+    if (mode == CFG_NEIGHBOR_PLAIN || PMPI_Topo_test(c->handle, &kind) != MPI_SUCCESS ||
+        (kind != MPI_DIST_GRAPH && kind != MPI_CART && kind != MPI_GRAPH))
+        return MPI_SUCCESS;
+    MPI_Comm comm = c->handle;
+    int n = c->size, indeg, outdeg, *in, *out;
+    topo_lists(comm, kind, c->rank, &indeg, &in, &outdeg, &out);
+
+    int mine[3] = {outdeg, indeg, (int)omni.next_comm_id};
+    int *all = nbr_alloc(sizeof(int) * 3 * (size_t)n);
+    MPI_Request req;
+    int rc = wait_coll(PMPI_Iallgather(mine, 3, MPI_INT, all, 3, MPI_INT, comm, &req),
+                       &req);
+    int *counts = nbr_alloc(sizeof(int) * (size_t)n);
+    int *displs = nbr_alloc(sizeof(int) * (size_t)n);
+    int *out_off = nbr_alloc(sizeof(int) * (size_t)(n + 1));
+    int *in_off = nbr_alloc(sizeof(int) * (size_t)(n + 1));
+    uint32_t id = 0;
+    int total = 0, tout = 0, tin = 0;
+    for (int p = 0; p < n && rc == MPI_SUCCESS; p++) {
+        counts[p] = all[3 * p] + all[3 * p + 1];
+        displs[p] = total;
+        total += counts[p];
+        out_off[p] = tout;
+        in_off[p] = tin;
+        tout += all[3 * p];
+        tin += all[3 * p + 1];
+        if ((uint32_t)all[3 * p + 2] > id)
+            id = (uint32_t)all[3 * p + 2];
+    }
+    out_off[n] = tout;
+    in_off[n] = tin;
+    int *lists = nbr_alloc(sizeof(int) * (size_t)(total + 1));
+    int *mylist = nbr_alloc(sizeof(int) * (size_t)(indeg + outdeg + 1));
+    memcpy(mylist, out, sizeof(int) * (size_t)outdeg);
+    memcpy(mylist + outdeg, in, sizeof(int) * (size_t)indeg);
+    if (rc == MPI_SUCCESS)
+        rc = wait_coll(PMPI_Iallgatherv(mylist, outdeg + indeg, MPI_INT, lists,
+                                        counts, displs, MPI_INT, comm, &req),
+                       &req);
+    int *gout = nbr_alloc(sizeof(int) * (size_t)(tout + 1));
+    int *gin = nbr_alloc(sizeof(int) * (size_t)(tin + 1));
+    for (int p = 0; p < n && rc == MPI_SUCCESS; p++) {
+        memcpy(gout + out_off[p], lists + displs[p], sizeof(int) * (size_t)all[3 * p]);
+        memcpy(gin + in_off[p], lists + displs[p] + all[3 * p],
+               sizeof(int) * (size_t)all[3 * p + 1]);
+    }
+    ns_graph g = {n, out_off, gout, in_off, gin};
+    ns_plan plan;
+    int theta = mode == CFG_NEIGHBOR_GRID ? INT_MAX : omni.cfg.neighbor_theta;
+    int ok = rc == MPI_SUCCESS && ns_build(&g, theta, c->rank, 1, &plan) == 0;
+    int all_ok = 0;
+    if (rc == MPI_SUCCESS)
+        rc = wait_coll(PMPI_Iallreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm, &req),
+                       &req);
+    free(all), free(counts), free(displs), free(out_off), free(in_off);
+    free(lists), free(mylist), free(gout), free(gin);
+    if (rc != MPI_SUCCESS || !all_ok) {
+        /* An inconsistent graph (or a failed collective) leaves the
+         * communicator to MPICH's neighbourhood collectives, on every
+         * member alike. */
+        if (ok)
+            ns_plan_free(&plan);
+        free(in);
+        free(out);
+        return rc;
+    }
+    nbr_module *mod = module_get();
+    nbr_topo *t = nbr_alloc(sizeof *t);
+    t->refs = 1;
+    t->user = comm;
+    t->indeg = indeg;
+    t->outdeg = outdeg;
+    t->in = in;
+    t->out = out;
+    t->plan = plan;
+    t->mirror = mirror_of(in, indeg);
+    t->shadow = comm_add_shadow(c, id);
+    if (!t->shadow)
+        transport_out_of_memory("a neighbourhood schedule");
+    t->next = mod->topos;
+    mod->topos = t;
+    c->nbr = t;
+    return MPI_SUCCESS;
+}
+
+static void topo_destroy(nbr_topo *t)
+{
+    nbr_op_free_spares(t);
+    ns_plan_free(&t->plan);
+    free(t->mirror);
+    free(t->in);
+    free(t->out);
+    free(t);
+}
+
+void nbr_topo_unref(nbr_topo *t)
+{
+    if (--t->refs > 0)
+        return;
+    nbr_module *mod = omni.nbr;
+    for (nbr_topo **link = &mod->topos; *link; link = &(*link)->next)
+        if (*link == t) {
+            *link = t->next;
+            break;
+        }
+    comm_drop_shadow(t->shadow);
+    topo_destroy(t);
+}
+
+void nbr_comm_freed(comm_rec *c)
+{
+    nbr_topo *t = c->nbr;
+    c->nbr = NULL;
+    t->user = MPI_COMM_NULL;
+    nbr_topo_unref(t);
+}
+
+void nbr_finalize(void)
+{
+    nbr_module *mod = omni.nbr;
+    if (!mod)
+        return;
+    while (mod->topos) {
+        nbr_topo *t = mod->topos;
+        mod->topos = t->next;
+        topo_destroy(t); /* the shadow records go with the table */
+    }
+    free(mod);
+    omni.nbr = NULL;
+}
+
+/* --- the calls ------------------------------------------------------------ */
+
+enum nbr_kind { NBR_ALLGATHER, NBR_ALLGATHERV, NBR_ALLTOALL, NBR_ALLTOALLV,
+                NBR_ALLTOALLW };
+enum nbr_how { NBR_BLOCKING, NBR_NONBLOCKING, NBR_PERSISTENT };
+
+/* One call's arguments; arrays are the int form's (the *_i) or the large
+ * count form's (*_c, with MPI_Aint displacements), never both. */
+typedef struct {
+    enum nbr_kind kind;
+    int large;
+    const void *sbuf;
+    void *rbuf;
+    MPI_Count scount, rcount;
+    MPI_Datatype stype, rtype;
+    const void *scounts, *sdispls, *rcounts, *rdispls;
+    const MPI_Datatype *stypes, *rtypes;
+} nbr_args;
+
+static MPI_Count arg_count(const void *a, int large, int i)
+{
+    return large ? ((const MPI_Count *)a)[i] : ((const int *)a)[i];
+}
+
+/* Displacements: MPI_Aint in the _c forms and in alltoallw, int else. */
+static MPI_Aint arg_disp(const void *a, int aint, int i)
+{
+    return aint ? ((const MPI_Aint *)a)[i] : ((const int *)a)[i];
+}
+
+static int slot(MPI_Datatype type, MPI_Count cnt, MPI_Aint *ext, MPI_Count *bytes)
+{
+    MPI_Count size = dtype_size(type), lb, extent;
+    if (size < 0 || cnt < 0 || PMPI_Type_get_extent_x(type, &lb, &extent) != MPI_SUCCESS)
+        return -1;
+    *ext = (MPI_Aint)extent;
+    *bytes = cnt * size;
+    return 0;
+}
+
+/* Fills op's slots from the call; -1 when an argument is one MPI rejects
+ * (MPICH then reports it). */
+static int fill_slots(nbr_op *op, const nbr_args *a)
+{
+    nbr_topo *t = op->t;
+    int w = a->kind == NBR_ALLTOALLW, aint = a->large || w;
+    op->sbuf = a->sbuf;
+    op->rbuf = a->rbuf;
+    op->variable = a->kind != NBR_ALLGATHER && a->kind != NBR_ALLTOALL;
+    op->reversed = a->kind == NBR_ALLTOALL;
+    for (int k = 0; k < t->outdeg; k++) {
+        MPI_Datatype type = w ? a->stypes[k] : a->stype;
+        MPI_Count cnt = a->kind == NBR_ALLTOALLV || w
+                            ? arg_count(a->scounts, a->large, k) : a->scount;
+        MPI_Aint ext;
+        if (slot(type, cnt, &ext, &op->s_bytes[k]) != 0)
+            return -1;
+        op->s_type[k] = type;
+        op->s_cnt[k] = cnt;
+        op->s_off[k] = a->kind == NBR_ALLTOALL ? (MPI_Aint)k * (MPI_Aint)cnt * ext
+                       : a->kind == NBR_ALLTOALLV ? arg_disp(a->sdispls, aint, k) * ext
+                       : w ? arg_disp(a->sdispls, 1, k) : 0;
+    }
+    for (int j = 0; j < t->indeg; j++) {
+        MPI_Datatype type = w ? a->rtypes[j] : a->rtype;
+        int per_slot = a->kind == NBR_ALLGATHERV || a->kind == NBR_ALLTOALLV || w;
+        MPI_Count cnt = per_slot ? arg_count(a->rcounts, a->large, j) : a->rcount;
+        MPI_Aint ext;
+        if (slot(type, cnt, &ext, &op->r_bytes[j]) != 0)
+            return -1;
+        op->r_type[j] = type;
+        op->r_cnt[j] = cnt;
+        op->r_off[j] = w ? arg_disp(a->rdispls, 1, j)
+                       : per_slot ? arg_disp(a->rdispls, aint, j) * ext
+                       : (MPI_Aint)j * (MPI_Aint)cnt * ext;
+    }
+    return 0;
+}
+
+/* Runs of one communicator are told apart by their tags: two per run. */
+static int next_tag(nbr_topo *t)
+{
+    uint32_t range = (uint32_t)omni.tag_ub / 2;
+    return (int)(2 * (t->seq++ % range));
+}
+
+static int persist_start_fn(void *state, MPI_Request *inner)
+{
+    return nbr_op_start(state, inner);
+}
+
+/* Freeing a persistent request that is still active is erroneous; the run
+ * is let finish before its operation goes. */
+static void persist_release_fn(void *state)
+{
+    nbr_op *op = state;
+    op->persistent = 0;
+    if (op->done)
+        nbr_op_put(op);
+    else
+        op->orphan = 1;
+}
+
+static const persist_ops nbr_persist_ops = {persist_start_fn, persist_release_fn};
+
+/* Runs the call by its schedule.  *handled is 0 when Omnibus does not
+ * take it (no schedule, or an argument MPI rejects): the caller then
+ * passes it to MPICH. */
+static int nbr_run(const nbr_args *a, MPI_Comm comm, enum nbr_how how,
+                   MPI_Request *req, int *handled)
+{
+    comm_rec *c = comm_lookup(comm);
+    nbr_topo *t = c ? c->nbr : NULL;
+    *handled = 0;
+    if (!t || a->sbuf == MPI_IN_PLACE || a->rbuf == MPI_IN_PLACE)
+        return MPI_SUCCESS;
+    nbr_op *op = nbr_op_get(t);
+    if (fill_slots(op, a) != 0) {
+        nbr_op_put(op);
+        return MPI_SUCCESS;
+    }
+    *handled = 1;
+    op->tag = next_tag(t);
+    op->persistent = how == NBR_PERSISTENT;
+    if (how == NBR_PERSISTENT) {
+        op->done = 1;
+        *req = persist_new_custom(&nbr_persist_ops, op, comm);
+        return MPI_SUCCESS;
+    }
+    int rc = nbr_op_start(op, how == NBR_NONBLOCKING ? req : NULL);
+    if (how == NBR_NONBLOCKING || rc != MPI_SUCCESS)
+        return rc;
+    rc = nbr_op_wait(op);
+    nbr_op_put(op);
+    return rc == MPI_SUCCESS ? rc : recv_raise(comm, rc);
+}
+
+/* --- entry points: a call goes by its schedule, or to MPICH -------------- */
+
+#define NBR_TAKE(how, req)                                                     \
+    int handled, rc = nbr_run(&a, comm, how, req, &handled);                   \
+    if (handled)                                                               \
+        return rc
+
+int impl_Neighbor_allgather(const void *sbuf, MPI_Count scount,
+                            MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                            MPI_Datatype rtype, MPI_Comm comm)
+{
+    nbr_args a = {.kind = NBR_ALLGATHER, .sbuf = sbuf, .rbuf = rbuf,
+                  .scount = scount, .rcount = rcount, .stype = stype, .rtype = rtype};
+    NBR_TAKE(NBR_BLOCKING, NULL);
+    MPI_Request r;
+    prog_block_enter();
+    return wait_coll(PMPI_Ineighbor_allgather_c(sbuf, scount, stype, rbuf, rcount,
+                                                rtype, comm, &r), &r);
+}
+
+int impl_Ineighbor_allgather(const void *sbuf, MPI_Count scount,
+                             MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                             MPI_Datatype rtype, MPI_Comm comm,
+                             MPI_Request *request)
+{
+    nbr_args a = {.kind = NBR_ALLGATHER, .sbuf = sbuf, .rbuf = rbuf,
+                  .scount = scount, .rcount = rcount, .stype = stype, .rtype = rtype};
+    NBR_TAKE(NBR_NONBLOCKING, request);
+    return PMPI_Ineighbor_allgather_c(sbuf, scount, stype, rbuf, rcount, rtype,
+                                      comm, request);
+}
+
+int impl_Neighbor_allgather_init(const void *sbuf, MPI_Count scount,
+                                 MPI_Datatype stype, void *rbuf,
+                                 MPI_Count rcount, MPI_Datatype rtype,
+                                 MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request)
+{
+    nbr_args a = {.kind = NBR_ALLGATHER, .sbuf = sbuf, .rbuf = rbuf,
+                  .scount = scount, .rcount = rcount, .stype = stype, .rtype = rtype};
+    NBR_TAKE(NBR_PERSISTENT, request);
+    return PMPI_Neighbor_allgather_init_c(sbuf, scount, stype, rbuf, rcount,
+                                          rtype, comm, info, request);
+}
+
+int impl_Neighbor_alltoall(const void *sbuf, MPI_Count scount,
+                           MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                           MPI_Datatype rtype, MPI_Comm comm)
+{
+    nbr_args a = {.kind = NBR_ALLTOALL, .sbuf = sbuf, .rbuf = rbuf,
+                  .scount = scount, .rcount = rcount, .stype = stype, .rtype = rtype};
+    NBR_TAKE(NBR_BLOCKING, NULL);
+    MPI_Request r;
+    prog_block_enter();
+    return wait_coll(PMPI_Ineighbor_alltoall_c(sbuf, scount, stype, rbuf, rcount,
+                                               rtype, comm, &r), &r);
+}
+
+int impl_Ineighbor_alltoall(const void *sbuf, MPI_Count scount,
+                            MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                            MPI_Datatype rtype, MPI_Comm comm,
+                            MPI_Request *request)
+{
+    nbr_args a = {.kind = NBR_ALLTOALL, .sbuf = sbuf, .rbuf = rbuf,
+                  .scount = scount, .rcount = rcount, .stype = stype, .rtype = rtype};
+    NBR_TAKE(NBR_NONBLOCKING, request);
+    return PMPI_Ineighbor_alltoall_c(sbuf, scount, stype, rbuf, rcount, rtype,
+                                     comm, request);
+}
+
+int impl_Neighbor_alltoall_init(const void *sbuf, MPI_Count scount,
+                                MPI_Datatype stype, void *rbuf,
+                                MPI_Count rcount, MPI_Datatype rtype,
+                                MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request)
+{
+    nbr_args a = {.kind = NBR_ALLTOALL, .sbuf = sbuf, .rbuf = rbuf,
+                  .scount = scount, .rcount = rcount, .stype = stype, .rtype = rtype};
+    NBR_TAKE(NBR_PERSISTENT, request);
+    return PMPI_Neighbor_alltoall_init_c(sbuf, scount, stype, rbuf, rcount,
+                                         rtype, comm, info, request);
+}
+
+/* allgatherv: int and large-count arrays */
+
+#define ALLGATHERV_ARGS(large_)                                                \
+    nbr_args a = {.kind = NBR_ALLGATHERV, .large = large_, .sbuf = sbuf,       \
+                  .rbuf = rbuf, .scount = scount, .stype = stype,              \
+                  .rtype = rtype, .rcounts = rcounts, .rdispls = displs}
+
+int impl_Neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype,
+                             void *rbuf, const int rcounts[],
+                             const int displs[], MPI_Datatype rtype,
+                             MPI_Comm comm)
+{
+    ALLGATHERV_ARGS(0);
+    NBR_TAKE(NBR_BLOCKING, NULL);
+    MPI_Request r;
+    prog_block_enter();
+    return wait_coll(PMPI_Ineighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts,
+                                               displs, rtype, comm, &r), &r);
+}
+
+int impl_Neighbor_allgatherv_c(const void *sbuf, MPI_Count scount,
+                               MPI_Datatype stype, void *rbuf,
+                               const MPI_Count rcounts[],
+                               const MPI_Aint displs[], MPI_Datatype rtype,
+                               MPI_Comm comm)
+{
+    ALLGATHERV_ARGS(1);
+    NBR_TAKE(NBR_BLOCKING, NULL);
+    MPI_Request r;
+    prog_block_enter();
+    return wait_coll(PMPI_Ineighbor_allgatherv_c(sbuf, scount, stype, rbuf,
+                                                 rcounts, displs, rtype, comm,
+                                                 &r), &r);
+}
+
+int impl_Ineighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype,
+                              void *rbuf, const int rcounts[],
+                              const int displs[], MPI_Datatype rtype,
+                              MPI_Comm comm, MPI_Request *request)
+{
+    ALLGATHERV_ARGS(0);
+    NBR_TAKE(NBR_NONBLOCKING, request);
+    return PMPI_Ineighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs,
+                                     rtype, comm, request);
+}
+
+int impl_Ineighbor_allgatherv_c(const void *sbuf, MPI_Count scount,
+                                MPI_Datatype stype, void *rbuf,
+                                const MPI_Count rcounts[],
+                                const MPI_Aint displs[], MPI_Datatype rtype,
+                                MPI_Comm comm, MPI_Request *request)
+{
+    ALLGATHERV_ARGS(1);
+    NBR_TAKE(NBR_NONBLOCKING, request);
+    return PMPI_Ineighbor_allgatherv_c(sbuf, scount, stype, rbuf, rcounts,
+                                       displs, rtype, comm, request);
+}
+
+int impl_Neighbor_allgatherv_init(const void *sbuf, int scount,
+                                  MPI_Datatype stype, void *rbuf,
+                                  const int rcounts[], const int displs[],
+                                  MPI_Datatype rtype, MPI_Comm comm,
+                                  MPI_Info info, MPI_Request *request)
+{
+    ALLGATHERV_ARGS(0);
+    NBR_TAKE(NBR_PERSISTENT, request);
+    return PMPI_Neighbor_allgatherv_init(sbuf, scount, stype, rbuf, rcounts,
+                                         displs, rtype, comm, info, request);
+}
+
+int impl_Neighbor_allgatherv_init_c(const void *sbuf, MPI_Count scount,
+                                    MPI_Datatype stype, void *rbuf,
+                                    const MPI_Count rcounts[],
+                                    const MPI_Aint displs[],
+                                    MPI_Datatype rtype, MPI_Comm comm,
+                                    MPI_Info info, MPI_Request *request)
+{
+    ALLGATHERV_ARGS(1);
+    NBR_TAKE(NBR_PERSISTENT, request);
+    return PMPI_Neighbor_allgatherv_init_c(sbuf, scount, stype, rbuf, rcounts,
+                                           displs, rtype, comm, info, request);
+}
+
+/* alltoallv */
+
+#define ALLTOALLV_ARGS(large_)                                                 \
+    nbr_args a = {.kind = NBR_ALLTOALLV, .large = large_, .sbuf = sbuf,        \
+                  .rbuf = rbuf, .stype = stype, .rtype = rtype,                \
+                  .scounts = scounts, .sdispls = sdispls, .rcounts = rcounts,  \
+                  .rdispls = rdispls}
+
+int impl_Neighbor_alltoallv(const void *sbuf, const int scounts[],
+                            const int sdispls[], MPI_Datatype stype, void *rbuf,
+                            const int rcounts[], const int rdispls[],
+                            MPI_Datatype rtype, MPI_Comm comm)
+{
+    ALLTOALLV_ARGS(0);
+    NBR_TAKE(NBR_BLOCKING, NULL);
+    MPI_Request r;
+    prog_block_enter();
+    return wait_coll(PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf,
+                                              rcounts, rdispls, rtype, comm, &r),
+                     &r);
+}
+
+int impl_Neighbor_alltoallv_c(const void *sbuf, const MPI_Count scounts[],
+                              const MPI_Aint sdispls[], MPI_Datatype stype,
+                              void *rbuf, const MPI_Count rcounts[],
+                              const MPI_Aint rdispls[], MPI_Datatype rtype,
+                              MPI_Comm comm)
+{
+    ALLTOALLV_ARGS(1);
+    NBR_TAKE(NBR_BLOCKING, NULL);
+    MPI_Request r;
+    prog_block_enter();
+    return wait_coll(PMPI_Ineighbor_alltoallv_c(sbuf, scounts, sdispls, stype,
+                                                rbuf, rcounts, rdispls, rtype,
+                                                comm, &r), &r);
+}
+
+int impl_Ineighbor_alltoallv(const void *sbuf, const int scounts[],
+                             const int sdispls[], MPI_Datatype stype,
+                             void *rbuf, const int rcounts[],
+                             const int rdispls[], MPI_Datatype rtype,
+                             MPI_Comm comm, MPI_Request *request)
+{
+    ALLTOALLV_ARGS(0);
+    NBR_TAKE(NBR_NONBLOCKING, request);
+    return PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts,
+                                    rdispls, rtype, comm, request);
+}
+
+int impl_Ineighbor_alltoallv_c(const void *sbuf, const MPI_Count scounts[],
+                               const MPI_Aint sdispls[], MPI_Datatype stype,
+                               void *rbuf, const MPI_Count rcounts[],
+                               const MPI_Aint rdispls[], MPI_Datatype rtype,
+                               MPI_Comm comm, MPI_Request *request)
+{
+    ALLTOALLV_ARGS(1);
+    NBR_TAKE(NBR_NONBLOCKING, request);
+    return PMPI_Ineighbor_alltoallv_c(sbuf, scounts, sdispls, stype, rbuf,
+                                      rcounts, rdispls, rtype, comm, request);
+}
+
+int impl_Neighbor_alltoallv_init(const void *sbuf, const int scounts[],
+                                 const int sdispls[], MPI_Datatype stype,
+                                 void *rbuf, const int rcounts[],
+                                 const int rdispls[], MPI_Datatype rtype,
+                                 MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request)
+{
+    ALLTOALLV_ARGS(0);
+    NBR_TAKE(NBR_PERSISTENT, request);
+    return PMPI_Neighbor_alltoallv_init(sbuf, scounts, sdispls, stype, rbuf,
+                                        rcounts, rdispls, rtype, comm, info,
+                                        request);
+}
+
+int impl_Neighbor_alltoallv_init_c(const void *sbuf, const MPI_Count scounts[],
+                                   const MPI_Aint sdispls[], MPI_Datatype stype,
+                                   void *rbuf, const MPI_Count rcounts[],
+                                   const MPI_Aint rdispls[],
+                                   MPI_Datatype rtype, MPI_Comm comm,
+                                   MPI_Info info, MPI_Request *request)
+{
+    ALLTOALLV_ARGS(1);
+    NBR_TAKE(NBR_PERSISTENT, request);
+    return PMPI_Neighbor_alltoallv_init_c(sbuf, scounts, sdispls, stype, rbuf,
+                                          rcounts, rdispls, rtype, comm, info,
+                                          request);
+}
+
+/* alltoallw: displacements are bytes (MPI_Aint) in both forms */
+
+#define ALLTOALLW_ARGS(large_)                                                 \
+    nbr_args a = {.kind = NBR_ALLTOALLW, .large = large_, .sbuf = sbuf,        \
+                  .rbuf = rbuf, .scounts = scounts, .sdispls = sdispls,        \
+                  .stypes = stypes, .rcounts = rcounts, .rdispls = rdispls,    \
+                  .rtypes = rtypes}
+
+int impl_Neighbor_alltoallw(const void *sbuf, const int scounts[],
+                            const MPI_Aint sdispls[],
+                            const MPI_Datatype stypes[], void *rbuf,
+                            const int rcounts[], const MPI_Aint rdispls[],
+                            const MPI_Datatype rtypes[], MPI_Comm comm)
+{
+    ALLTOALLW_ARGS(0);
+    NBR_TAKE(NBR_BLOCKING, NULL);
+    MPI_Request r;
+    prog_block_enter();
+    return wait_coll(PMPI_Ineighbor_alltoallw(sbuf, scounts, sdispls, stypes,
+                                              rbuf, rcounts, rdispls, rtypes,
+                                              comm, &r), &r);
+}
+
+int impl_Neighbor_alltoallw_c(const void *sbuf, const MPI_Count scounts[],
+                              const MPI_Aint sdispls[],
+                              const MPI_Datatype stypes[], void *rbuf,
+                              const MPI_Count rcounts[],
+                              const MPI_Aint rdispls[],
+                              const MPI_Datatype rtypes[], MPI_Comm comm)
+{
+    ALLTOALLW_ARGS(1);
+    NBR_TAKE(NBR_BLOCKING, NULL);
+    MPI_Request r;
+    prog_block_enter();
+    return wait_coll(PMPI_Ineighbor_alltoallw_c(sbuf, scounts, sdispls, stypes,
+                                                rbuf, rcounts, rdispls, rtypes,
+                                                comm, &r), &r);
+}
+
+int impl_Ineighbor_alltoallw(const void *sbuf, const int scounts[],
+                             const MPI_Aint sdispls[],
+                             const MPI_Datatype stypes[], void *rbuf,
+                             const int rcounts[], const MPI_Aint rdispls[],
+                             const MPI_Datatype rtypes[], MPI_Comm comm,
+                             MPI_Request *request)
+{
+    ALLTOALLW_ARGS(0);
+    NBR_TAKE(NBR_NONBLOCKING, request);
+    return PMPI_Ineighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf,
+                                    rcounts, rdispls, rtypes, comm, request);
+}
+
+int impl_Ineighbor_alltoallw_c(const void *sbuf, const MPI_Count scounts[],
+                               const MPI_Aint sdispls[],
+                               const MPI_Datatype stypes[], void *rbuf,
+                               const MPI_Count rcounts[],
+                               const MPI_Aint rdispls[],
+                               const MPI_Datatype rtypes[], MPI_Comm comm,
+                               MPI_Request *request)
+{
+    ALLTOALLW_ARGS(1);
+    NBR_TAKE(NBR_NONBLOCKING, request);
+    return PMPI_Ineighbor_alltoallw_c(sbuf, scounts, sdispls, stypes, rbuf,
+                                      rcounts, rdispls, rtypes, comm, request);
+}
+
+int impl_Neighbor_alltoallw_init(const void *sbuf, const int scounts[],
+                                 const MPI_Aint sdispls[],
+                                 const MPI_Datatype stypes[], void *rbuf,
+                                 const int rcounts[], const MPI_Aint rdispls[],
+                                 const MPI_Datatype rtypes[], MPI_Comm comm,
+                                 MPI_Info info, MPI_Request *request)
+{
+    ALLTOALLW_ARGS(0);
+    NBR_TAKE(NBR_PERSISTENT, request);
+    return PMPI_Neighbor_alltoallw_init(sbuf, scounts, sdispls, stypes, rbuf,
+                                        rcounts, rdispls, rtypes, comm, info,
+                                        request);
+}
+
+int impl_Neighbor_alltoallw_init_c(const void *sbuf, const MPI_Count scounts[],
+                                   const MPI_Aint sdispls[],
+                                   const MPI_Datatype stypes[], void *rbuf,
+                                   const MPI_Count rcounts[],
+                                   const MPI_Aint rdispls[],
+                                   const MPI_Datatype rtypes[], MPI_Comm comm,
+                                   MPI_Info info, MPI_Request *request)
+{
+    ALLTOALLW_ARGS(1);
+    NBR_TAKE(NBR_PERSISTENT, request);
+    return PMPI_Neighbor_alltoallw_init_c(sbuf, scounts, sdispls, stypes, rbuf,
+                                          rcounts, rdispls, rtypes, comm, info,
+                                          request);
+}
