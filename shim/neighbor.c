@@ -1,5 +1,6 @@
 #include "shim/neighbor.h"
 #include "shim/nbr_exec.h"
+#include "shim/nbr_plain.h"
 #include "shim/impl.h"
 #include "shim/persist.h"
 #include "shim/progress.h"
@@ -239,34 +240,6 @@ void nbr_finalize(void)
 
 /* --- the calls ------------------------------------------------------------ */
 
-enum nbr_kind { NBR_ALLGATHER, NBR_ALLGATHERV, NBR_ALLTOALL, NBR_ALLTOALLV,
-                NBR_ALLTOALLW };
-enum nbr_how { NBR_BLOCKING, NBR_NONBLOCKING, NBR_PERSISTENT };
-
-/* One call's arguments; arrays are the int form's (the *_i) or the large
- * count form's (*_c, with MPI_Aint displacements), never both. */
-typedef struct {
-    enum nbr_kind kind;
-    int large;
-    const void *sbuf;
-    void *rbuf;
-    MPI_Count scount, rcount;
-    MPI_Datatype stype, rtype;
-    const void *scounts, *sdispls, *rcounts, *rdispls;
-    const MPI_Datatype *stypes, *rtypes;
-} nbr_args;
-
-static MPI_Count arg_count(const void *a, int large, int i)
-{
-    return large ? ((const MPI_Count *)a)[i] : ((const int *)a)[i];
-}
-
-/* Displacements: MPI_Aint in the _c forms and in alltoallw, int else. */
-static MPI_Aint arg_disp(const void *a, int aint, int i)
-{
-    return aint ? ((const MPI_Aint *)a)[i] : ((const int *)a)[i];
-}
-
 static int slot(MPI_Datatype type, MPI_Count cnt, MPI_Aint *ext, MPI_Count *bytes)
 {
     MPI_Count size = dtype_size(type), lb, extent;
@@ -351,8 +324,16 @@ static int nbr_run(const nbr_args *a, MPI_Comm comm, enum nbr_how how,
     comm_rec *c = comm_lookup(comm);
     nbr_topo *t = c ? c->nbr : NULL;
     *handled = 0;
-    if (!t || a->sbuf == MPI_IN_PLACE || a->rbuf == MPI_IN_PLACE)
+    if (!c || a->sbuf == MPI_IN_PLACE || a->rbuf == MPI_IN_PLACE)
         return MPI_SUCCESS;
+    if (!t) {
+        int kind = MPI_UNDEFINED;
+        if (how != NBR_PERSISTENT || PMPI_Topo_test(comm, &kind) != MPI_SUCCESS ||
+            kind == MPI_UNDEFINED)
+            return MPI_SUCCESS; /* MPICH's, or MPICH's error */
+        *handled = 1;
+        return nbr_plain_init(a, comm, req);
+    }
     nbr_op *op = nbr_op_get(t);
     if (fill_slots(op, a) != 0) {
         nbr_op_put(op);
