@@ -242,6 +242,13 @@ void nbr_finalize(void)
 
 static int slot(MPI_Datatype type, MPI_Count cnt, MPI_Aint *ext, MPI_Count *bytes)
 {
+    int builtin = dtype_builtin_size(type);
+    if (builtin && cnt >= 0) {
+        /* contiguous: the extent is the size, no call needed */
+        *ext = builtin;
+        *bytes = cnt * builtin;
+        return 0;
+    }
     MPI_Count size = dtype_size(type), lb, extent;
     if (size < 0 || cnt < 0 || PMPI_Type_get_extent_x(type, &lb, &extent) != MPI_SUCCESS)
         return -1;
