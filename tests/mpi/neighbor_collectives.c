@@ -329,7 +329,9 @@ static enum form usable(const lists *l, enum kind k, enum form f)
            : f == PERSISTENT ? PERSISTENT_C : f;
 }
 
-static void exercise(MPI_Comm c, const char *graph)
+/* Each graph runs half of the (kind, form) pairs, the next graph the other
+ * half, so every pair meets a few graphs and the test stays short. */
+static void exercise(MPI_Comm c, const char *graph, int half)
 {
     lists l;
     get_lists(c, &l);
@@ -339,6 +341,8 @@ static void exercise(MPI_Comm c, const char *graph)
     int variant = 0;
     for (int k = 0; k < NKINDS; k++)
         for (int f = 0; f < NFORMS; f++, variant++) {
+            if ((k + f + half) % 2)
+                continue;
             MPI_Datatype base = variant % 3 == 1 ? vec : MPI_INT;
             one(c, ref, &l, graph, (enum kind)k, usable(&l, k, f), base,
                 variant % 7 == 3);
@@ -354,7 +358,7 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Type_commit(&vec));
 
     /* 2-D Moore torus */
-    int dims[2] = {0, 0}, per[2] = {1, 1}, cc[2];
+    int dims[2] = {0, 0}, cc[2];
     MPI_OK(MPI_Dims_create(n, 2, dims));
     cc[0] = me / dims[1];
     cc[1] = me % dims[1];
@@ -399,7 +403,6 @@ int main(int argc, char **argv)
     int cdims[2] = {0, 0};
     MPI_OK(MPI_Dims_create(n, 2, cdims));
     MPI_OK(MPI_Cart_create(MPI_COMM_WORLD, 2, cdims, cper, 0, &cart));
-    (void)per;
 
     int index[TL_MAX_RANKS], edges[3 * TL_MAX_RANKS], e = 0;
     for (int i = 0; i < n; i++) {
@@ -420,11 +423,11 @@ int main(int argc, char **argv)
     }
     MPI_OK(MPI_Graph_create(MPI_COMM_WORLD, n, index, edges, 0, &graph));
 
-    exercise(moore, "a 2-D Moore torus");
-    exercise(rnd, "a random multigraph with self-loops");
-    exercise(half, "a graph where even ranks send nothing");
-    exercise(cart, "a Cartesian grid, one dimension periodic");
-    exercise(graph, "an MPI_Graph_create ring");
+    exercise(moore, "a 2-D Moore torus", 0);
+    exercise(rnd, "a random multigraph with self-loops", 1);
+    exercise(half, "a graph where even ranks send nothing", 0);
+    exercise(cart, "a Cartesian grid, one dimension periodic", 1);
+    exercise(graph, "an MPI_Graph_create ring", 0);
 
     MPI_OK(MPI_Comm_free(&moore));
     MPI_OK(MPI_Comm_free(&rnd));
