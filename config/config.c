@@ -30,7 +30,7 @@ static const char *const known_names[] = {
     "OMNIBUS_TOPOLOGY",   "OMNIBUS_BUFFER_SIZE", "OMNIBUS_THRESHOLD",
     "OMNIBUS_FLUSH_US",   "OMNIBUS_DISABLE",     "OMNIBUS_STATS",
     "OMNIBUS_STATS_FILE", "OMNIBUS_YIELD",       "OMNIBUS_PROGRESS",
-    "OMNIBUS_EAGER_POOL",
+    "OMNIBUS_EAGER_POOL", "OMNIBUS_NEIGHBOR",    "OMNIBUS_NEIGHBOR_THETA",
     /* Read by the test suite only (a fake node layout for `auto`). */
     "OMNIBUS_FAKE_NODES",
     /* Reserved for later work; known so that setting it is not reported as
@@ -243,6 +243,32 @@ static int parse_progress(const char *text, cfg_progress *out)
     return 0;
 }
 
+static int parse_neighbor(const char *text, cfg_neighbor *out)
+{
+    static const struct { const char *name; cfg_neighbor mode; } modes[] = {
+        {"auto", CFG_NEIGHBOR_AUTO},       {"plain", CFG_NEIGHBOR_PLAIN},
+        {"combine", CFG_NEIGHBOR_COMBINE}, {"grid", CFG_NEIGHBOR_GRID},
+    };
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+        if (strcmp(text, modes[i].name) == 0) {
+            *out = modes[i].mode;
+            return 0;
+        }
+    return -1;
+}
+
+static int parse_theta(const char *text, int *out)
+{
+    const char *p = text;
+    unsigned long long v;
+
+    if (parse_digits(&p, CFG_MAX_NEIGHBOR_THETA, &v) != 0 || *p != '\0' ||
+        v < 1)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
 static int parse_flush_us(const char *text, long *out)
 {
     const char *p = text;
@@ -289,6 +315,8 @@ int cfg_load(cfg_settings *out, cfg_lookup_fn lookup, void *ctx, char *err,
     s.eager_pool = CFG_DEFAULT_EAGER_POOL;
     s.yield = CFG_YIELD_AUTO;
     s.progress = CFG_PROGRESS_CALLS;
+    s.neighbor = CFG_NEIGHBOR_AUTO;
+    s.neighbor_theta = CFG_DEFAULT_NEIGHBOR_THETA;
 
     name = "OMNIBUS_TOPOLOGY";
     if ((v = get(lookup, ctx, name)) != NULL) {
@@ -380,6 +408,22 @@ int cfg_load(cfg_settings *out, cfg_lookup_fn lookup, void *ctx, char *err,
             return refuse(err, errlen, name, v, "expected calls or thread");
     }
 
+    name = "OMNIBUS_NEIGHBOR";
+    if ((v = get(lookup, ctx, name)) != NULL) {
+        if (parse_neighbor(v, &s.neighbor) != 0)
+            return refuse(err, errlen, name, v,
+                          "expected auto, plain, combine or grid");
+    }
+
+    name = "OMNIBUS_NEIGHBOR_THETA";
+    if ((v = get(lookup, ctx, name)) != NULL) {
+        if (parse_theta(v, &s.neighbor_theta) != 0)
+            return refuse(err, errlen, name, v,
+                          "expected a whole number of common neighbours "
+                          "from 1 to %d, such as 4",
+                          CFG_MAX_NEIGHBOR_THETA);
+    }
+
     *out = s;
     if (err != NULL && errlen > 0)
         err[0] = '\0';
@@ -407,6 +451,13 @@ void cfg_use_network_defaults(cfg_settings *s)
         s->buffer_size = CFG_NETWORK_BUFFER_SIZE;
     if (!s->threshold_given)
         s->threshold = CFG_NETWORK_THRESHOLD;
+    if (s->neighbor == CFG_NEIGHBOR_AUTO)
+        s->neighbor = CFG_NEIGHBOR_COMBINE;
+}
+
+cfg_neighbor cfg_neighbor_mode(const cfg_settings *s)
+{
+    return s->neighbor == CFG_NEIGHBOR_AUTO ? CFG_NEIGHBOR_PLAIN : s->neighbor;
 }
 
 /* Whether the comma-separated list `list` names `word` (case-insensitive). */

@@ -25,6 +25,13 @@ typedef enum {
 
 typedef enum { CFG_YIELD_AUTO, CFG_YIELD_ON, CFG_YIELD_OFF } cfg_yield;
 typedef enum { CFG_PROGRESS_CALLS, CFG_PROGRESS_THREAD } cfg_progress;
+/* How neighbourhood collectives travel (OMNIBUS_NEIGHBOR). */
+typedef enum {
+    CFG_NEIGHBOR_AUTO,    /* plain on one node, combine over a network */
+    CFG_NEIGHBOR_PLAIN,   /* MPICH's own: one message per neighbour */
+    CFG_NEIGHBOR_COMBINE, /* Omnibus's message-combining schedule */
+    CFG_NEIGHBOR_GRID     /* one item per neighbour over Omnibus's grid */
+} cfg_neighbor;
 
 typedef struct {
     cfg_topo_kind topo_kind;
@@ -44,6 +51,9 @@ typedef struct {
                                into the lookup's storage */
     cfg_yield yield;        /* OMNIBUS_YIELD=auto|on|off */
     cfg_progress progress;  /* OMNIBUS_PROGRESS=calls|thread */
+    cfg_neighbor neighbor;  /* OMNIBUS_NEIGHBOR=auto|plain|combine|grid;
+                               cfg_use_network_defaults resolves auto */
+    int neighbor_theta;     /* OMNIBUS_NEIGHBOR_THETA, friendship threshold */
     const char *topology_text; /* OMNIBUS_TOPOLOGY as given, NULL when unset;
                                   points into the lookup's storage (kept so
                                   cfg_check_job can quote it) */
@@ -67,11 +77,20 @@ typedef const char *(*cfg_lookup_fn)(const char *name, void *ctx);
 #define CFG_MAX_EAGER_POOL ((size_t)1 << 30)
 #define CFG_MIN_BUFFER_SIZE ((size_t)64)
 #define CFG_MAX_BUFFER_SIZE ((size_t)64 << 20)
+/* Thesis §6.4: fewer than 4 common neighbours cannot save a message once
+ * the exchange between the two friends is paid. */
+#define CFG_DEFAULT_NEIGHBOR_THETA 4
+#define CFG_MAX_NEIGHBOR_THETA 65536
 
 /* For a job whose ranks talk over the network (several nodes, or
  * cfg_ucx_tls_is_network): the buffer size and threshold the user left
- * unset take their network-calibrated defaults. */
+ * unset take their network-calibrated defaults, and OMNIBUS_NEIGHBOR=auto
+ * becomes combine (it is plain otherwise: see cfg_neighbor_mode). */
 void cfg_use_network_defaults(cfg_settings *s);
+
+/* The neighbourhood-collective mode in force: auto that no network
+ * resolved is plain. */
+cfg_neighbor cfg_neighbor_mode(const cfg_settings *s);
 
 /* 1 when a UCX_TLS value leaves UCX no shared-memory transport (sm, shm,
  * posix, sysv, cma, knem, xpmem, or "all"), so that even ranks on one node

@@ -3,7 +3,9 @@
 #include "shim/progress.h"
 #include "shim/impl.h"
 #include "shim/transport.h"
+#include "shim/neighbor.h"
 #include <stdlib.h>
+#include <string.h>
 
 int comm_table_init(void)
 {
@@ -91,6 +93,44 @@ static int comm_add(MPI_Comm comm, uint32_t id)
     return 0;
 }
 
+comm_rec *comm_add_shadow(const comm_rec *c, uint32_t id)
+{
+    comm_rec *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->handle = MPI_COMM_WORLD;
+    s->id = id;
+    s->rank = c->rank;
+    s->size = c->size;
+    s->to_world = malloc(sizeof(int) * (size_t)c->size);
+    s->from_world = malloc(sizeof(int) * (size_t)omni.size);
+    if (!s->to_world || !s->from_world) {
+        comm_rec_free(s);
+        return NULL;
+    }
+    memcpy(s->to_world, c->to_world, sizeof(int) * (size_t)c->size);
+    memcpy(s->from_world, c->from_world, sizeof(int) * (size_t)omni.size);
+    s->unx_tail = &s->unx_head;
+    s->posted_tail = &s->posted_head;
+    if (id >= omni.next_comm_id)
+        omni.next_comm_id = id + 1;
+    comm_rec *early = table_get(&omni.comm_by_id, id);
+    if (early)
+        comm_adopt(s, early);
+    if (table_put(&omni.comm_by_id, id, s)) {
+        comm_rec_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void comm_drop_shadow(comm_rec *s)
+{
+    s->freed = 1;
+    match_drop_unexpected(s);
+    comm_release_if_idle(s);
+}
+
 int comm_register_world(void)
 {
     if (comm_add(MPI_COMM_WORLD, 0) || comm_add(MPI_COMM_SELF, 1))
@@ -140,12 +180,15 @@ void comm_forget(MPI_Comm comm)
     if (omni.last_comm == c)
         omni.last_comm = NULL;
     c->freed = 1;
+    if (c->nbr)
+        nbr_comm_freed(c);
     match_drop_unexpected(c);
     comm_release_if_idle(c);
 }
 
 void comm_table_destroy(void)
 {
+    nbr_finalize();
     table_map *by_id = &omni.comm_by_id;
     for (size_t i = 0; i < by_id->cap; i++) {
         comm_rec *c = by_id->slots[i].value;
@@ -185,7 +228,10 @@ static int comm_made(int rc, MPI_Comm parent, MPI_Comm *newcomm)
 {
     if (rc != MPI_SUCCESS || !comm_lookup(parent))
         return rc;
-    return comm_register_new(*newcomm);
+    rc = comm_register_new(*newcomm);
+    comm_rec *c = rc == MPI_SUCCESS && *newcomm != MPI_COMM_NULL
+                      ? comm_lookup(*newcomm) : NULL;
+    return c ? nbr_comm_created(c) : rc;
 }
 
 int impl_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)

@@ -32,6 +32,7 @@ typedef struct comm_rec {
     /* matching queues (match.c): FIFO, oldest first */
     struct match_msg *unx_head, **unx_tail;
     struct match_recv *posted_head, **posted_tail;
+    struct nbr_topo *nbr; /* neighbourhood schedule (neighbor.h), or NULL */
 } comm_rec;
 
 int comm_table_init(void);
@@ -72,5 +73,13 @@ void comm_forget(MPI_Comm comm);
 
 /* Releases a freed record once nothing refers to it. */
 void comm_release_if_idle(comm_rec *c);
+
+/* A private record for Omnibus's own traffic among c's members, under an
+ * id they agreed on: matched apart from c's, found by id only (no handle;
+ * it packs and raises errors on MPI_COMM_WORLD).  NULL when out of memory. */
+comm_rec *comm_add_shadow(const comm_rec *c, uint32_t id);
+
+/* Frees a shadow record once nothing is posted on it. */
+void comm_drop_shadow(comm_rec *s);
 
 #endif

@@ -57,16 +57,18 @@ static void warn_unknown_variables(void)
 }
 
 /* All ranks must aggregate alike: a rank with another buffer size would
- * send blocks its neighbours cannot receive. */
+ * send blocks its neighbours cannot receive, and one with another
+ * neighbourhood mode would not join its topology's schedule. */
 static void check_same_settings(void)
 {
-    long mine[5] = {(long)omni.cfg.buffer_size, (long)omni.cfg.threshold,
+    long mine[6] = {(long)omni.cfg.buffer_size, (long)omni.cfg.threshold,
                     (long)omni.cfg.topo_kind * 100 + omni.cfg.ndims,
-                    omni.cfg.disable, (long)omni.cfg.eager_pool};
-    long lo[5], hi[5];
-    PMPI_Allreduce(mine, lo, 5, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
-    PMPI_Allreduce(mine, hi, 5, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
-    for (int i = 0; i < 5; i++)
+                    omni.cfg.disable, (long)omni.cfg.eager_pool,
+                    (long)omni.cfg.neighbor * 100000 + omni.cfg.neighbor_theta};
+    long lo[6], hi[6];
+    PMPI_Allreduce(mine, lo, 6, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
+    PMPI_Allreduce(mine, hi, 6, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+    for (int i = 0; i < 6; i++)
         if (lo[i] != hi[i])
             init_refuse("the ranks of this job read different OMNIBUS_* "
                         "settings: pass them to every rank (mpiexec -genv)");

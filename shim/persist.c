@@ -20,6 +20,8 @@ typedef struct {
     MPI_Comm comm;
     MPI_Request inner;     /* MPI_REQUEST_NULL while inactive */
     int oneshot;           /* a large send's payload: released on completion */
+    const persist_ops *ops;/* an operation run elsewhere (persist_new_custom) */
+    void *state;
 } persistent_req;
 
 static persistent_req *persistent_get(MPI_Request h)
@@ -97,6 +99,16 @@ MPI_Request persist_wrap_send(MPI_Request payload, MPI_Comm comm)
     return (MPI_Request)handle;
 }
 
+MPI_Request persist_new_custom(const persist_ops *ops, void *state,
+                               MPI_Comm comm)
+{
+    int handle;
+    persistent_req *p = handle_new(&omni.persistent, &handle);
+    *p = (persistent_req){.in_use = 1, .comm = comm, .inner = MPI_REQUEST_NULL,
+                          .ops = ops, .state = state};
+    return (MPI_Request)handle;
+}
+
 /* --- starting, freeing, cancelling ------------------------------------ */
 
 static int persist_start(MPI_Request *request)
@@ -106,6 +118,8 @@ static int persist_start(MPI_Request *request)
         return PMPI_Start(request);
     if (p->oneshot || p->inner != MPI_REQUEST_NULL)
         return recv_raise(p->comm, MPI_ERR_REQUEST); /* not startable now */
+    if (p->ops)
+        return p->ops->start(p->state, &p->inner);
     comm_rec *c = comm_lookup(p->comm);
     if (!c)
         return recv_raise(MPI_COMM_WORLD, MPI_ERR_COMM);
@@ -140,7 +154,9 @@ int impl_Request_free(MPI_Request *request)
         return PMPI_Request_free(request);
     if (p->inner != MPI_REQUEST_NULL)
         PMPI_Request_free(&p->inner);
-    if (!p->oneshot)
+    if (p->ops)
+        p->ops->release(p->state);
+    else if (!p->oneshot)
         dtype_release(p->dtype);
     persistent_release(*request, p);
     *request = MPI_REQUEST_NULL;

@@ -39,6 +39,16 @@ int persist_send_init(const void *buf, MPI_Count count, MPI_Datatype dtype,
 /* A one-shot Omnibus handle over a large send's payload request. */
 MPI_Request persist_wrap_send(MPI_Request payload, MPI_Comm comm);
 
+/* A persistent operation Omnibus runs itself (neighbourhood collectives):
+ * MPI_Start calls start(), which begins a run and gives the request that
+ * completes with it; MPI_Request_free calls release(). */
+typedef struct {
+    int (*start)(void *state, MPI_Request *inner);
+    void (*release)(void *state);
+} persist_ops;
+MPI_Request persist_new_custom(const persist_ops *ops, void *state,
+                               MPI_Comm comm);
+
 void persist_init(void);
 void persist_finalize(void);
 

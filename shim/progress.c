@@ -5,6 +5,7 @@
 #include "shim/impl.h"
 #include "shim/send.h"
 #include "shim/rndv.h"
+#include "shim/neighbor.h"
 #include <sched.h>
 #include <stdlib.h>
 #include <time.h>
@@ -47,6 +48,10 @@ void prog_poll(void)
         transport_ship_soon();
     transport_flush_stale();
     omni.in_progress = 0;
+    /* Outside the guard: a schedule's next messages may need progress to
+     * get room (credit, throttling). */
+    if (nbr_busy())
+        nbr_poll();
 }
 
 void prog_pause(unsigned *spins)

@@ -157,6 +157,9 @@ typedef struct omni_state {
     handle_pool messages;   /* MPI_Message of held messages (mprobe.c) */
     handle_pool persistent; /* persistent requests (persist.c) */
 
+    /* neighbourhood collectives (neighbor.h), NULL until a schedule exists */
+    struct nbr_module *nbr;
+
     /* receives whose payload MPICH is receiving (recv.c) */
     pending_set payloads;
     struct match_recv *cancelled; /* cancelled, to complete (request.c) */

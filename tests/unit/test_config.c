@@ -831,6 +831,67 @@ static void test_progress_rejects_other_values(void)
     expect_refused("OMNIBUS_PROGRESS", "THREAD");
 }
 
+/* ---- OMNIBUS_NEIGHBOR, OMNIBUS_NEIGHBOR_THETA ---------------------------- */
+
+static void test_neighbor_defaults_to_auto_resolved_by_transport(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN] = "";
+    CHECK(load_table(NULL, 0, &s, err) == 0 && s.neighbor == CFG_NEIGHBOR_AUTO &&
+              cfg_neighbor_mode(&s) == CFG_NEIGHBOR_PLAIN &&
+              s.neighbor_theta == CFG_DEFAULT_NEIGHBOR_THETA,
+          "unset OMNIBUS_NEIGHBOR must be auto, plain on one node, theta %d; "
+          "got mode %d, in force %d, theta %d", CFG_DEFAULT_NEIGHBOR_THETA,
+          s.neighbor, cfg_neighbor_mode(&s), s.neighbor_theta);
+    cfg_use_network_defaults(&s);
+    CHECK(cfg_neighbor_mode(&s) == CFG_NEIGHBOR_COMBINE,
+          "auto over a network must combine, got %d", cfg_neighbor_mode(&s));
+    expect_accepted("OMNIBUS_NEIGHBOR", "grid", &s);
+    cfg_use_network_defaults(&s);
+    CHECK(cfg_neighbor_mode(&s) == CFG_NEIGHBOR_GRID,
+          "a mode the user set must survive network defaults, got %d",
+          cfg_neighbor_mode(&s));
+}
+
+static void test_neighbor_accepts_each_mode(void)
+{
+    static const struct { const char *v; cfg_neighbor m; } ok[] = {
+        {"auto", CFG_NEIGHBOR_AUTO}, {"plain", CFG_NEIGHBOR_PLAIN},
+        {"combine", CFG_NEIGHBOR_COMBINE}, {"grid", CFG_NEIGHBOR_GRID}};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        cfg_settings s;
+        expect_accepted("OMNIBUS_NEIGHBOR", ok[i].v, &s);
+        CHECK(s.neighbor == ok[i].m, "OMNIBUS_NEIGHBOR=%s must give mode %d, "
+              "got %d", ok[i].v, ok[i].m, s.neighbor);
+    }
+    cfg_settings s;
+    expect_accepted("OMNIBUS_NEIGHBOR_THETA", "1", &s);
+    CHECK(s.neighbor_theta == 1, "THETA=1 must give 1, got %d",
+          s.neighbor_theta);
+    expect_accepted("OMNIBUS_NEIGHBOR_THETA", "65536", &s);
+    CHECK(s.neighbor_theta == 65536, "THETA=65536 must give 65536, got %d",
+          s.neighbor_theta);
+}
+
+static void test_neighbor_rejects_other_values(void)
+{
+    expect_refused("OMNIBUS_NEIGHBOR", "");
+    expect_refused("OMNIBUS_NEIGHBOR", "combining");
+    expect_refused("OMNIBUS_NEIGHBOR", "GRID");
+    expect_refused("OMNIBUS_NEIGHBOR", "plain ");
+    expect_refused("OMNIBUS_NEIGHBOR_THETA", "0");
+    expect_refused("OMNIBUS_NEIGHBOR_THETA", "-4");
+    expect_refused("OMNIBUS_NEIGHBOR_THETA", "65537");
+    expect_refused("OMNIBUS_NEIGHBOR_THETA", "4.5");
+    char err[CFG_ERR_LEN] = "";
+    cfg_settings s;
+    load_one("OMNIBUS_NEIGHBOR", "mesh", &s, err);
+    CHECK(strcmp(err, "OMNIBUS_NEIGHBOR=mesh is not valid: expected auto, "
+                      "plain, combine or grid") == 0,
+          "the refusal must name the variable, the value and the modes; "
+          "got \"%s\"", err);
+}
+
 /* ---- message rendering -------------------------------------------------- */
 
 static void test_message_shows_trailing_space_in_quotes(void)
@@ -925,7 +986,8 @@ static void test_unknown_variable_accepts_all_known_names(void)
                    "OMNIBUS_DISABLE=0",       "OMNIBUS_STATS=0",
                    "OMNIBUS_STATS_FILE=x",    "OMNIBUS_YIELD=on",
                    "OMNIBUS_PROGRESS=1",      "OMNIBUS_MAX_MEMORY=1",
-                   "OMNIBUS_FAKE_NODES=2",    "OMNIBUSX=1",
+                   "OMNIBUS_FAKE_NODES=2",    "OMNIBUS_NEIGHBOR=grid",
+                   "OMNIBUS_NEIGHBOR_THETA=4", "OMNIBUSX=1",
                    "omnibus_typo=1",          "HOME=/root",
                    NULL};
     char suggestion[64] = "junk";
@@ -1063,6 +1125,9 @@ int main(void)
     RUN(test_yield_rejects_other_values);
     RUN(test_progress_defaults_to_calls_and_accepts_thread);
     RUN(test_progress_rejects_other_values);
+    RUN(test_neighbor_defaults_to_auto_resolved_by_transport);
+    RUN(test_neighbor_accepts_each_mode);
+    RUN(test_neighbor_rejects_other_values);
 
     RUN(test_message_shows_trailing_space_in_quotes);
     RUN(test_message_escapes_newline_to_stay_one_line);

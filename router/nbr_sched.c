@@ -1,0 +1,593 @@
+/* nbr_sched.c: the pattern (pairing rounds) and the per-process plans; see
+ * nbr_sched.h for the contract. */
+#include "router/nbr_sched.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* How a process sends to one of its distinct destinations. */
+enum { NS_DIRECT, NS_ON, NS_OFF };
+
+/* Working state of the pattern: every process's distinct destinations
+ * (sorted, without -1 and without itself), whether each is still active,
+ * and how it is finally reached. */
+typedef struct {
+    const ns_graph *g;
+    int n;
+    int *dd_off, *dd;       /* distinct destinations */
+    char *act;              /* per dd entry: still active */
+    char *kind;             /* per dd entry: NS_DIRECT, NS_ON or NS_OFF */
+    int *mate;              /* per dd entry: the friend (ON, OFF) */
+    int *rin_off, *rin;     /* per process n: dd entries (global index) that
+                               name n, i.e. who sends to n */
+    int *pairs;             /* per process: pairs it took part in */
+} ns_work;
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The dd entry of n among p's distinct destinations, or -1. */
+static int dd_find(const ns_work *w, int p, int n)
+{
+    int lo = w->dd_off[p], hi = w->dd_off[p + 1];
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (w->dd[mid] < n)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < w->dd_off[p + 1] && w->dd[lo] == n ? lo : -1;
+}
+
+static void work_free(ns_work *w)
+{
+    free(w->dd_off);
+    free(w->dd);
+    free(w->act);
+    free(w->kind);
+    free(w->mate);
+    free(w->rin_off);
+    free(w->rin);
+    free(w->pairs);
+}
+
+static int work_init(ns_work *w, const ns_graph *g)
+{
+    int n = g->n;
+    memset(w, 0, sizeof *w);
+    w->g = g;
+    w->n = n;
+    int edges = g->out_off[n];
+    w->dd_off = malloc(sizeof(int) * (size_t)(n + 1));
+    w->dd = malloc(sizeof(int) * (size_t)(edges + 1));
+    w->rin_off = calloc((size_t)n + 2, sizeof(int));
+    w->pairs = calloc((size_t)n + 1, sizeof(int));
+    if (!w->dd_off || !w->dd || !w->rin_off || !w->pairs)
+        return -1;
+    int at = 0;
+    for (int p = 0; p < n; p++) {
+        w->dd_off[p] = at;
+        int start = at;
+        for (int e = g->out_off[p]; e < g->out_off[p + 1]; e++)
+            if (g->out[e] >= 0 && g->out[e] < n && g->out[e] != p)
+                w->dd[at++] = g->out[e];
+        qsort(w->dd + start, (size_t)(at - start), sizeof(int), cmp_int);
+        int u = start;
+        for (int i = start; i < at; i++)
+            if (i == start || w->dd[i] != w->dd[u - 1])
+                w->dd[u++] = w->dd[i];
+        at = u;
+    }
+    w->dd_off[n] = at;
+    w->act = malloc((size_t)at + 1);
+    w->kind = calloc((size_t)at + 1, 1);
+    w->mate = malloc(sizeof(int) * (size_t)(at + 1));
+    w->rin = malloc(sizeof(int) * (size_t)(at + 1));
+    if (!w->act || !w->kind || !w->mate || !w->rin)
+        return -1;
+    memset(w->act, 1, (size_t)at);
+    for (int i = 0; i < at; i++) {
+        w->rin_off[w->dd[i] + 2]++;
+        w->mate[i] = -1;
+    }
+    for (int p = 0; p < n; p++)
+        w->rin_off[p + 2] += w->rin_off[p + 1];
+    for (int p = 0; p < n; p++)
+        for (int i = w->dd_off[p]; i < w->dd_off[p + 1]; i++)
+            w->rin[w->rin_off[w->dd[i] + 1]++] = i;
+    return 0;
+}
+
+/* The owner of dd entry i. */
+static int dd_owner(const ns_work *w, int i)
+{
+    int lo = 0, hi = w->n - 1;
+    while (lo < hi) {
+        int mid = lo + (hi - lo + 1) / 2;
+        if (w->dd_off[mid] <= i)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* The friendship graph of one round: fr[fr_off[p] ..] are p's friends,
+ * fw their common-destination counts.  Symmetric by construction. */
+typedef struct {
+    int *fr_off, *fr, *fw;
+    char *alive;         /* still a candidate in this round's matching */
+} ns_friends;
+
+static void friends_free(ns_friends *f)
+{
+    free(f->fr_off);
+    free(f->fr);
+    free(f->fw);
+    free(f->alive);
+}
+
+static int friends_build(const ns_work *w, int theta, int *owner,
+                         ns_friends *f)
+{
+    int n = w->n;
+    memset(f, 0, sizeof *f);
+    int *cnt = calloc((size_t)n, sizeof(int));
+    int *touched = malloc(sizeof(int) * (size_t)n);
+    int cap = 64, used = 0;
+    f->fr_off = malloc(sizeof(int) * (size_t)(n + 1));
+    f->fr = malloc(sizeof(int) * (size_t)cap);
+    f->fw = malloc(sizeof(int) * (size_t)cap);
+    if (!cnt || !touched || !f->fr_off || !f->fr || !f->fw)
+        goto fail;
+    for (int p = 0; p < n; p++) {
+        f->fr_off[p] = used;
+        int nt = 0;
+        for (int i = w->dd_off[p]; i < w->dd_off[p + 1]; i++) {
+            if (!w->act[i])
+                continue;
+            int d = w->dd[i];
+            for (int r = w->rin_off[d]; r < w->rin_off[d + 1]; r++) {
+                int e = w->rin[r];
+                int q = owner[e];
+                if (q == p || !w->act[e])
+                    continue;
+                if (cnt[q]++ == 0)
+                    touched[nt++] = q;
+            }
+        }
+        qsort(touched, (size_t)nt, sizeof(int), cmp_int);
+        for (int t = 0; t < nt; t++) {
+            int q = touched[t];
+            if (cnt[q] >= theta) {
+                if (used == cap) {
+                    cap *= 2;
+                    int *a = realloc(f->fr, sizeof(int) * (size_t)cap);
+                    if (a)
+                        f->fr = a;
+                    int *b = realloc(f->fw, sizeof(int) * (size_t)cap);
+                    if (b)
+                        f->fw = b;
+                    if (!a || !b)
+                        goto fail;
+                }
+                f->fr[used] = q;
+                f->fw[used++] = cnt[q];
+            }
+            cnt[q] = 0;
+        }
+    }
+    f->fr_off[n] = used;
+    f->alive = malloc((size_t)used + 1);
+    if (!f->alive)
+        goto fail;
+    memset(f->alive, 1, (size_t)used);
+    free(cnt);
+    free(touched);
+    return 0;
+fail:
+    free(cnt);
+    free(touched);
+    friends_free(f);
+    return -1;
+}
+
+/* p's best live friend: most common destinations, then lowest rank; with
+ * only_choosers, only friends below p that chose p last time. */
+static int best_friend(const ns_friends *f, int p, const int *choice,
+                       int only_choosers)
+{
+    int best = -1, bw = -1;
+    for (int i = f->fr_off[p]; i < f->fr_off[p + 1]; i++) {
+        if (!f->alive[i])
+            continue;
+        int q = f->fr[i];
+        if (only_choosers && !(q < p && choice[q] == p))
+            continue;
+        if (f->fw[i] > bw || (f->fw[i] == bw && q < best)) {
+            best = q;
+            bw = f->fw[i];
+        }
+    }
+    return best;
+}
+
+static void friend_kill(ns_friends *f, int p, int q)
+{
+    for (int i = f->fr_off[p]; i < f->fr_off[p + 1]; i++)
+        if (f->fr[i] == q)
+            f->alive[i] = 0;
+}
+
+/* Algorithm 6.2 in lockstep: partner[p] is p's mate or -1.  Returns the
+ * number of pairs. */
+static int match_friends(int n, ns_friends *f, int *partner, int *choice,
+                         int *next, char *terminal)
+{
+    for (int p = 0; p < n; p++) {
+        partner[p] = -1;
+        choice[p] = -1;
+        terminal[p] = f->fr_off[p] == f->fr_off[p + 1];
+    }
+    int pairs = 0;
+    /* The thesis has no proof of termination; a bound keeps a pathological
+     * graph from looping (the unmatched are left terminal). */
+    for (int it = 0; it < 2 * n + 8; it++) {
+        int open = 0;
+        for (int p = 0; p < n; p++) {
+            next[p] = choice[p];
+            if (terminal[p] || partner[p] >= 0)
+                continue;
+            int fo = choice[p], c;
+            if (it == 0) {
+                c = best_friend(f, p, choice, 0);
+            } else if (fo >= 0 && !terminal[fo] && partner[fo] < 0 && p < fo) {
+                c = fo;
+            } else if ((c = best_friend(f, p, choice, 1)) < 0) {
+                if (fo >= 0)
+                    friend_kill(f, p, fo);
+                c = best_friend(f, p, choice, 0);
+            }
+            next[p] = c;
+            if (c < 0)
+                terminal[p] = 1;
+            else
+                open = 1;
+        }
+        memcpy(choice, next, sizeof(int) * (size_t)n);
+        if (!open)
+            break;
+        for (int p = 0; p < n; p++)
+            if (!terminal[p] && partner[p] < 0 && choice[p] >= 0 &&
+                !terminal[choice[p]] && choice[choice[p]] == p)
+                partner[p] = choice[p];
+        for (int p = 0; p < n; p++)
+            for (int i = f->fr_off[p]; i < f->fr_off[p + 1]; i++) {
+                int q = f->fr[i];
+                if (terminal[q] || partner[q] >= 0)
+                    f->alive[i] = 0;
+            }
+    }
+    for (int p = 0; p < n; p++)
+        pairs += partner[p] > p;
+    return pairs;
+}
+
+/* Splits the common active destinations of a pair (p < q). */
+static void split_common(ns_work *w, int p, int q)
+{
+    int np = 0;
+    int a = w->dd_off[p], ae = w->dd_off[p + 1];
+    int b = w->dd_off[q], be = w->dd_off[q + 1];
+    int k = 0;
+    for (int i = a, j = b; i < ae && j < be;) {
+        if (w->dd[i] < w->dd[j]) {
+            i++;
+        } else if (w->dd[i] > w->dd[j]) {
+            j++;
+        } else {
+            k += w->act[i] && w->act[j];
+            i++, j++;
+        }
+    }
+    int keep = (k + 1) / 2;
+    for (int i = a, j = b; i < ae && j < be;) {
+        if (w->dd[i] < w->dd[j]) {
+            i++;
+        } else if (w->dd[i] > w->dd[j]) {
+            j++;
+        } else {
+            if (w->act[i] && w->act[j]) {
+                int low_keeps = np++ < keep;
+                w->kind[i] = low_keeps ? NS_ON : NS_OFF;
+                w->kind[j] = low_keeps ? NS_OFF : NS_ON;
+                w->mate[i] = q;
+                w->mate[j] = p;
+                w->act[i] = w->act[j] = 0;
+            }
+            i++, j++;
+        }
+    }
+    w->pairs[p]++;
+    w->pairs[q]++;
+}
+
+static int pattern_build(ns_work *w, int theta)
+{
+    int n = w->n;
+    int *owner = malloc(sizeof(int) * (size_t)(w->dd_off[n] + 1));
+    int *partner = malloc(sizeof(int) * (size_t)n);
+    int *choice = malloc(sizeof(int) * (size_t)n);
+    int *next = malloc(sizeof(int) * (size_t)n);
+    char *terminal = malloc((size_t)n);
+    int rc = -1;
+    if (!owner || !partner || !choice || !next || !terminal)
+        goto out;
+    for (int i = 0; i < w->dd_off[n]; i++)
+        owner[i] = dd_owner(w, i);
+    /* Every round pairs at least the heaviest friendship (both ends choose
+     * it first: ties go to the lowest rank) and retires >= theta active
+     * destinations of each end, so the rounds end. */
+    for (;;) {
+        ns_friends f;
+        if (friends_build(w, theta, owner, &f) != 0)
+            goto out;
+        int pairs = f.fr_off[n] ? match_friends(n, &f, partner, choice, next,
+                                                terminal)
+                                : 0;
+        friends_free(&f);
+        if (pairs == 0)
+            break;
+        for (int p = 0; p < n; p++)
+            if (partner[p] > p)
+                split_common(w, p, partner[p]);
+    }
+    rc = 0;
+out:
+    free(owner);
+    free(partner);
+    free(choice);
+    free(next);
+    free(terminal);
+    return rc;
+}
+
+/* --- plans ----------------------------------------------------------- */
+
+/* The hops of piece (o, k), whose destination is d >= 0: up to two
+ * (sender, receiver, phase) triples. */
+static int piece_hops(const ns_work *w, int o, int d, int hop[2][3])
+{
+    int i = d == o ? -1 : dd_find(w, o, d);
+    int kind = i < 0 ? NS_DIRECT : w->kind[i];
+    if (kind == NS_DIRECT) {
+        hop[0][0] = o, hop[0][1] = d, hop[0][2] = 0;
+        return 1;
+    }
+    if (kind == NS_ON) {
+        hop[0][0] = o, hop[0][1] = d, hop[0][2] = 1;
+        return 1;
+    }
+    int f = w->mate[i];
+    hop[0][0] = o, hop[0][1] = f, hop[0][2] = 0;
+    hop[1][0] = f, hop[1][1] = d, hop[1][2] = 1;
+    return 2;
+}
+
+/* Message lookup: idx[dir][phase][peer] (dir 0 send, 1 receive). */
+typedef struct {
+    int *idx[2][2];
+    int nmsg[2];
+} ns_index;
+
+static int plan_one(const ns_work *w, int me, ns_plan *plan, ns_index *ix,
+                    int *in_first, int *in_pos, int *in_seen)
+{
+    const ns_graph *g = w->g;
+    int n = w->n;
+    memset(plan, 0, sizeof *plan);
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++)
+            for (int p = 0; p < n; p++)
+                ix->idx[a][b][p] = -1;
+    ix->nmsg[0] = ix->nmsg[1] = 0;
+
+    /* Sources here, grouped by process: the occurrences of o in my source
+     * list are in_pos[in_first[o] .. in_first[o+1]) in list order. */
+    int indeg = g->in_off[me + 1] - g->in_off[me];
+    memset(in_first, 0, sizeof(int) * (size_t)(n + 1));
+    int real_in = 0;
+    for (int j = 0; j < indeg; j++) {
+        int s = g->in[g->in_off[me] + j];
+        if (s >= 0 && s < n) {
+            in_first[s + 1]++;
+            real_in++;
+        }
+    }
+    for (int p = 0; p < n; p++)
+        in_first[p + 1] += in_first[p];
+    memcpy(in_seen, in_first, sizeof(int) * (size_t)n);
+    for (int j = 0; j < indeg; j++) {
+        int s = g->in[g->in_off[me] + j];
+        if (s >= 0 && s < n)
+            in_pos[in_seen[s]++] = j;
+    }
+
+    /* Two passes over every piece in (origin, slot) order: count, then
+     * fill.  That order is each message's piece order on both sides. */
+    int *count[2] = {NULL, NULL};
+    for (int pass = 0; pass < 2; pass++) {
+        int delivered = 0;
+        for (int o = 0; o < n; o++) {
+            int mine_here = 0;
+            for (int e = g->out_off[o]; e < g->out_off[o + 1]; e++) {
+                int d = g->out[e];
+                if (d < 0 || d >= n)
+                    continue;
+                int slot = e - g->out_off[o];
+                int hop[2][3];
+                int nh = piece_hops(w, o, d, hop);
+                int at_here = -1;
+                if (d == me) {
+                    int k = mine_here++;
+                    if (in_first[o] + k >= in_first[o + 1])
+                        return -1; /* sends more than my sources take */
+                    at_here = in_pos[in_first[o] + k];
+                    delivered++;
+                }
+                for (int hd = 0; hd < 2 * nh; hd++) {
+                    int h = hd / 2, dir = hd % 2;
+                    if (hop[h][dir] != me)
+                        continue; /* a self-loop is both sent and received */
+                    int peer = hop[h][dir == 0 ? 1 : 0], ph = hop[h][2];
+                    int *slotp = &ix->idx[dir][ph][peer];
+                    if (pass == 0) {
+                        if (*slotp < 0)
+                            *slotp = ix->nmsg[dir]++;
+                        continue;
+                    }
+                    ns_msg *m = (dir == 0 ? plan->send : plan->recv) + *slotp;
+                    ns_piece *pc = &plan->piece[m->first + count[dir][*slotp]++];
+                    pc->origin = o;
+                    pc->slot = slot;
+                    pc->from = -1;
+                    pc->at = -1;
+                    if (dir == 1 && d == me)
+                        pc->at = at_here;
+                    if (dir == 0 && o != me)
+                        pc->from = ix->idx[1][0][o]; /* relayed: came in phase 0 */
+                }
+            }
+        }
+        if (pass == 1)
+            break;
+        if (delivered != real_in)
+            return -1; /* my sources expect more than is sent */
+        /* Size the messages, then fill them in the second pass. */
+        plan->nsend = ix->nmsg[0];
+        plan->nrecv = ix->nmsg[1];
+        plan->send = calloc((size_t)plan->nsend + 1, sizeof(ns_msg));
+        plan->recv = calloc((size_t)plan->nrecv + 1, sizeof(ns_msg));
+        count[0] = calloc((size_t)plan->nsend + 1, sizeof(int));
+        count[1] = calloc((size_t)plan->nrecv + 1, sizeof(int));
+        if (!plan->send || !plan->recv || !count[0] || !count[1])
+            goto oom;
+        for (int dir = 0; dir < 2; dir++)
+            for (int ph = 0; ph < 2; ph++)
+                for (int p = 0; p < n; p++) {
+                    int i = ix->idx[dir][ph][p];
+                    if (i < 0)
+                        continue;
+                    ns_msg *m = (dir == 0 ? plan->send : plan->recv) + i;
+                    m->peer = p;
+                    m->phase = ph;
+                    m->after = -1;
+                }
+        /* Count pieces per message. */
+        for (int o = 0; o < n; o++)
+            for (int e = g->out_off[o]; e < g->out_off[o + 1]; e++) {
+                int d = g->out[e];
+                if (d < 0 || d >= n)
+                    continue;
+                int hop[2][3];
+                int nh = piece_hops(w, o, d, hop);
+                for (int h = 0; h < nh; h++) {
+                    if (hop[h][0] == me)
+                        plan->send[ix->idx[0][hop[h][2]][hop[h][1]]].count++;
+                    if (hop[h][1] == me)
+                        plan->recv[ix->idx[1][hop[h][2]][hop[h][0]]].count++;
+                }
+            }
+        int total = 0;
+        for (int i = 0; i < plan->nsend; i++) {
+            plan->send[i].first = total;
+            total += plan->send[i].count;
+        }
+        for (int i = 0; i < plan->nrecv; i++) {
+            plan->recv[i].first = total;
+            total += plan->recv[i].count;
+        }
+        plan->npiece = total;
+        plan->piece = calloc((size_t)total + 1, sizeof(ns_piece));
+        if (!plan->piece)
+            goto oom;
+    }
+    /* A phase-1 send waits for the exchange that brought its relayed
+     * pieces; `at` is where each sits in it. */
+    for (int i = 0; i < plan->nsend; i++) {
+        ns_msg *m = &plan->send[i];
+        for (int k = 0; k < m->count; k++) {
+            ns_piece *pc = &plan->piece[m->first + k];
+            if (pc->from < 0)
+                continue;
+            m->after = pc->from;
+            const ns_msg *r = &plan->recv[pc->from];
+            for (int t = 0; t < r->count; t++) {
+                const ns_piece *q = &plan->piece[r->first + t];
+                if (q->origin == pc->origin && q->slot == pc->slot)
+                    pc->at = t;
+            }
+        }
+    }
+    plan->pairs = w->pairs[me];
+    free(count[0]);
+    free(count[1]);
+    return 0;
+oom:
+    free(count[0]);
+    free(count[1]);
+    return -2;
+}
+
+void ns_plan_free(ns_plan *p)
+{
+    free(p->send);
+    free(p->recv);
+    free(p->piece);
+    memset(p, 0, sizeof *p);
+}
+
+int ns_build(const ns_graph *g, int theta, int first, int count,
+             ns_plan *plans)
+{
+    ns_work w;
+    ns_index ix = {0};
+    int n = g->n;
+    int rc = -1;
+    for (int i = 0; i < count; i++)
+        memset(&plans[i], 0, sizeof plans[i]);
+    int edges_in = g->in_off[n];
+    int *in_first = malloc(sizeof(int) * (size_t)(n + 1));
+    int *in_seen = malloc(sizeof(int) * (size_t)(n + 1));
+    int *in_pos = malloc(sizeof(int) * (size_t)(edges_in + 1));
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++)
+            ix.idx[a][b] = malloc(sizeof(int) * (size_t)(n + 1));
+    if (work_init(&w, g) != 0 || !in_first || !in_seen || !in_pos ||
+        !ix.idx[0][0] || !ix.idx[0][1] || !ix.idx[1][0] || !ix.idx[1][1])
+        goto out;
+    if (pattern_build(&w, theta < 1 ? 1 : theta) != 0)
+        goto out;
+    for (int i = 0; i < count; i++) {
+        if (plan_one(&w, first + i, &plans[i], &ix, in_first, in_pos,
+                     in_seen) != 0) {
+            for (int k = 0; k <= i; k++)
+                ns_plan_free(&plans[k]);
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    work_free(&w);
+    free(in_first);
+    free(in_seen);
+    free(in_pos);
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++)
+            free(ix.idx[a][b]);
+    return rc;
+}

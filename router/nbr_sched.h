@@ -1,0 +1,85 @@
+/* nbr_sched: message-combining schedules for MPI neighbourhood collectives
+ * (Mirsadeghi, thesis ch. 6), on plain arrays, without MPI.
+ *
+ * Input: the whole topology graph of a communicator, as each process's
+ * ordered list of destinations (out-neighbours) and of sources
+ * (in-neighbours), in communicator ranks; -1 stands for MPI_PROC_NULL (a
+ * Cartesian boundary) and carries nothing.  Lists may repeat a process
+ * (multigraphs) and name the process itself (self-loops).
+ *
+ * Matching rule (MPI-4.1 §8.6, and what MPICH does): a neighbourhood
+ * collective behaves as if every process sent slot k of its destination
+ * list to destination k and received slot j of its source list from source
+ * j, in list order, on one tag.  So the i-th occurrence of n in o's
+ * destinations feeds the i-th occurrence of o in n's sources.  A schedule
+ * only changes how the bytes travel, never where they land.
+ *
+ * Pattern (Algorithm 6.1).  Two processes are friends when at least `theta`
+ * of their active destinations are common.  Friends are paired by a
+ * distributed matching in the manner of Hoepman (Algorithm 6.2: each
+ * process proposes to its heaviest friend; a process keeps proposing to a
+ * higher-ranked friend that is still free, otherwise it accepts a lower
+ * friend that proposed to it, otherwise it drops its choice and proposes to
+ * its next heaviest).  A pair (p, f) splits its common destinations CN,
+ * sorted by rank: the lower rank of the two keeps the first ceil(|CN|/2),
+ * the other the rest.  Each process then sends its data for the half it
+ * gave away to its friend (phase 0, the exchange), and, once the friend's
+ * data has come, one combined message to each destination of its own half
+ * carrying both (phase 1).  The common destinations leave both processes'
+ * active sets, friends are recomputed, and the rounds repeat while a pair
+ * forms.  Every other destination gets a direct message in phase 0.  The
+ * rounds here run in lockstep on the whole graph, so every process computes
+ * the same pairing; the thesis runs them as messages between friends.
+ *
+ * Messages: per (sender, receiver) at most one phase-0 message (the direct
+ * slots and the exchange share it) and one phase-1 message, so a tag per
+ * phase identifies each.  A message's pieces are ordered by (origin, slot)
+ * on both sides.  No piece takes more than two hops.
+ */
+#ifndef OMNIBUS_NBR_SCHED_H
+#define OMNIBUS_NBR_SCHED_H
+
+typedef struct {
+    int n;                      /* processes */
+    const int *out_off, *out;   /* p's destinations: out[out_off[p] ..
+                                   out_off[p+1]) */
+    const int *in_off, *in;     /* p's sources, likewise */
+} ns_graph;
+
+/* A piece is the bytes of one send slot: slot `slot` of process `origin`.
+ * In a received message, `at` is the source-list slot here that the bytes
+ * land in, or -1 when this process relays them in a phase-1 message.  In a
+ * sent message, `from` is -1 for this process's own data, else the index of
+ * the received message that holds the piece, and `at` its position there. */
+typedef struct {
+    int origin, slot;
+    int at, from;
+} ns_piece;
+
+typedef struct {
+    int peer;
+    int phase;          /* 0: at start; 1: once received message `after` is in */
+    int after;          /* a send of phase 1: index into recv; else -1 */
+    int first, count;   /* its pieces: piece[first .. first+count) */
+} ns_msg;
+
+typedef struct {
+    ns_msg *send, *recv;
+    int nsend, nrecv;
+    ns_piece *piece;
+    int npiece;
+    int pairs;          /* friends this process combines with */
+} ns_plan;
+
+/* Builds the plans of processes `first` .. `first + count - 1` into
+ * plans[0 .. count-1], with friendship threshold theta >= 1.  Returns 0;
+ * -1 when out of memory or when the graph is not consistent (a source
+ * list that does not hold what the destination lists send), the plans then
+ * being empty.  theta larger than any degree gives the plain schedule: one
+ * direct phase-0 message per distinct destination. */
+int ns_build(const ns_graph *g, int theta, int first, int count,
+             ns_plan *plans);
+
+void ns_plan_free(ns_plan *p);
+
+#endif
