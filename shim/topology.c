@@ -57,7 +57,14 @@ static void auto_grid(const int *node_of, const int *local_of, int nnodes,
                       int *pos_of, int *dims, int *ndims)
 {
     int per = (omni.size + nnodes - 1) / nnodes;
-    if (nnodes > 1 && omni.size % nnodes == 0) {
+    /* P = nnodes x per with no node above per ranks means every node has
+     * exactly per: a count that merely divides (3, 2, 1 on three nodes)
+     * would put two ranks on one position. */
+    int equal = nnodes > 1 && omni.size % nnodes == 0;
+    for (int r = 0; equal && r < omni.size; r++)
+        if (local_of[r] >= per)
+            equal = 0;
+    if (equal) {
         dims[0] = nnodes;
         dims[1] = per;
         *ndims = 2;
