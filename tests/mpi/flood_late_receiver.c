@@ -3,11 +3,12 @@
  *
  * MPI 4.1 §3.4 and §3.5: standard-mode sends may complete once buffered or
  * may wait for the receiver; either way every message is delivered, once,
- * in send order per sender.  Under Omnibus the senders are slowed at
- * injection once their window towards the receiver is full (each sender
- * here sends more than one window: 60,000 items of 64 bytes), and the
+ * in send order per sender.  Under Omnibus each sender here sends more than
+ * its window towards the receiver (60,000 items of 64 bytes); past the
+ * window its sends go by rendezvous and wait for the receiver, and the
  * receiver's memory stays bounded; the runner checks the bound from the
- * statistics file (peak_buffer_bytes_per_rank <= memory_bound_bytes).
+ * statistics file (peak_buffer_bytes_per_rank <= memory_bound_bytes, and
+ * no rank over its own bound).
  */
 #include "testlib.h"
 

@@ -96,6 +96,15 @@
  * sent and all received data (totals must agree), MPI_Barrier, MPI_Bcast of
  * a verified buffer; at least every 8 rounds a synchronizing one.
  *
+ * Floods: in about one round in eight (chosen by the seed, alike on every
+ * rank) every rank then starts more than Omnibus's per-pair window (4 MiB)
+ * of small messages to the rank `shift` places to its right, with
+ * MPI_Isend, MPI_Issend and MPI_Send_init+MPI_Start mixed, before it posts
+ * a single receive for what its left neighbour sends it; then it waits for
+ * all of them.  MPI makes the starts local, so this must finish; every
+ * message must arrive intact and in order.  Floods travel on a communicator
+ * of their own, so no wildcard receive of the rounds can meet them.
+ *
  * --watchdog SECONDS: a round (or the finish) that takes longer ends the
  * rank with a FAIL line saying what it was doing and waiting for (the lowest
  * round among the ranks' lines is where a hang started).
@@ -1293,6 +1302,100 @@ static void test_holds(round_t *R)
     }
 }
 
+/* ----------------------------------------------------------------- floods */
+
+enum { FLOOD_EVERY = 8, FLOOD_TAG = 7, FLOOD_BYTES = (4 << 20) + (1 << 19) };
+
+static MPI_Comm g_flood_comm;
+
+static int flood_round(int round)
+{
+    return g_size > 1 && mix64(g_seed ^ 0xf100dULL ^ (uint64_t)round * 0x9e37ULL) %
+                                 FLOOD_EVERY == 0;
+}
+
+static int flood_size(int round, int src, int i)
+{
+    return 1 + (int)(mix64(payload_base(round, src, 2000000 + i)) % 500);
+}
+
+/* How many messages of a flood: just past FLOOD_BYTES with headers. */
+static int flood_count(int round, int src)
+{
+    long bytes = 0;
+    int n = 0;
+    while (bytes < FLOOD_BYTES)
+        bytes += flood_size(round, src, n++) + 24;
+    return n;
+}
+
+static void run_flood(int round)
+{
+    int shift = 1 + (int)(mix64(g_seed ^ (uint64_t)round) % (uint64_t)(g_size - 1));
+    int to = (g_rank + shift) % g_size, from = (g_rank - shift + g_size) % g_size;
+    int nout = flood_count(round, g_rank), nin = flood_count(round, from);
+    rng_t L = rng_make(0xf100d, (uint64_t)round, (uint64_t)g_rank, 2);
+    unsigned char **out = xmalloc(sizeof *out * (size_t)nout);
+    unsigned char **in = xmalloc(sizeof *in * (size_t)nin);
+    MPI_Request *sreq = xmalloc(sizeof *sreq * (size_t)nout);
+    MPI_Request *rreq = xmalloc(sizeof *rreq * (size_t)nin);
+    int *persistent = xcalloc((size_t)nout, sizeof(int));
+    watchdog_arm();
+    set_state("starting a flood of %d sends to rank %d before any receive", nout, to);
+    for (int i = 0; i < nout; i++) {
+        int n = flood_size(round, g_rank, i);
+        out[i] = xmalloc((size_t)n);
+        fill_payload(out[i], (size_t)n, payload_base(round, g_rank, 1000000 + i));
+        int how = rnd(&L, 5);
+        if (how == 0) {
+            CHECK(MPI_Send_init(out[i], n, MPI_BYTE, to, FLOOD_TAG, g_flood_comm, &sreq[i]));
+            CHECK(MPI_Start(&sreq[i]));
+            persistent[i] = 1;
+        } else if (how == 1) {
+            CHECK(MPI_Issend(out[i], n, MPI_BYTE, to, FLOOD_TAG, g_flood_comm, &sreq[i]));
+        } else {
+            CHECK(MPI_Isend(out[i], n, MPI_BYTE, to, FLOOD_TAG, g_flood_comm, &sreq[i]));
+        }
+    }
+    set_state("receiving a flood of %d messages from rank %d", nin, from);
+    for (int i = 0; i < nin; i++) {
+        int n = flood_size(round, from, i);
+        in[i] = xmalloc((size_t)n);
+        CHECK(MPI_Irecv(in[i], n, MPI_BYTE, from, FLOOD_TAG, g_flood_comm, &rreq[i]));
+    }
+    CHECK(MPI_Waitall(nin, rreq, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < nin; i++) {
+        int n = flood_size(round, from, i);
+        unsigned char *want = xmalloc((size_t)n);
+        fill_payload(want, (size_t)n, payload_base(round, from, 1000000 + i));
+        if (memcmp(want, in[i], (size_t)n) != 0)
+            fail("flood message %d of %d from rank %d, started with its sender's "
+                 "other sends before any receive, must arrive intact and in send "
+                 "order (MPI-4.1 3.5, 3.7); its bytes differ", i, nin, from);
+        g_recv[0]++;
+        g_recv[1] += (uint64_t)n;
+        g_recv[2] += checksum(in[i], (size_t)n);
+        free(want);
+        free(in[i]);
+    }
+    set_state("completing a flood of %d sends to rank %d", nout, to);
+    CHECK(MPI_Waitall(nout, sreq, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < nout; i++) {
+        int n = flood_size(round, g_rank, i);
+        g_sent[0]++;
+        g_sent[1] += (uint64_t)n;
+        g_sent[2] += checksum(out[i], (size_t)n);
+        if (persistent[i])
+            CHECK(MPI_Request_free(&sreq[i]));
+        free(out[i]);
+    }
+    free(out);
+    free(in);
+    free(sreq);
+    free(rreq);
+    free(persistent);
+}
+
 static void run_round(plan_t *p)
 {
     round_t Rs, *R = &Rs;
@@ -1694,6 +1797,7 @@ int main(int argc, char **argv)
     CHECK(MPI_Group_free(&wg));
     free(wr);
 
+    CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &g_flood_comm));
     int bsize = 8 << 20;
     void *battach = xmalloc((size_t)bsize);
     CHECK(MPI_Buffer_attach(battach, bsize));
@@ -1708,6 +1812,8 @@ int main(int argc, char **argv)
         g_round = round;
         gen_plan(&plan, round, since_sync);
         run_round(&plan);
+        if (flood_round(round))
+            run_flood(round);
         end_of_round(&plan);
         since_sync = (plan.coll == COLL_ALLREDUCE || plan.coll == COLL_BARRIER) ? 0 : since_sync + 1;
     }
@@ -1727,6 +1833,7 @@ int main(int argc, char **argv)
                 (unsigned long long)g_seed, (unsigned long long)all[0], (unsigned long long)all[1]);
     set_state("freeing communicators");
     for (int c = 1; c < NCOMM; c++) CHECK(MPI_Comm_free(&g_comm[c]));
+    CHECK(MPI_Comm_free(&g_flood_comm));
     free(plan.m);
     free(plan.first);
     free(plan.count);
