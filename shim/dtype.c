@@ -30,51 +30,50 @@ void dtype_release(MPI_Datatype held)
 /* MPI_BOTTOM: the type's displacements are absolute addresses.  The same
  * layout, shifted down by its true lower bound, is relative to that lower
  * bound's address, which is a buffer MPICH accepts; the extent is
- * unchanged, so counts above one still step alike. */
-static int dtype_from_bottom(MPI_Datatype dtype, MPI_Datatype *shifted,
-                             void **base)
+ * unchanged, so counts above one still step alike.  For any other buffer
+ * (or no data) *buf and *dtype stay as they are and *shifted is
+ * MPI_DATATYPE_NULL; otherwise the caller frees *shifted. */
+static int dtype_resolve_bottom(void **buf, MPI_Count count,
+                                MPI_Datatype *dtype, MPI_Datatype *shifted)
 {
+    *shifted = MPI_DATATYPE_NULL;
+    if (*buf != MPI_BOTTOM || count == 0)
+        return MPI_SUCCESS;
     MPI_Aint lb, extent;
-    int rc = PMPI_Type_get_true_extent(dtype, &lb, &extent);
+    int rc = PMPI_Type_get_true_extent(*dtype, &lb, &extent);
     if (rc != MPI_SUCCESS)
         return rc;
     int one = 1;
     MPI_Aint disp = -lb;
-    rc = PMPI_Type_create_struct(1, &one, &disp, &dtype, shifted);
+    rc = PMPI_Type_create_struct(1, &one, &disp, dtype, shifted);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Type_commit(shifted);
-    *base = (void *)(uintptr_t)lb;
+    *buf = (void *)(uintptr_t)lb;
+    *dtype = *shifted;
     return rc;
 }
 
 int dtype_pack(const void *buf, MPI_Count count, MPI_Datatype dtype,
                void *out, MPI_Count outsize, MPI_Count *pos)
 {
-    if (buf != MPI_BOTTOM || count == 0)
-        return PMPI_Pack_c(buf, count, dtype, out, outsize, pos,
-                           MPI_COMM_SELF);
     MPI_Datatype shifted;
-    void *base;
-    int rc = dtype_from_bottom(dtype, &shifted, &base);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    rc = PMPI_Pack_c(base, count, shifted, out, outsize, pos, MPI_COMM_SELF);
-    PMPI_Type_free(&shifted);
+    void *from = (void *)buf;
+    int rc = dtype_resolve_bottom(&from, count, &dtype, &shifted);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Pack_c(from, count, dtype, out, outsize, pos, MPI_COMM_SELF);
+    if (shifted != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&shifted);
     return rc;
 }
 
 int dtype_unpack(const void *in, MPI_Count insize, MPI_Count *pos, void *buf,
                  MPI_Count count, MPI_Datatype dtype)
 {
-    if (buf != MPI_BOTTOM || count == 0)
-        return PMPI_Unpack_c(in, insize, pos, buf, count, dtype,
-                             MPI_COMM_SELF);
     MPI_Datatype shifted;
-    void *base;
-    int rc = dtype_from_bottom(dtype, &shifted, &base);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    rc = PMPI_Unpack_c(in, insize, pos, base, count, shifted, MPI_COMM_SELF);
-    PMPI_Type_free(&shifted);
+    int rc = dtype_resolve_bottom(&buf, count, &dtype, &shifted);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Unpack_c(in, insize, pos, buf, count, dtype, MPI_COMM_SELF);
+    if (shifted != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&shifted);
     return rc;
 }
