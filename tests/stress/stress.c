@@ -1304,7 +1304,7 @@ static void test_holds(round_t *R)
 
 /* ----------------------------------------------------------------- floods */
 
-enum { FLOOD_EVERY = 8, FLOOD_TAG = 7, FLOOD_BYTES = (4 << 20) + (1 << 19) };
+enum { FLOOD_EVERY = 8, FLOOD_TAG = 7, FLOOD_BYTES = (4 << 20) + (1 << 17) };
 
 static MPI_Comm g_flood_comm;
 
@@ -1316,7 +1316,7 @@ static int flood_round(int round)
 
 static int flood_size(int round, int src, int i)
 {
-    return 1 + (int)(mix64(payload_base(round, src, 2000000 + i)) % 500);
+    return 1 + (int)(mix64(payload_base(round, src, 2000000 + i)) % 200);
 }
 
 /* How many messages of a flood: just past FLOOD_BYTES with headers. */
