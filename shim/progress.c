@@ -48,8 +48,9 @@ void prog_poll(void)
         transport_ship_soon();
     transport_flush_stale();
     omni.in_progress = 0;
-    /* Outside the guard: a schedule's next messages may need progress to
-     * get room (credit, throttling). */
+    /* Outside the guard: a schedule's next send may be a blocking one on
+     * the rendezvous path (rndv.h), which waits for its receiver by
+     * driving progress itself. */
     if (nbr_busy())
         nbr_poll();
 }
