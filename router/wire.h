@@ -26,10 +26,12 @@
  *               application has consumed, returned to the sender's window
  *   RNDV        a message its pair's window had no room for: an 8-byte
  *               message size and the sender's 4-byte rendezvous id; meta
- *               value = the payload's tag.  The payload stays in the
- *               sender's buffer until the receiver, having matched it and
- *               posted the payload's receive, answers with a CTS
- *   CTS         empty; meta value = the rendezvous id being cleared to send
+ *               value unused.  The message stays in the sender's buffer
+ *               until the receiver, having matched it, answers with a CTS
+ *   CTS         a 4-byte id of the receive waiting for the data; meta value
+ *               = the sender's rendezvous id being cleared to send
+ *   RNDV_DATA   a rendezvous message's data, sent once its CTS arrived;
+ *               meta value = the receive's id from the CTS
  *
  * Headers are read and written with memcpy: blocks are not aligned, and the
  * compiler turns fixed-size memcpy into plain moves.
@@ -47,13 +49,15 @@ enum rt_kind {
     RT_ACK = 4,
     RT_CREDIT = 5,
     RT_RNDV = 6,
-    RT_CTS = 7
+    RT_CTS = 7,
+    RT_RNDV_DATA = 8
 };
 
 #define RT_KIND_BITS 4u
 #define RT_META_MAX ((1u << (32u - RT_KIND_BITS)) - 1u)
 #define RT_LARGE_BODY 8u
 #define RT_RNDV_BODY 12u
+#define RT_CTS_BODY 4u
 
 typedef struct {
     uint32_t dst;

@@ -40,8 +40,6 @@ void prog_poll(void)
         isendrecv_poll();
     if (omni.bsends)
         send_poll_bsends();
-    if (pending_any(&omni.rndv_out))
-        rndv_poll();
     if (omni.inflight_count)
         transport_reap_sends();
     if (omni.soon_count)

@@ -6,6 +6,7 @@
 #include "shim/request.h"
 #include "shim/dtype.h"
 #include "shim/impl.h"
+#include "shim/handles.h"
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -101,6 +102,16 @@ void recv_take_message(match_recv *r, const match_msg *m)
     r->st_bytes = m->bytes;
     r->error = MPI_SUCCESS;
     r->spill = NULL;
+    if (m->kind == RT_RNDV) {
+        /* The data comes in an RNDV_DATA item once the sender has the CTS;
+         * the receive waits under an id the CTS carries. */
+        int id;
+        match_recv **slot = handle_new(&omni.awaiting, &id);
+        *slot = r;
+        r->state = RECV_PAYLOAD;
+        rndv_answer(m->src_world, m->rndv_id, (uint32_t)id);
+        return;
+    }
     MPI_Count esize = dtype_size(r->dtype);
     int rc;
     if (m->bytes > esize * r->count) {
@@ -116,8 +127,6 @@ void recv_take_message(match_recv *r, const match_msg *m)
         rc = PMPI_Irecv_c(r->buf, r->count, r->dtype, (int)m->src_world,
                           (int)m->value, omni.payload_comm, &r->payload);
     }
-    if (m->kind == RT_RNDV)
-        rndv_answer(m->src_world, m->rndv_id);
     if (rc != MPI_SUCCESS) {
         r->error = rc;
         recv_finish(r);
@@ -125,6 +134,15 @@ void recv_take_message(match_recv *r, const match_msg *m)
     }
     r->state = RECV_PAYLOAD;
     pending_add(&omni.payloads, r, r->payload);
+}
+
+void recv_rndv_data(uint32_t id, const char *data, uint32_t bytes)
+{
+    match_recv **slot = handle_get(&omni.awaiting, (int)id);
+    match_recv *r = *slot;
+    handle_release(&omni.awaiting, (int)id);
+    recv_copy_in(r, data, bytes);
+    recv_finish(r);
 }
 
 static void recv_payload_done(void *owner, const MPI_Status *st, int rc)

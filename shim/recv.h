@@ -15,6 +15,10 @@
 
 void recv_arrived(const rt_item_hdr *h, const char *body, omni_block *b);
 
+/* The data of the rendezvous message that receive `id` (from its CTS)
+ * waits for arrived: the receive completes. */
+void recv_rndv_data(uint32_t id, const char *data, uint32_t bytes);
+
 /* Tests pending large-payload receives; completes those that are done. */
 void recv_poll_payloads(void);
 

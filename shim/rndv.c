@@ -4,25 +4,24 @@
 #include "shim/recv.h"
 #include "shim/request.h"
 #include "shim/transport.h"
+#include "shim/handles.h"
 #include <stdint.h>
 #include <stdlib.h>
 
 enum rndv_state { RNDV_WAITING, RNDV_SENDING, RNDV_DONE };
 
 /* One rendezvous send.  Ids are slot indices, recycled through a free list
- * threaded by `link`; while its payload is in MPICH's hands, the slot's id
- * is in omni.rndv_out. */
+ * threaded by `link`. */
 typedef struct rndv_send {
     int link;
     enum rndv_state state;
     const void *buf;
     MPI_Count count;
     MPI_Datatype dtype;     /* held (dtype.h) */
+    uint32_t bytes;         /* the message's size (at most the threshold) */
     int dst;
-    uint32_t ptag;
     MPI_Comm comm;          /* the user's, for raising errors */
     MPI_Request greq;       /* MPI_REQUEST_NULL for a blocking send */
-    MPI_Request payload;
     void *copy;             /* a buffered send's packed data, else NULL */
     MPI_Count charge;       /* what the copy takes from the attached buffer */
     int freed;              /* MPI freed greq before completion */
@@ -72,7 +71,7 @@ static int rndv_free_fn(void *extra)
     uint32_t id = (uint32_t)(uintptr_t)extra;
     rndv_send *s = rndv_slot(id);
     if (s->state != RNDV_DONE)
-        s->freed = 1; /* completed later by rndv_poll, which recycles it */
+        s->freed = 1; /* completed later by its CTS, which recycles it */
     else
         rndv_put(id);
     return MPI_SUCCESS;
@@ -114,6 +113,8 @@ int rndv_init(void)
     omni.rndv = NULL;
     omni.rndv_cap = 0;
     omni.rndv_free = -1;
+    /* The receiving side's ids (recv.c), in the same module's life cycle. */
+    handle_pool_init(&omni.awaiting, sizeof(match_recv *));
     return MPIX_Grequest_class_create(rndv_query, rndv_free_fn, rndv_cancel_fn,
                                       rndv_poll_fn, rndv_wait_fn,
                                       &omni.rndv_class) == MPI_SUCCESS
@@ -123,7 +124,7 @@ int rndv_init(void)
 
 void rndv_finalize(void)
 {
-    pending_free(&omni.rndv_out);
+    handle_pool_destroy(&omni.awaiting);
     free(omni.rndv);
     omni.rndv = NULL;
 }
@@ -180,8 +181,8 @@ int rndv_start(const void *buf, MPI_Count count, MPI_Datatype dtype,
     uint32_t id = rndv_get();
     rndv_send *s = rndv_slot(id);
     *s = (rndv_send){.link = -1, .state = RNDV_WAITING, .buf = buf,
-                     .count = count, .dst = dst, .comm = c->handle,
-                     .greq = MPI_REQUEST_NULL, .payload = MPI_REQUEST_NULL};
+                     .count = count, .bytes = (uint32_t)bytes, .dst = dst,
+                     .comm = c->handle, .greq = MPI_REQUEST_NULL};
     int rc = dtype_hold(dtype, &s->dtype);
     if (rc == MPI_SUCCESS && mode == SEND_BUFFERED)
         rc = rndv_copy_aside(s, bytes);
@@ -189,13 +190,9 @@ int rndv_start(const void *buf, MPI_Count count, MPI_Datatype dtype,
         rndv_put(id);
         return recv_raise(c->handle, rc);
     }
-    s->ptag = omni.next_payload_tag;
-    omni.next_payload_tag =
-        s->ptag >= (uint32_t)omni.payload_tag_max ? 0 : s->ptag + 1;
-
     rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.rank,
                      .comm = c->id, .tag = tag, .len = RT_RNDV_BODY,
-                     .meta = rt_meta(RT_RNDV, s->ptag)};
+                     .meta = rt_meta(RT_RNDV, 0)};
     char *at = transport_reserve(dst, RT_HDR_SIZE + RT_RNDV_BODY);
     rt_hdr_write(at, &h);
     uint64_t size = (uint64_t)bytes;
@@ -205,8 +202,8 @@ int rndv_start(const void *buf, MPI_Count count, MPI_Datatype dtype,
     omni.stats.rndv_sends++;
 
     if (mode == SEND_BUFFERED) {
-        /* Complete at once; the copy lives on until its payload is sent,
-         * then rndv_poll recycles the slot. */
+        /* Complete at once; the copy lives on until its CTS comes and it is
+         * sent, which recycles the slot. */
         s->freed = 1;
         return req ? request_complete_send(c->handle, req) : MPI_SUCCESS;
     }
@@ -227,36 +224,31 @@ int rndv_start(const void *buf, MPI_Count count, MPI_Datatype dtype,
     return MPI_SUCCESS;
 }
 
-static void rndv_payload_done(void *owner, const MPI_Status *st, int rc)
+void rndv_clear_to_send(uint32_t id, const char *cts_body)
 {
-    (void)st;
-    (void)rc; /* a send's payload has no status to report */
-    uint32_t id = (uint32_t)(uintptr_t)owner;
-    int buffered = rndv_slot(id)->copy != NULL;
+    rndv_send *s = rndv_slot(id);
+    uint32_t recv_id;
+    memcpy(&recv_id, cts_body, sizeof recv_id);
+    rt_item_hdr h = {.dst = (uint32_t)s->dst, .src = (uint32_t)omni.rank,
+                     .comm = 0, .tag = 0, .len = s->bytes,
+                     .meta = rt_meta(RT_RNDV_DATA, recv_id)};
+    char *at = transport_reserve(s->dst, RT_HDR_SIZE + s->bytes);
+    rt_hdr_write(at, &h);
+    MPI_Count pos = 0;
+    int rc = dtype_builtin_size(s->dtype)
+                 ? (rt_copy(at + RT_HDR_SIZE, s->buf, s->bytes), MPI_SUCCESS)
+                 : dtype_pack(s->buf, s->count, s->dtype, at + RT_HDR_SIZE,
+                              s->bytes, &pos);
+    if (rc != MPI_SUCCESS)
+        /* The receiver waits for these bytes: they go as they are, and the
+         * error reaches the program through the communicator. */
+        recv_raise(s->comm, rc);
+    omni.stats.acks_sent++; /* an item finalize's count must see delivered */
+    transport_push_soon(s->dst);
+    int buffered = s->copy != NULL;
     rndv_finish(id);
     if (buffered)
         rndv_put(id);
-}
-
-void rndv_clear_to_send(uint32_t id)
-{
-    rndv_send *s = rndv_slot(id);
-    s->state = RNDV_SENDING;
-    int rc = PMPI_Isend_c(s->buf, s->count, s->dtype, s->dst, (int)s->ptag,
-                          omni.payload_comm, &s->payload);
-    if (rc != MPI_SUCCESS) {
-        /* The receiver waits for a payload that will not come: the error
-         * goes to the program through the communicator at once. */
-        recv_raise(s->comm, rc);
-        rndv_payload_done((void *)(uintptr_t)id, NULL, rc);
-        return;
-    }
-    pending_add(&omni.rndv_out, (void *)(uintptr_t)id, s->payload);
-}
-
-void rndv_poll(void)
-{
-    pending_poll(&omni.rndv_out, rndv_payload_done);
 }
 
 int rndv_bsends_pending(void)
@@ -266,11 +258,13 @@ int rndv_bsends_pending(void)
 
 /* --- the receiver ------------------------------------------------------ */
 
-void rndv_answer(uint32_t src_world, uint32_t id)
+void rndv_answer(uint32_t src_world, uint32_t id, uint32_t recv_id)
 {
     rt_item_hdr h = {.dst = src_world, .src = (uint32_t)omni.rank, .comm = 0,
-                     .tag = 0, .len = 0, .meta = rt_meta(RT_CTS, id)};
-    rt_hdr_write(transport_reserve((int)src_world, RT_HDR_SIZE), &h);
+                     .tag = 0, .len = RT_CTS_BODY, .meta = rt_meta(RT_CTS, id)};
+    char *at = transport_reserve((int)src_world, RT_HDR_SIZE + RT_CTS_BODY);
+    rt_hdr_write(at, &h);
+    memcpy(at + RT_HDR_SIZE, &recv_id, sizeof recv_id);
     omni.stats.acks_sent++;
     transport_push_soon((int)src_world);
 }

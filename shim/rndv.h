@@ -8,16 +8,19 @@
  * buffer (MPI forbids touching it until the request completes, so no copy
  * is made), with its datatype held (dtype.h); a buffered send's data is
  * packed into a copy charged against the attached buffer instead.  The
- * receiver matches the header like any message, posts the payload's
- * receive straight into the user's buffer, and answers with a CTS; the CTS
- * starts the payload on the payload communicator, and the send completes
- * when MPICH has sent it.  A CTS proves that a receive matched, so this
- * path also satisfies a synchronous send.
+ * receiver matches the header like any message and answers with a CTS that
+ * names the waiting receive; the CTS makes the sender copy the message into
+ * an RNDV_DATA item (it is at most the threshold, so it fits a block) along
+ * the aggregated path, and the send is complete; the receive completes when
+ * the item arrives.  A CTS proves that a receive matched, so this path also
+ * satisfies a synchronous send.
  *
- * Why not eager to MPICH instead: a payload sent before its receive is
- * posted sits in MPICH's unexpected queue, and every wildcard wire receive
- * Omnibus posts then scans that queue; thousands of them made a flood
- * orders of magnitude slower.  Here nothing unexpected ever reaches MPICH.
+ * Why not through MPICH: a payload sent before its receive is posted sits
+ * in MPICH's unexpected queue, which every wildcard wire receive scans, and
+ * thousands of payload receives posted ahead make MPICH's shared-memory
+ * matching, a linear list, slow for every message.  Both turned floods into
+ * crawls.  Here a rendezvous costs MPICH nothing: its three items travel
+ * aggregated like any other.
  *
  * The request a nonblocking send gets is an MPICH generalized request that
  * progress completes; MPI_Cancel never withdraws it (send.h).
@@ -37,15 +40,13 @@ int rndv_start(const void *buf, MPI_Count count, MPI_Datatype dtype,
                MPI_Count bytes, int dst, int tag, comm_rec *c,
                enum send_mode mode, MPI_Request *req);
 
-/* A CTS for rendezvous `id` arrived: its payload goes now. */
-void rndv_clear_to_send(uint32_t id);
+/* A CTS for rendezvous `id` arrived (its body names the receive): the
+ * message goes now, and the send completes. */
+void rndv_clear_to_send(uint32_t id, const char *cts_body);
 
-/* The receiver's side: answers world rank src's rendezvous `id`, whose
- * payload receive has just been posted. */
-void rndv_answer(uint32_t src_world, uint32_t id);
-
-/* Completes the rendezvous sends whose payloads MPICH has sent. */
-void rndv_poll(void);
+/* The receiver's side: answers world rank src's rendezvous `id`; the data
+ * is to come back for receive `recv_id` (recv_rndv_data). */
+void rndv_answer(uint32_t src_world, uint32_t id, uint32_t recv_id);
 
 /* True while buffered sends' copies still wait for their receivers. */
 int rndv_bsends_pending(void);

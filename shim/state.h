@@ -134,11 +134,10 @@ typedef struct omni_state {
     void *slabs;            /* chunks the two free lists above come from */
     struct comm_rec *last_arrival; /* communicator of the last arrival */
 
-    /* rendezvous sends (rndv.c): slots, their free list, the list of those
-     * whose payload MPICH is sending, and buffered copies still held */
+    /* rendezvous sends (rndv.c): slots, their free list, and buffered
+     * copies still held */
     void *rndv;
     int rndv_cap, rndv_free;
-    pending_set rndv_out;
     int rndv_bsends;
     MPIX_Grequest_class rndv_class;
 
@@ -156,6 +155,7 @@ typedef struct omni_state {
     /* Omnibus-owned handles (handles.h) */
     handle_pool messages;   /* MPI_Message of held messages (mprobe.c) */
     handle_pool persistent; /* persistent requests (persist.c) */
+    handle_pool awaiting;   /* receives awaiting rendezvous data (recv.c) */
 
     /* neighbourhood collectives (neighbor.h), NULL until a schedule exists */
     struct nbr_module *nbr;

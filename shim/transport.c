@@ -160,7 +160,10 @@ static void dispatch(omni_block *b)
                 credit_returned(h.src, rt_meta_value(h.meta));
                 break;
             case RT_CTS:
-                rndv_clear_to_send(rt_meta_value(h.meta));
+                rndv_clear_to_send(rt_meta_value(h.meta), body);
+                break;
+            case RT_RNDV_DATA:
+                recv_rndv_data(rt_meta_value(h.meta), body, h.len);
                 break;
             default:
                 recv_arrived(&h, body, b);
