@@ -10,8 +10,7 @@
 
 enum rndv_state { RNDV_WAITING, RNDV_SENDING, RNDV_DONE };
 
-/* One rendezvous send.  Ids are slot indices, recycled through a free list
- * threaded by `link`. */
+/* One rendezvous send.  `link` is the pool's free-list word (handles.h). */
 typedef struct rndv_send {
     int link;
     enum rndv_state state;
@@ -27,33 +26,23 @@ typedef struct rndv_send {
     int freed;              /* MPI freed greq before completion */
 } rndv_send;
 
+/* Slots live in a handle pool (handles.h): they never move, and an id is
+ * the slot's handle, small enough for an item's meta value. */
 static rndv_send *rndv_slot(uint32_t id)
 {
-    return &((rndv_send *)omni.rndv)[id];
+    return handle_get(&omni.rndv, (int)id);
 }
 
 static uint32_t rndv_get(void)
 {
-    if (omni.rndv_free < 0) {
-        int cap = omni.rndv_cap ? omni.rndv_cap * 2 : 64;
-        rndv_send *s = realloc(omni.rndv, sizeof *s * (size_t)cap);
-        if (!s)
-            transport_out_of_memory("a rendezvous slot");
-        for (int i = omni.rndv_cap; i < cap; i++)
-            s[i].link = i + 1 < cap ? i + 1 : -1;
-        omni.rndv_free = omni.rndv_cap;
-        omni.rndv = s;
-        omni.rndv_cap = cap;
-    }
-    uint32_t id = (uint32_t)omni.rndv_free;
-    omni.rndv_free = rndv_slot(id)->link;
-    return id;
+    int id;
+    handle_new(&omni.rndv, &id);
+    return (uint32_t)id;
 }
 
 static void rndv_put(uint32_t id)
 {
-    rndv_slot(id)->link = omni.rndv_free;
-    omni.rndv_free = (int)id;
+    handle_release(&omni.rndv, (int)id);
 }
 
 /* --- the generalized request of a nonblocking rendezvous send ---------- */
@@ -110,9 +99,7 @@ static int rndv_wait_fn(int n, void **states, double timeout, MPI_Status *st)
 
 int rndv_init(void)
 {
-    omni.rndv = NULL;
-    omni.rndv_cap = 0;
-    omni.rndv_free = -1;
+    handle_pool_init(&omni.rndv, sizeof(rndv_send));
     /* The receiving side's ids (recv.c), in the same module's life cycle. */
     handle_pool_init(&omni.awaiting, sizeof(match_recv *));
     return MPIX_Grequest_class_create(rndv_query, rndv_free_fn, rndv_cancel_fn,
@@ -125,8 +112,7 @@ int rndv_init(void)
 void rndv_finalize(void)
 {
     handle_pool_destroy(&omni.awaiting);
-    free(omni.rndv);
-    omni.rndv = NULL;
+    handle_pool_destroy(&omni.rndv);
 }
 
 /* --- the sender ------------------------------------------------------- */
@@ -218,7 +204,6 @@ int rndv_start(const void *buf, MPI_Count count, MPI_Datatype dtype,
     while (s->state != RNDV_DONE) {
         prog_poll();
         prog_pause(&spins);
-        s = rndv_slot(id); /* the slot array may have grown */
     }
     rndv_put(id);
     return MPI_SUCCESS;

@@ -134,10 +134,8 @@ typedef struct omni_state {
     void *slabs;            /* chunks the two free lists above come from */
     struct comm_rec *last_arrival; /* communicator of the last arrival */
 
-    /* rendezvous sends (rndv.c): slots, their free list, and buffered
-     * copies still held */
-    void *rndv;
-    int rndv_cap, rndv_free;
+    /* rendezvous sends (rndv.c) and their buffered copies still held */
+    handle_pool rndv;
     int rndv_bsends;
     MPIX_Grequest_class rndv_class;
 
