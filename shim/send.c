@@ -273,25 +273,22 @@ send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
         /* No room left in the attached buffer: MPI refuses the send
          * (MPI_ERR_BUFFER through the communicator) and nothing is sent. */
         return recv_raise(c->handle, MPI_ERR_BUFFER);
-    if ((size_t)bytes <= omni.threshold) {
-        int rc = MPI_SUCCESS;
-        int went = mode == SEND_SYNC
-                       ? send_sync_eager(buf, count, dtype, builtin,
-                                         (uint32_t)bytes, dst, tag, c, req, &rc)
-                       : send_eager(buf, count, dtype, builtin, (uint32_t)bytes,
-                                    dst, tag, c, rt_meta(RT_EAGER, 0), &rc);
-        if (went < 0)
-            return recv_raise(c->handle, rc);
-        if (went > 0) {
-            if (mode == SEND_SYNC)
-                return rc;
-            return req ? request_complete_send(c->handle, req) : MPI_SUCCESS;
-        }
-    }
     if ((size_t)bytes > omni.threshold)
         return send_large(buf, count, dtype, bytes, dst, tag, c, mode, req,
                           user_req);
-    return rndv_start(buf, count, dtype, bytes, dst, tag, c, mode, req);
+    int rc = MPI_SUCCESS;
+    int went = mode == SEND_SYNC
+                   ? send_sync_eager(buf, count, dtype, builtin, (uint32_t)bytes,
+                                     dst, tag, c, req, &rc)
+                   : send_eager(buf, count, dtype, builtin, (uint32_t)bytes, dst,
+                                tag, c, rt_meta(RT_EAGER, 0), &rc);
+    if (went < 0)
+        return recv_raise(c->handle, rc);
+    if (went == 0)
+        return rndv_start(buf, count, dtype, bytes, dst, tag, c, mode, req);
+    if (mode == SEND_SYNC)
+        return rc;
+    return req ? request_complete_send(c->handle, req) : MPI_SUCCESS;
 }
 
 int send_start(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
