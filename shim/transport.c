@@ -281,15 +281,20 @@ void transport_push_soon(int dst)
     }
 }
 
+/* A marked peer is always on the dirty list (it was marked right after an
+ * item went into its buffer), and shipping clears its mark.  The scan starts
+ * again after each ship: shipping this rank's own buffer delivers in place,
+ * which may ship or add other buffers and so change the list under it. */
 void transport_ship_soon(void)
 {
-    for (int p = omni.dirty_head; p >= 0 && omni.soon_count > 0;) {
-        int next = omni.peers[p].dirty_next;
-        if (omni.peers[p].soon)
-            transport_ship(p, &omni.stats.flush_urgent);
-        p = next;
+    while (omni.soon_count > 0) {
+        int p = omni.dirty_head;
+        while (p >= 0 && !omni.peers[p].soon)
+            p = omni.peers[p].dirty_next;
+        if (p < 0)
+            break;
+        transport_ship(p, &omni.stats.flush_urgent);
     }
-    omni.soon_count = 0;
 }
 
 void transport_flush_all(uint64_t *reason)
