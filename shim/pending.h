@@ -3,7 +3,8 @@
  * rendezvous send whose payload MPICH is sending).
  *
  * Contract: pending_poll tests at most PENDING_BUDGET requests per call,
- * with one PMPI_Testsome, starting where the previous call stopped, so a
+ * with one PMPI_Testsome (the requests are real MPICH requests, never
+ * generalized ones), starting where the previous call stopped, so a
  * progress round costs the same whether ten or ten thousand payloads are
  * in flight, and every request is still tested every few rounds.  A
  * completed request leaves the set before its owner's callback runs; the
