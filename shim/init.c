@@ -14,6 +14,7 @@
 #include "shim/progress.h"
 #include "shim/mprobe.h"
 #include "shim/persist.h"
+#include "shim/recv.h"
 #include "shim/request.h"
 #include "shim/rndv.h"
 #include "shim/send.h"
@@ -148,6 +149,7 @@ static void omni_setup(int app_level, int real_level)
     omni.sent_to = calloc((size_t)omni.size, sizeof *omni.sent_to);
     choose_yield();
     mprobe_init();
+    recv_init();
     persist_init();
     if (!omni.sent_to || comm_table_init() != 0 || comm_register_world() != 0 ||
         request_init() != 0 || send_init() != 0 || rndv_init() != 0 ||
@@ -256,6 +258,7 @@ OMNI_EXPORT int MPI_Finalize(void)
         rndv_finalize();
         credit_finalize();
         mprobe_finalize();
+        recv_finalize();
         persist_finalize();
         topology_free();
         free(omni.sent_to);

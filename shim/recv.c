@@ -1,6 +1,5 @@
 #include "shim/recv.h"
 #include "shim/send.h"
-#include "shim/rndv.h"
 #include "shim/transport.h"
 #include "shim/progress.h"
 #include "shim/request.h"
@@ -9,6 +8,16 @@
 #include "shim/handles.h"
 #include <stdint.h>
 #include <stdlib.h>
+
+void recv_init(void)
+{
+    handle_pool_init(&omni.awaiting, sizeof(match_recv *));
+}
+
+void recv_finalize(void)
+{
+    handle_pool_destroy(&omni.awaiting);
+}
 
 int recv_raise(MPI_Comm comm, int err)
 {
@@ -88,6 +97,19 @@ static void recv_finish(match_recv *r)
         request_complete_recv(r);
 }
 
+/* Answers world rank src's rendezvous `id`: its data is to come back for
+ * the receive named `recv_id` (recv_rndv_data). */
+static void recv_answer_rndv(uint32_t src_world, uint32_t id, uint32_t recv_id)
+{
+    rt_item_hdr h = {.dst = src_world, .src = (uint32_t)omni.rank, .comm = 0,
+                     .tag = 0, .len = RT_CTS_BODY, .meta = rt_meta(RT_CTS, id)};
+    char *at = transport_reserve((int)src_world, RT_HDR_SIZE + RT_CTS_BODY);
+    rt_hdr_write(at, &h);
+    memcpy(at + RT_HDR_SIZE, &recv_id, sizeof recv_id);
+    omni.stats.acks_sent++;
+    transport_push_soon((int)src_world);
+}
+
 void recv_take_message(match_recv *r, const match_msg *m)
 {
     r->st_source = m->src;
@@ -109,7 +131,7 @@ void recv_take_message(match_recv *r, const match_msg *m)
         match_recv **slot = handle_new(&omni.awaiting, &id);
         *slot = r;
         r->state = RECV_PAYLOAD;
-        rndv_answer(m->src_world, m->rndv_id, (uint32_t)id);
+        recv_answer_rndv(m->src_world, m->rndv_id, (uint32_t)id);
         return;
     }
     MPI_Count esize = dtype_size(r->dtype);

@@ -13,6 +13,10 @@
 
 #include "shim/match.h"
 
+/* The receiving side's own state (receives awaiting rendezvous data). */
+void recv_init(void);
+void recv_finalize(void);
+
 void recv_arrived(const rt_item_hdr *h, const char *body, omni_block *b);
 
 /* The data of the rendezvous message that receive `id` (from its CTS)

@@ -100,8 +100,6 @@ static int rndv_wait_fn(int n, void **states, double timeout, MPI_Status *st)
 int rndv_init(void)
 {
     handle_pool_init(&omni.rndv, sizeof(rndv_send));
-    /* The receiving side's ids (recv.c), in the same module's life cycle. */
-    handle_pool_init(&omni.awaiting, sizeof(match_recv *));
     return MPIX_Grequest_class_create(rndv_query, rndv_free_fn, rndv_cancel_fn,
                                       rndv_poll_fn, rndv_wait_fn,
                                       &omni.rndv_class) == MPI_SUCCESS
@@ -111,7 +109,6 @@ int rndv_init(void)
 
 void rndv_finalize(void)
 {
-    handle_pool_destroy(&omni.awaiting);
     handle_pool_destroy(&omni.rndv);
 }
 
@@ -239,17 +236,4 @@ void rndv_clear_to_send(uint32_t id, const char *cts_body)
 int rndv_bsends_pending(void)
 {
     return omni.rndv_bsends > 0;
-}
-
-/* --- the receiver ------------------------------------------------------ */
-
-void rndv_answer(uint32_t src_world, uint32_t id, uint32_t recv_id)
-{
-    rt_item_hdr h = {.dst = src_world, .src = (uint32_t)omni.rank, .comm = 0,
-                     .tag = 0, .len = RT_CTS_BODY, .meta = rt_meta(RT_CTS, id)};
-    char *at = transport_reserve((int)src_world, RT_HDR_SIZE + RT_CTS_BODY);
-    rt_hdr_write(at, &h);
-    memcpy(at + RT_HDR_SIZE, &recv_id, sizeof recv_id);
-    omni.stats.acks_sent++;
-    transport_push_soon((int)src_world);
 }

@@ -44,9 +44,6 @@ int rndv_start(const void *buf, MPI_Count count, MPI_Datatype dtype,
  * message goes now, and the send completes. */
 void rndv_clear_to_send(uint32_t id, const char *cts_body);
 
-/* The receiver's side: answers world rank src's rendezvous `id`; the data
- * is to come back for receive `recv_id` (recv_rndv_data). */
-void rndv_answer(uint32_t src_world, uint32_t id, uint32_t recv_id);
 
 /* True while buffered sends' copies still wait for their receivers. */
 int rndv_bsends_pending(void);
