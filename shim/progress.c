@@ -46,9 +46,8 @@ void prog_poll(void)
         transport_ship_soon();
     transport_flush_stale();
     omni.in_progress = 0;
-    /* Outside the guard: a schedule's next send may be a blocking one on
-     * the rendezvous path (rndv.h), which waits for its receiver by
-     * driving progress itself. */
+    /* Outside the guard: a schedule's receives are started here, and an
+     * answer they owe (a CTS, an ACK) goes at once, not at a round's end. */
     if (nbr_busy())
         nbr_poll();
 }
