@@ -27,8 +27,14 @@ static void *slot_at(const handle_pool *p, int index)
            (size_t)(index % HANDLE_CHUNK) * p->slot_size;
 }
 
+/* Handles stay below HANDLE_RECV_BIT, so that a pool's handles never look
+ * like another pool's or like one of MPICH's (handles.h). */
+#define HANDLE_MAX_CHUNKS ((HANDLE_RECV_BIT - 1) / HANDLE_CHUNK)
+
 static void pool_grow(handle_pool *p)
 {
+    if (p->nchunks >= HANDLE_MAX_CHUNKS)
+        transport_out_of_memory("a handle (2^25 of one kind are alive)");
     void **chunks = realloc(p->chunks, sizeof *chunks * (size_t)(p->nchunks + 1));
     void *chunk = chunks ? malloc(p->slot_size * HANDLE_CHUNK) : NULL;
     if (!chunk)

@@ -1,12 +1,17 @@
 /* handles: objects Omnibus owns that MPI hands out as handles.
  *
- * MPICH never issues a handle whose two top bits are 00 (DESIGN §2,
- * decision 4), so such a value, slot index + 1, names an Omnibus object:
+ * MPICH never issues a valid handle whose two top bits are 00 (DESIGN §2,
+ * decision 4); its null handles have them, but never with the four object
+ * type bits below (29..26) clear.  So a value under 2^26, slot index + 1,
+ * names an Omnibus object:
  *  - an MPI_Message for a message Omnibus holds (matched probes);
  *  - an MPI_Request for a persistent operation on a managed communicator,
- *    or for a large nonblocking send (persist.h).
+ *    or for a large nonblocking send (persist.h);
+ *  - an MPI_Request for a receive on a managed communicator (request.h),
+ *    with HANDLE_RECV_BIT set so that the two request pools never collide.
  * Every call that takes one of these handles is intercepted; calls that
- * take arrays of requests translate them (persist.c) before MPICH sees them.
+ * take arrays of requests translate persistent handles (persist.c) and
+ * complete receive handles themselves (request.c) before MPICH sees them.
  */
 #ifndef OMNIBUS_HANDLES_H
 #define OMNIBUS_HANDLES_H
@@ -16,7 +21,15 @@
 
 static inline int handle_is_omni(int h)
 {
-    return h != 0 && ((unsigned)h >> 30) == 0;
+    return h != 0 && ((unsigned)h >> 26) == 0;
+}
+
+/* Marks an Omnibus receive request; a pool never reaches 2^25 slots. */
+#define HANDLE_RECV_BIT (1 << 25)
+
+static inline int handle_is_recv(int h)
+{
+    return handle_is_omni(h) && (h & HANDLE_RECV_BIT);
 }
 
 /* A pool of fixed-size slots addressed by handle; a free list threads the

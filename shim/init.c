@@ -260,6 +260,7 @@ OMNI_EXPORT int MPI_Finalize(void)
         mprobe_finalize();
         recv_finalize();
         persist_finalize();
+        request_finalize();
         topology_free();
         free(omni.sent_to);
         PMPI_Comm_free(&omni.wire_comm);

@@ -137,7 +137,7 @@ static int pair_start(const void *sendbuf, MPI_Count sendcount,
     *p->recv = (match_recv){.buf = recvbuf, .count = recvcount,
                             .dtype = recvtype, .src = source, .tag = recvtag,
                             .comm = c, .user_comm = c->handle,
-                            .greq = MPI_REQUEST_NULL};
+                            .req = MPI_REQUEST_NULL};
     if (source != MPI_PROC_NULL) {
         rc = recv_hold_dtype(p->recv);
         if (rc != MPI_SUCCESS) {

@@ -14,7 +14,7 @@
  * Ownership: a match_msg is owned by its queue while queued and by the
  * caller once taken; it points into an arrived block (omni_block) that it
  * holds one reference on.  A match_recv is owned by whoever posted it (the
- * blocking call's stack frame, or an Irecv's generalized request).
+ * blocking call's stack frame, or an Irecv's request handle).
  */
 #ifndef OMNIBUS_MATCH_H
 #define OMNIBUS_MATCH_H
@@ -48,12 +48,15 @@ typedef struct match_recv {
     int src, tag;                /* may be MPI_ANY_SOURCE / MPI_ANY_TAG */
     comm_rec *comm;
     MPI_Comm user_comm;          /* the handle, for raising errors */
-    MPI_Request greq;            /* MPI_REQUEST_NULL for a blocking receive */
+    MPI_Request req;             /* the Omnibus request handle the program
+                                    holds (request.h); MPI_REQUEST_NULL for a
+                                    blocking receive */
     enum recv_state state;
     int error;                   /* MPI_SUCCESS, MPI_ERR_TRUNCATE, or the
                                     error MPICH gave moving the data */
     int cancelled;
-    int freed_by_mpi;            /* its generalized request was freed */
+    int freed_by_mpi;            /* MPI_Request_free came first: the record
+                                    goes when the receive completes */
     int st_source, st_tag;       /* the status it completes with */
     MPI_Count st_bytes;
     MPI_Request payload;         /* RECV_PAYLOAD: PMPI_Irecv into buf */

@@ -107,7 +107,7 @@ int impl_Mrecv(void *buf, MPI_Count count, MPI_Datatype dtype,
     comm_rec *c = h->comm;
     match_recv r = {.buf = buf, .count = count, .dtype = dtype,
                     .src = MPI_ANY_SOURCE, .tag = MPI_ANY_TAG, .comm = c,
-                    .user_comm = c->handle, .greq = MPI_REQUEST_NULL};
+                    .user_comm = c->handle, .req = MPI_REQUEST_NULL};
     held_receive(h, message, &r);
     recv_wait(&r);
     status_fill(status, r.st_source, r.st_tag, r.st_bytes, 0);
@@ -130,7 +130,7 @@ int impl_Imrecv(void *buf, MPI_Count count, MPI_Datatype dtype,
         return recv_raise(h->comm->handle, rc);
     }
     request_start_recv(r);
-    *request = r->greq;
+    *request = r->req;
     held_receive(h, message, r);
     return MPI_SUCCESS;
 }

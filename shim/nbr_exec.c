@@ -270,7 +270,7 @@ static void packed_poll(nbr_op *op, int i)
     *r = (match_recv){.buf = op->lbuf[i], .count = mm->bytes, .dtype = MPI_BYTE,
                       .src = m->peer, .tag = op->tag + m->phase,
                       .comm = t->shadow, .user_comm = MPI_COMM_WORLD,
-                      .greq = MPI_REQUEST_NULL};
+                      .req = MPI_REQUEST_NULL};
     recv_take_message(r, mm);
     match_msg_free(mm);
     op->rx[i] = r;
@@ -389,7 +389,7 @@ int nbr_op_start(nbr_op *op, MPI_Request *request)
                           .dtype = op->r_type[j], .src = m->peer,
                           .tag = op->tag + m->phase, .comm = t->shadow,
                           .user_comm = MPI_COMM_WORLD,
-                          .greq = MPI_REQUEST_NULL};
+                          .req = MPI_REQUEST_NULL};
         recv_start(r);
         op->rx[i] = r;
     }

@@ -5,6 +5,7 @@
 #include "shim/recv.h"
 #include "shim/transport.h"
 #include "shim/dtype.h"
+#include "shim/request.h"
 #include <stdlib.h>
 
 typedef struct {
@@ -151,9 +152,9 @@ int impl_Request_free(MPI_Request *request)
 {
     persistent_req *p = persistent_get(*request);
     if (!p)
-        return PMPI_Request_free(request);
+        return request_free(request);
     if (p->inner != MPI_REQUEST_NULL)
-        PMPI_Request_free(&p->inner);
+        request_free(&p->inner);
     if (p->ops)
         p->ops->release(p->state);
     else if (!p->oneshot)
@@ -172,10 +173,10 @@ int impl_Cancel(MPI_Request *request)
 {
     persistent_req *p = persistent_get(*request);
     if (!p)
-        return PMPI_Cancel(request);
+        return request_cancel(request);
     if (!p->is_recv || p->inner == MPI_REQUEST_NULL)
         return MPI_SUCCESS;
-    return PMPI_Cancel(&p->inner);
+    return request_cancel(&p->inner);
 }
 
 /* --- the view the completion calls give MPICH -------------------------- */
@@ -186,7 +187,7 @@ MPI_Request *persist_view_begin(persist_view *v, int n, MPI_Request *reqs)
     v->reqs = reqs;
     int any = 0;
     for (int i = 0; i < n && !any; i++)
-        any = handle_is_omni((int)reqs[i]);
+        any = handle_is_omni((int)reqs[i]) && !handle_is_recv((int)reqs[i]);
     if (!any)
         return reqs;
     v->reqs = n <= 16 ? v->small : malloc(sizeof *v->reqs * (size_t)n);

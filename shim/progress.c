@@ -34,8 +34,6 @@ void prog_poll(void)
     transport_poll_arrivals();
     if (pending_any(&omni.payloads))
         recv_poll_payloads();
-    if (omni.cancelled)
-        request_complete_cancelled();
     if (omni.pairs)
         isendrecv_poll();
     if (omni.bsends)

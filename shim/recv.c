@@ -93,7 +93,7 @@ static void recv_finish(match_recv *r)
 {
     recv_release_dtype(r);
     r->state = RECV_DONE;
-    if (r->greq != MPI_REQUEST_NULL)
+    if (r->req != MPI_REQUEST_NULL)
         request_complete_recv(r);
 }
 
@@ -307,7 +307,7 @@ static __attribute__((noinline)) int recv_general(void *buf, MPI_Count count,
         dtype_size(dtype) < 0)
         return PMPI_Recv_c(buf, count, dtype, source, tag, comm, status);
     match_recv r = {.buf = buf, .count = count, .dtype = dtype, .src = source,
-                    .tag = tag, .comm = c, .greq = MPI_REQUEST_NULL};
+                    .tag = tag, .comm = c, .req = MPI_REQUEST_NULL};
     recv_start(&r);
     recv_wait(&r);
     status_fill(status, r.st_source, r.st_tag, r.st_bytes, 0);
@@ -339,7 +339,7 @@ int impl_Irecv(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
         return recv_raise(comm, rc);
     }
     request_start_recv(r);
-    *request = r->greq;
+    *request = r->req;
     recv_start(r);
     return MPI_SUCCESS;
 }

@@ -5,8 +5,8 @@
  * receive or, failing that, to the unexpected queue (match.h).  A receive
  * completes when its data is in the user's buffer: at once for an eager
  * message, after the payload's own PMPI_Irecv for a large one.  A receive
- * with a generalized request is completed with MPI_Grequest_complete, the
- * last thing Omnibus does with it (MPI may free it right away).
+ * with a request handle is then left for the completion calls to find
+ * (request.h); one the program already freed goes at once.
  */
 #ifndef OMNIBUS_RECV_H
 #define OMNIBUS_RECV_H
@@ -27,7 +27,7 @@ void recv_rndv_data(uint32_t id, const char *data, uint32_t bytes);
 void recv_poll_payloads(void);
 
 /* Starts a receive into r (already filled with buffer, source, tag, comm and
- * greq): takes a matching unexpected message or posts r. */
+ * req): takes a matching unexpected message or posts r. */
 void recv_start(match_recv *r);
 
 /* r takes message m, which is in no queue any more (the caller frees m). */

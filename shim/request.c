@@ -4,55 +4,122 @@
 #include "shim/dtype.h"
 #include "shim/impl.h"
 #include "shim/persist.h"
+#include "shim/transport.h"
 #include <stdint.h>
 #include <stdlib.h>
 
-/* --- generalized-request callbacks ----------------------------------- */
+/* --- receive handles ---------------------------------------------------- */
 
-static int recv_query(void *extra, MPI_Status *st)
+typedef struct {
+    match_recv *r;
+} recv_slot;
+
+static match_recv *recv_of(MPI_Request h)
 {
-    match_recv *r = extra;
-    status_fill(st, r->st_source, r->st_tag, r->st_bytes, r->cancelled);
-    st->MPI_ERROR = MPI_SUCCESS;
-    if (r->error != MPI_SUCCESS && omni.ledger_n < (int)(sizeof omni.ledger / sizeof omni.ledger[0]))
-        omni.ledger[omni.ledger_n++] =
-            (struct req_error){r->greq, r->user_comm, r->error};
-    return MPI_SUCCESS;
+    if (!handle_is_recv((int)h))
+        return NULL;
+    recv_slot *s = handle_get(&omni.recv_reqs, (int)h & ~HANDLE_RECV_BIT);
+    return s ? s->r : NULL;
 }
 
-/* MPICH calls free_fn when the request is freed, which MPI_Request_free may
- * do before the receive has completed: the record then lives on, flagged,
- * until recv_finish completes it. */
-static int recv_free(void *extra)
+static int recv_is_done(const match_recv *r)
 {
-    match_recv *r = extra;
-    if (r->state != RECV_DONE) {
-        r->freed_by_mpi = 1;
-        return MPI_SUCCESS;
-    }
-    if (r->error != MPI_SUCCESS)
-        omni.err_pending--;
+    return r->state == RECV_DONE;
+}
+
+void request_start_recv(match_recv *r)
+{
+    int h;
+    recv_slot *s = handle_new(&omni.recv_reqs, &h);
+    s->r = r;
+    r->req = (MPI_Request)(h | HANDLE_RECV_BIT);
+    r->user_comm = r->comm->handle;
+}
+
+static void recv_handle_drop(match_recv *r)
+{
+    handle_release(&omni.recv_reqs, (int)r->req & ~HANDLE_RECV_BIT);
     match_recv_free(r);
+}
+
+void request_complete_recv(match_recv *r)
+{
+    if (r->freed_by_mpi)
+        recv_handle_drop(r);
+}
+
+/* Hands a done receive's status to the caller and frees its handle
+ * (*req becomes MPI_REQUEST_NULL); returns the receive's error, not yet
+ * raised.  MPI_ERROR is left as it was: MPI sets it only for the calls
+ * that complete several requests, and only with MPI_ERR_IN_STATUS. */
+static int recv_complete(MPI_Request *req, match_recv *r, MPI_Status *st,
+                         MPI_Comm *comm)
+{
+    status_fill(st, r->st_source, r->st_tag, r->st_bytes, r->cancelled);
+    int err = r->error;
+    *comm = r->user_comm;
+    recv_handle_drop(r);
+    *req = MPI_REQUEST_NULL;
+    return err;
+}
+
+/* A single-completion call's result for a done receive. */
+static int recv_complete_single(MPI_Request *req, match_recv *r,
+                                MPI_Status *st)
+{
+    MPI_Comm comm;
+    int err = recv_complete(req, r, st, &comm);
+    return err == MPI_SUCCESS ? MPI_SUCCESS : recv_raise(comm, err);
+}
+
+/* Blocks, driving progress, until r is done. */
+static void recv_await(match_recv *r, unsigned *spins)
+{
+    while (!recv_is_done(r)) {
+        if (*spins == 0)
+            prog_block_enter();
+        prog_poll();
+        prog_pause(spins);
+    }
+}
+
+/* A receive that no message has matched yet is cancelled at once; one that
+ * has is not (MPI-4.1 §3.8.4: cancel succeeds or the operation completes
+ * normally).  Either way the request completes as usual. */
+static void recv_cancel(match_recv *r)
+{
+    if (r->state != RECV_POSTED || match_unpost(r->comm, r) != 0)
+        return;
+    recv_release_dtype(r);
+    r->cancelled = 1;
+    r->st_bytes = 0;
+    r->error = MPI_SUCCESS;
+    r->state = RECV_DONE;
+}
+
+int request_free(MPI_Request *request)
+{
+    match_recv *r = recv_of(*request);
+    if (!r)
+        return PMPI_Request_free(request);
+    if (recv_is_done(r))
+        recv_handle_drop(r);
+    else
+        r->freed_by_mpi = 1;
+    *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
 }
 
-static int recv_cancel(void *extra, int complete)
+int request_cancel(MPI_Request *request)
 {
-    match_recv *r = extra;
-    if (complete || r->state != RECV_POSTED)
-        return MPI_SUCCESS;
-    if (match_unpost(r->comm, r) == 0) {
-        /* Completed by the next progress round, not here: inside MPICH's
-         * cancel, MPI_Grequest_complete would take MPICH's lock again under
-         * MPI_THREAD_MULTIPLE.  The Wait or Test that follows runs it. */
-        r->cancelled = 1;
-        r->st_bytes = 0;
-        r->error = MPI_SUCCESS;
-        r->next = omni.cancelled;
-        omni.cancelled = r;
-    }
+    match_recv *r = recv_of(*request);
+    if (!r)
+        return PMPI_Cancel(request);
+    recv_cancel(r);
     return MPI_SUCCESS;
 }
+
+/* --- generalized-request callbacks (synchronous sends) ----------------- */
 
 /* MPICH calls poll_fn on every test of an incomplete request; inside
  * Omnibus's own loops progress is already running. */
@@ -62,21 +129,6 @@ static int greq_poll(void *extra, MPI_Status *st)
     (void)st;
     if (omni.on && !omni.in_progress && !omni.threaded)
         prog_poll();
-    return MPI_SUCCESS;
-}
-
-static int recv_wait_fn(int n, void **states, double timeout, MPI_Status *st)
-{
-    (void)timeout;
-    (void)st;
-    for (int i = 0; i < n; i++) {
-        match_recv *r = states[i];
-        unsigned spins = 0;
-        while (r->state != RECV_DONE) {
-            prog_poll();
-            prog_pause(&spins);
-        }
-    }
     return MPI_SUCCESS;
 }
 
@@ -110,10 +162,7 @@ static int sync_wait_fn(int n, void **states, double timeout, MPI_Status *st)
 
 int request_init(void)
 {
-    if (MPIX_Grequest_class_create(recv_query, recv_free, recv_cancel,
-                                   greq_poll, recv_wait_fn,
-                                   &omni.recv_class) != MPI_SUCCESS)
-        return -1;
+    handle_pool_init(&omni.recv_reqs, sizeof(recv_slot));
     if (MPIX_Grequest_class_create(sync_query, sync_free, sync_cancel,
                                    greq_poll, sync_wait_fn,
                                    &omni.sync_class) != MPI_SUCCESS)
@@ -121,34 +170,9 @@ int request_init(void)
     return 0;
 }
 
-void request_start_recv(match_recv *r)
+void request_finalize(void)
 {
-    r->user_comm = r->comm->handle;
-    MPIX_Grequest_class_allocate(omni.recv_class, r, &r->greq);
-}
-
-void request_complete_recv(match_recv *r)
-{
-    if (r->error != MPI_SUCCESS)
-        omni.err_pending++;
-    int orphan = r->freed_by_mpi;
-    PMPI_Grequest_complete(r->greq);
-    if (orphan) {
-        if (r->error != MPI_SUCCESS)
-            omni.err_pending--;
-        match_recv_free(r);
-    }
-}
-
-void request_complete_cancelled(void)
-{
-    while (omni.cancelled) {
-        match_recv *r = omni.cancelled;
-        omni.cancelled = r->next;
-        recv_release_dtype(r);
-        r->state = RECV_DONE;
-        PMPI_Grequest_complete(r->greq);
-    }
+    handle_pool_destroy(&omni.recv_reqs);
 }
 
 MPI_Request request_start_sync(uint32_t id)
@@ -244,19 +268,7 @@ static int ledger_raise_multi(int rc, const req_snapshot *s, int n,
     return recv_raise(comm, MPI_ERR_IN_STATUS);
 }
 
-/* --- completion entry points ----------------------------------------- */
-
-
-
-/* The Wait/Test family (request.h): the generated wrappers hand these a view
- * of the caller's requests in which Omnibus's own handles are replaced by
- * the MPICH requests they stand for (persist.h), so they see only handles
- * MPICH knows. */
-
-int request_wait(MPI_Request *request, MPI_Status *status)
-{
-    return ledger_raise_single(prog_wait(request, status));
-}
+/* --- completion of arrays of MPICH requests ------------------------------ */
 
 /* Counts the polls of a Test* that found nothing (progress.h). */
 static int polled(int found, int rc)
@@ -268,18 +280,11 @@ static int polled(int found, int rc)
     return rc;
 }
 
-int request_test(MPI_Request *request, int *flag, MPI_Status *status)
-{
-    prog_poll();
-    int rc = ledger_raise_single(prog_test(request, flag, status));
-    return polled(*flag, rc);
-}
-
 /* Waits, driving progress, until requests[i] is complete, without
  * completing it: MPI_Request_get_status neither frees the request nor calls
  * a generalized request's poll_fn, so a long array is watched one request
  * at a time instead of being tested whole on every round. */
-static void request_await_one(MPI_Request req, unsigned *spins)
+static void mpich_await_one(MPI_Request req, unsigned *spins)
 {
     for (;;) {
         int flag = 0;
@@ -297,11 +302,12 @@ static void request_await_one(MPI_Request req, unsigned *spins)
 /* Each request is awaited in turn, then one Testall completes them all and
  * reports errors exactly as MPICH's Waitall would: the rounds cost O(1)
  * each instead of O(count). */
-int request_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+static int mpich_waitall(int count, MPI_Request requests[],
+                         MPI_Status statuses[], unsigned *spins)
 {
-    unsigned spins = 0;
     for (int i = 0; i < count; i++)
-        request_await_one(requests[i], &spins);
+        if (requests[i] != MPI_REQUEST_NULL)
+            mpich_await_one(requests[i], spins);
     for (;;) {
         req_snapshot s;
         int flag = 0;
@@ -313,35 +319,282 @@ int request_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
             return rc;
         }
         snapshot_drop(&s);
-        if (spins == 0)
+        if (*spins == 0)
             prog_block_enter();
         prog_poll();
-        prog_pause(&spins);
+        prog_pause(spins);
     }
 }
 
-int request_testall(int count, MPI_Request requests[], int *flag,
-                      MPI_Status statuses[])
+static int mpich_testall(int count, MPI_Request requests[], int *flag,
+                         MPI_Status statuses[])
 {
     req_snapshot s;
-    prog_poll();
     snapshot_take(&s, count, requests);
     int rc = prog_testall(count, requests, flag, statuses);
     if (*flag)
         rc = ledger_raise_multi(rc, &s, count, statuses, NULL, 0);
     snapshot_drop(&s);
-    return polled(*flag, rc);
+    return rc;
+}
+
+static int mpich_testsome(int incount, MPI_Request requests[], int *outcount,
+                          int indices[], MPI_Status statuses[])
+{
+    req_snapshot s;
+    snapshot_take(&s, incount, requests);
+    int rc = prog_testsome(incount, requests, outcount, indices, statuses);
+    if (*outcount > 0 && *outcount != MPI_UNDEFINED)
+        rc = ledger_raise_multi(rc, &s, incount, statuses, indices, *outcount);
+    snapshot_drop(&s);
+    return rc;
+}
+
+/* --- arrays that hold receive handles ----------------------------------- */
+
+/* A request array split in two: its receive handles, which Omnibus
+ * completes, and a copy in which they read MPI_REQUEST_NULL, for MPICH.
+ * Positions do not move, so MPICH's indices and statuses need no
+ * translation; an inactive entry is one MPICH skips, as MPI wants. */
+typedef struct {
+    MPI_Request small[32];
+    MPI_Request *reqs;   /* for MPICH */
+    int recvs;           /* receive handles in the array */
+    int others;          /* active MPICH requests in the array */
+} req_split;
+
+static int split_count(req_split *sp, int n, const MPI_Request *reqs)
+{
+    sp->recvs = sp->others = 0;
+    sp->reqs = NULL;
+    for (int i = 0; i < n; i++) {
+        if (handle_is_recv((int)reqs[i]))
+            sp->recvs++;
+        else if (reqs[i] != MPI_REQUEST_NULL)
+            sp->others++;
+    }
+    return sp->recvs;
+}
+
+/* The copy MPICH gets (only made when the array has MPICH requests). */
+static MPI_Request *split_mpich(req_split *sp, int n, const MPI_Request *reqs)
+{
+    sp->reqs = n <= 32 ? sp->small : malloc(sizeof *sp->reqs * (size_t)n);
+    if (!sp->reqs)
+        transport_out_of_memory("a request array");
+    for (int i = 0; i < n; i++)
+        sp->reqs[i] = handle_is_recv((int)reqs[i]) ? MPI_REQUEST_NULL : reqs[i];
+    return sp->reqs;
+}
+
+/* Copies MPICH's changes back into the caller's array. */
+static void split_end(req_split *sp, int n, MPI_Request *reqs)
+{
+    if (!sp->reqs)
+        return;
+    for (int i = 0; i < n; i++)
+        if (!handle_is_recv((int)reqs[i]))
+            reqs[i] = sp->reqs[i];
+    if (sp->reqs != sp->small)
+        free(sp->reqs);
+    sp->reqs = NULL;
+}
+
+static MPI_Status *status_at(MPI_Status *sts, int k)
+{
+    return sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[k];
+}
+
+/* An inactive request's status in the calls that complete all (MPI-4.1
+ * §3.7.3): MPICH writes it for the entries it sees; for an array MPICH never
+ * sees, Omnibus does. */
+static void status_empty(MPI_Status *st)
+{
+    status_fill(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
+}
+
+/* Completes the done receive handles of a multiple-completion call.  With
+ * `which` NULL, the call reports every position 0..nreported-1 (Waitall,
+ * Testall) and every receive handle among them is done; otherwise it
+ * reports positions which[0..nreported), of which the first nrecv are the
+ * receives.  Status k of the call goes to statuses[k] (with which) or
+ * statuses[position].  rc is what MPICH's share returned.  A receive error
+ * makes the result MPI_ERR_IN_STATUS with every reported status's MPI_ERROR
+ * set, raised once through the communicator of the first receive that
+ * failed (MPI-4.1 §3.7.5). */
+static int recv_complete_multi(int rc, MPI_Request reqs[], MPI_Status sts[],
+                               const int *which, int nrecv, int nreported)
+{
+    int failed = 0;
+    MPI_Comm failed_comm = MPI_COMM_NULL;
+    int n = which ? nrecv : nreported;
+    for (int k = 0; k < n && !failed; k++) {
+        match_recv *r = recv_of(reqs[which ? which[k] : k]);
+        failed = r && r->error != MPI_SUCCESS;
+    }
+    if (failed && rc != MPI_ERR_IN_STATUS && sts != MPI_STATUSES_IGNORE)
+        for (int k = 0; k < nreported; k++)
+            sts[k].MPI_ERROR = MPI_SUCCESS;
+    int in_status = failed || rc == MPI_ERR_IN_STATUS;
+    for (int k = 0; k < n; k++) {
+        int i = which ? which[k] : k;
+        match_recv *r = recv_of(reqs[i]);
+        if (!r)
+            continue;
+        MPI_Comm comm;
+        MPI_Status *st = status_at(sts, which ? k : i);
+        int err = recv_complete(&reqs[i], r, st, &comm);
+        if (err != MPI_SUCCESS && failed_comm == MPI_COMM_NULL)
+            failed_comm = comm;
+        if (in_status && st != MPI_STATUS_IGNORE)
+            st->MPI_ERROR = err;
+    }
+    if (!failed || rc == MPI_ERR_IN_STATUS)
+        return rc; /* an MPICH-side error was raised already */
+    return recv_raise(failed_comm, MPI_ERR_IN_STATUS);
+}
+
+/* --- completion entry points ------------------------------------------ */
+
+/* The Wait/Test family (request.h): the generated wrappers hand these a view
+ * of the caller's requests in which persistent handles are replaced by the
+ * requests they stand for (persist.h).  Receive handles are completed here;
+ * everything else goes to MPICH. */
+
+int request_wait(MPI_Request *request, MPI_Status *status)
+{
+    match_recv *r = recv_of(*request);
+    if (!r)
+        return ledger_raise_single(prog_wait(request, status));
+    unsigned spins = 0;
+    recv_await(r, &spins);
+    return recv_complete_single(request, r, status);
+}
+
+int request_test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    prog_poll();
+    match_recv *r = recv_of(*request);
+    if (!r) {
+        int rc = ledger_raise_single(prog_test(request, flag, status));
+        return polled(*flag, rc);
+    }
+    *flag = recv_is_done(r);
+    if (!*flag)
+        return polled(0, MPI_SUCCESS);
+    return polled(1, recv_complete_single(request, r, status));
+}
+
+int request_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+{
+    unsigned spins = 0;
+    req_split sp;
+    if (!split_count(&sp, count, requests))
+        return mpich_waitall(count, requests, statuses, &spins);
+    for (int i = 0; i < count; i++) {
+        match_recv *r = recv_of(requests[i]);
+        if (r)
+            recv_await(r, &spins);
+    }
+    int rc = MPI_SUCCESS;
+    if (sp.others) {
+        rc = mpich_waitall(count, split_mpich(&sp, count, requests), statuses,
+                           &spins);
+        split_end(&sp, count, requests);
+        if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)
+            return rc;
+    } else if (statuses != MPI_STATUSES_IGNORE) {
+        for (int i = 0; i < count; i++)
+            if (!handle_is_recv((int)requests[i]))
+                status_empty(&statuses[i]);
+    }
+    return recv_complete_multi(rc, requests, statuses, NULL, 0, count);
+}
+
+int request_testall(int count, MPI_Request requests[], int *flag,
+                    MPI_Status statuses[])
+{
+    prog_poll();
+    req_split sp;
+    if (!split_count(&sp, count, requests))
+        return polled(*flag, mpich_testall(count, requests, flag, statuses));
+    for (int i = 0; i < count; i++) {
+        match_recv *r = recv_of(requests[i]);
+        if (r && !recv_is_done(r)) {
+            *flag = 0;
+            return polled(0, MPI_SUCCESS);
+        }
+    }
+    int rc = MPI_SUCCESS;
+    *flag = 1;
+    if (sp.others) {
+        rc = mpich_testall(count, split_mpich(&sp, count, requests), flag,
+                           statuses);
+        split_end(&sp, count, requests);
+        if (!*flag || (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS))
+            return polled(*flag, rc);
+    } else if (statuses != MPI_STATUSES_IGNORE) {
+        for (int i = 0; i < count; i++)
+            if (!handle_is_recv((int)requests[i]))
+                status_empty(&statuses[i]);
+    }
+    return polled(1, recv_complete_multi(rc, requests, statuses, NULL, 0,
+                                         count));
+}
+
+/* The first done receive handle in the array, or -1. */
+static int first_done_recv(int count, const MPI_Request requests[])
+{
+    for (int i = 0; i < count; i++) {
+        match_recv *r = recv_of(requests[i]);
+        if (r && recv_is_done(r))
+            return i;
+    }
+    return -1;
+}
+
+/* One look at an array that holds receive handles, for Testany and
+ * Waitany: a done receive first, else MPICH's share. */
+static int any_step(int count, MPI_Request requests[], req_split *sp,
+                    int *index, int *flag, MPI_Status *status)
+{
+    int i = first_done_recv(count, requests);
+    if (i >= 0) {
+        *index = i;
+        *flag = 1;
+        return recv_complete_single(&requests[i], recv_of(requests[i]),
+                                    status);
+    }
+    *flag = 0;
+    *index = MPI_UNDEFINED;
+    if (!sp->others)
+        return MPI_SUCCESS;
+    int rc = prog_testany(count, split_mpich(sp, count, requests), index,
+                          flag, status);
+    split_end(sp, count, requests);
+    if (*flag && *index == MPI_UNDEFINED) {
+        *flag = 0; /* MPICH's share is spent; receives remain */
+        sp->others = 0;
+    }
+    return ledger_raise_single(rc);
 }
 
 int request_waitany(int count, MPI_Request requests[], int *index,
-                      MPI_Status *status)
+                    MPI_Status *status)
 {
     unsigned spins = 0;
+    req_split sp;
+    int recvs = split_count(&sp, count, requests);
     for (;;) {
         int flag = 0;
-        int rc = prog_testany(count, requests, index, &flag, status);
+        int rc;
+        if (recvs)
+            rc = any_step(count, requests, &sp, index, &flag, status);
+        else
+            rc = ledger_raise_single(
+                prog_testany(count, requests, index, &flag, status));
         if (flag || rc != MPI_SUCCESS)
-            return ledger_raise_single(rc);
+            return rc;
         if (spins == 0)
             prog_block_enter();
         prog_poll();
@@ -350,43 +603,69 @@ int request_waitany(int count, MPI_Request requests[], int *index,
 }
 
 int request_testany(int count, MPI_Request requests[], int *index, int *flag,
-                      MPI_Status *status)
+                    MPI_Status *status)
 {
     prog_poll();
-    int rc = ledger_raise_single(
-        prog_testany(count, requests, index, flag, status));
+    req_split sp;
+    int rc;
+    if (split_count(&sp, count, requests))
+        rc = any_step(count, requests, &sp, index, flag, status);
+    else
+        rc = ledger_raise_single(
+            prog_testany(count, requests, index, flag, status));
     return polled(*flag, rc);
 }
 
-int request_testsome(int incount, MPI_Request requests[], int *outcount,
-                       int indices[], MPI_Status statuses[])
+/* One look for Testsome and Waitsome: the done receives, then MPICH's
+ * share; *outcount is MPI_UNDEFINED only when nothing is active. */
+static int some_step(int incount, MPI_Request requests[], int *outcount,
+                     int indices[], MPI_Status statuses[])
 {
-    req_snapshot s;
+    req_split sp;
+    if (!split_count(&sp, incount, requests))
+        return mpich_testsome(incount, requests, outcount, indices, statuses);
+    int k = 0;
+    for (int i = 0; i < incount; i++) {
+        match_recv *r = recv_of(requests[i]);
+        if (r && recv_is_done(r))
+            indices[k++] = i;
+    }
+    int rc = MPI_SUCCESS;
+    int nrecv = k;
+    if (sp.others) {
+        int oc = 0;
+        rc = mpich_testsome(incount, split_mpich(&sp, incount, requests), &oc,
+                            indices + k,
+                            statuses == MPI_STATUSES_IGNORE ? statuses
+                                                            : statuses + k);
+        split_end(&sp, incount, requests);
+        if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
+            *outcount = oc == MPI_UNDEFINED ? 0 : oc;
+            return rc;
+        }
+        if (oc != MPI_UNDEFINED)
+            k += oc;
+    }
+    *outcount = k;
+    return recv_complete_multi(rc, requests, statuses, indices, nrecv, k);
+}
+
+int request_testsome(int incount, MPI_Request requests[], int *outcount,
+                     int indices[], MPI_Status statuses[])
+{
     prog_poll();
-    snapshot_take(&s, incount, requests);
-    int rc = prog_testsome(incount, requests, outcount, indices, statuses);
-    if (*outcount > 0 && *outcount != MPI_UNDEFINED)
-        rc = ledger_raise_multi(rc, &s, incount, statuses, indices, *outcount);
-    snapshot_drop(&s);
-    return polled(*outcount != 0, rc);
+    int rc = some_step(incount, requests, outcount, indices, statuses);
+    return polled(*outcount != 0 && *outcount != MPI_UNDEFINED, rc);
 }
 
 int request_waitsome(int incount, MPI_Request requests[], int *outcount,
-                       int indices[], MPI_Status statuses[])
+                     int indices[], MPI_Status statuses[])
 {
     unsigned spins = 0;
     for (;;) {
-        req_snapshot s;
-        snapshot_take(&s, incount, requests);
-        int rc = prog_testsome(incount, requests, outcount, indices, statuses);
-        if (*outcount != 0 || (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)) {
-            if (*outcount > 0 && *outcount != MPI_UNDEFINED)
-                rc = ledger_raise_multi(rc, &s, incount, statuses, indices,
-                                        *outcount);
-            snapshot_drop(&s);
+        int rc = some_step(incount, requests, outcount, indices, statuses);
+        if (*outcount != 0 || (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS))
             return rc;
-        }
-        snapshot_drop(&s);
         if (spins == 0)
             prog_block_enter();
         prog_poll();
@@ -395,16 +674,26 @@ int request_waitsome(int incount, MPI_Request requests[], int *outcount,
 }
 
 /* MPICH's Request_get_status calls neither poll_fn nor wait_fn, so without
- * this a loop on it would never see an Omnibus receive complete.  It does
+ * this a loop on it would never see an Omnibus operation complete.  It does
  * call query_fn, whose ledger entry is dropped: the error is raised when the
- * request is completed by a Wait or Test. */
+ * request is completed by a Wait or Test.  A receive handle is only looked
+ * at, never freed. */
 int impl_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
     persist_view v;
-    MPI_Request *r = persist_view_begin(&v, 1, &request);
+    MPI_Request *req = persist_view_begin(&v, 1, &request);
     prog_poll();
-    int rc = prog_get_status(*r, flag, status);
-    omni.ledger_n = 0;
+    int rc = MPI_SUCCESS;
+    match_recv *r = recv_of(*req);
+    if (r) {
+        *flag = recv_is_done(r);
+        if (*flag)
+            status_fill(status, r->st_source, r->st_tag, r->st_bytes,
+                        r->cancelled);
+    } else {
+        rc = prog_get_status(*req, flag, status);
+        omni.ledger_n = 0;
+    }
     polled(*flag, rc);
     if (v.copied && v.reqs != v.small)
         free(v.reqs);

@@ -1,18 +1,24 @@
 /* request: the MPI_Request handles Omnibus gives out, and the completion
  * calls (Wait*, Test*, Request_get_status) that drive its progress.
  *
- * Every handle is one MPICH knows (DESIGN §2, decision 4), so it works in
- * any call that takes a request, mixed with real ones:
+ * The handles, mixed freely with MPICH's own in every call:
  *  - a send that was copied gets a real, already complete request;
- *  - a large send gets its payload's real MPICH request;
- *  - a receive and a small synchronous send get an MPICH generalized
- *    request that Omnibus completes (MPIX_Grequest_class_allocate).
+ *  - a large send gets an Omnibus handle over its payload's MPICH request
+ *    (persist.h);
+ *  - a receive gets an Omnibus receive handle (handles.h, HANDLE_RECV_BIT)
+ *    naming its match_recv.  The completion calls complete it themselves
+ *    and give MPICH only the rest of the array, so a receive costs MPICH
+ *    nothing: no generalized request, no poll_fn on every MPICH test;
+ *  - a small synchronous send, a rendezvous send and an MPI_Isendrecv get
+ *    an MPICH generalized request that Omnibus completes.
  *
- * Errors: a generalized request cannot carry MPI_ERR_TRUNCATE the way MPI
- * wants (MPICH reports a query_fn error as class MPI_ERR_OTHER, and on no
- * communicator), so query_fn always succeeds and leaves the error in
- * omni.ledger; the completion wrappers then put it in the right status and
- * raise it through the receive's communicator, as MPI does.
+ * Errors: a receive's error (MPI_ERR_TRUNCATE, or one MPICH gave moving a
+ * payload) is returned and raised through the receive's communicator by
+ * the call that completes it, in its status's MPI_ERROR for the calls that
+ * complete several (MPI_ERR_IN_STATUS), as MPI does.  A generalized
+ * request cannot carry an error that way (MPICH reports a query_fn error
+ * as MPI_ERR_OTHER, on no communicator), so Isendrecv's query_fn leaves it
+ * in omni.ledger for the completion calls to raise.
  */
 #ifndef OMNIBUS_REQUEST_H
 #define OMNIBUS_REQUEST_H
@@ -20,22 +26,27 @@
 #include "shim/match.h"
 
 int request_init(void);
+void request_finalize(void);
 
-/* Gives r a generalized request (r->greq). */
+/* Gives r its receive handle (r->req); r->comm must be set. */
 void request_start_recv(match_recv *r);
-/* r is done: completes its generalized request (MPI may free r at once). */
+/* r is done (RECV_DONE): a receive the program already freed goes now;
+ * any other waits for the completion call that finds it. */
 void request_complete_recv(match_recv *r);
-/* Completes the receives cancelled since the last progress round. */
-void request_complete_cancelled(void);
+
+/* MPI_Request_free and MPI_Cancel on any request: receive handles here,
+ * the rest by MPICH. */
+int request_free(MPI_Request *request);
+int request_cancel(MPI_Request *request);
 /* A generalized request for synchronous send `id`. */
 MPI_Request request_start_sync(uint32_t id);
 /* A real MPICH request that is already complete. */
 int request_complete_send(MPI_Comm comm, MPI_Request *req);
 
 /* The Wait/Test family, with the parameters of MPI_Wait and friends, on
- * requests MPICH knows (the generated wrappers translate Omnibus handles
- * first).  They drive progress while they wait and raise the errors of
- * Omnibus receives through the receive's communicator. */
+ * MPICH requests and receive handles (the generated wrappers translate
+ * persistent handles first).  They drive progress while they wait and raise
+ * the errors of Omnibus receives through the receive's communicator. */
 int request_wait(MPI_Request *request, MPI_Status *status);
 int request_test(MPI_Request *request, int *flag, MPI_Status *status);
 int request_waitall(int count, MPI_Request requests[], MPI_Status statuses[]);

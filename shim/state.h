@@ -144,7 +144,7 @@ typedef struct omni_state {
     int sync_cap, sync_free;
 
     /* generalized-request classes (request.c) */
-    MPIX_Grequest_class recv_class, sync_class, pair_class;
+    MPIX_Grequest_class sync_class, pair_class;
     void *pairs;            /* pending MPI_Isendrecv pairs (isendrecv.c) */
     struct req_error { MPI_Request greq; MPI_Comm comm; int error; } ledger[16];
     int ledger_n;           /* errors reported by query_fn, not yet raised */
@@ -154,13 +154,14 @@ typedef struct omni_state {
     handle_pool messages;   /* MPI_Message of held messages (mprobe.c) */
     handle_pool persistent; /* persistent requests (persist.c) */
     handle_pool awaiting;   /* receives awaiting rendezvous data (recv.c) */
+    handle_pool recv_reqs;  /* MPI_Request of receives (request.c): each
+                               slot points to its match_recv */
 
     /* neighbourhood collectives (neighbor.h), NULL until a schedule exists */
     struct nbr_module *nbr;
 
     /* receives whose payload MPICH is receiving (recv.c) */
     pending_set payloads;
-    struct match_recv *cancelled; /* cancelled, to complete (request.c) */
 
     /* progress policy */
     int yield;              /* sched_yield in wait loops */
