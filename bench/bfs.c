@@ -2,14 +2,14 @@
  * that leads to another rank's vertex.
  *
  * Usage: bfs [-s scale] [-e edge factor] [-n searches] [-w warmup searches]
- *            [-k drain interval] [-i] [-H] [-B bytes]
+ *            [-k drain interval] [-b] [-H] [-B bytes]
  *   -s  the graph has 2^s vertices (default 16, or 10 when ranks outnumber
  *       cores), 1 .. 26
  *   -e  edges per vertex (default 16, Graph500's), 1 .. 64
  *   -n  searches in the timed section, each from its own root (default 4)
  *   -w  untimed searches first, so connections exist (default 1)
  *   -k  sends between two drains of incoming messages (default 64)
- *   -i  send with MPI_Isend through a ring of requests instead of MPI_Send
+ *   -b  send with a blocking MPI_Send instead (unsafe by MPI's rules, below)
  *   -H  the hand-aggregated variant (below) instead of the plain one
  *   -B  bytes per aggregation buffer of -H, K/M suffixes allowed, 16 .. 64M
  *       (default 16384); a buffer holds B / 16 messages
@@ -24,25 +24,28 @@
  * The search is level-synchronous, as Graph500's reference code: for every
  * vertex u of this rank's frontier and every neighbour v, a vertex of this
  * rank is visited in place, and another rank's gets the message (v, u),
- * two uint64, with MPI_Send (like gups: a 16-byte send is eager in every
- * MPI here).  Every k sends a rank drains: MPI_Iprobe(MPI_ANY_SOURCE) +
- * MPI_Recv of what has arrived.  A received (v, u) whose v has no parent yet
- * makes u its parent and puts v in the next frontier.  Level end does not
- * rely on buffering or on a barrier: having scanned its frontier, a rank
- * sends an end-of-level marker (v = UINT64_MAX) to every other rank, on the
- * same tag, so MPI's non-overtaking rule puts it behind everything that rank
- * sent here, and receives (blocking MPI_Recv) until it holds P - 1 markers.
- * An MPI_Allreduce of the next frontier's size then starts the next level,
- * or ends the search when it is 0; a message of the next level can only be
- * sent once every rank has entered that reduction, so it never meets a rank
- * still in the level before.
+ * two uint64, with MPI_Isend.  The sends go into batches of 64 requests:
+ * when a batch is full the rank tests it (MPI_Testall), draining until
+ * every send in it has completed, and reuses it; every k sends it drains
+ * anyway.  A drain is MPI_Iprobe(MPI_ANY_SOURCE) + MPI_Recv of what has
+ * arrived.  A received (v, u) whose v has no parent yet makes u its parent
+ * and puts v in the next frontier.  Level end relies on no buffering and no
+ * barrier: having scanned its frontier, a rank sends an end-of-level marker
+ * (v = UINT64_MAX) to every other rank, on the same tag, so MPI's
+ * non-overtaking rule puts it behind everything that rank sent here, and
+ * receives (blocking MPI_Recv) until it holds P - 1 markers.  An
+ * MPI_Allreduce of the next frontier's size then starts the next level, or
+ * ends the search when it is 0; a message of the next level is sent only
+ * once every rank has entered that reduction, so it never meets a rank
+ * still in the level before.  No send ever blocks, and a rank waits in
+ * MPI_Recv only once all its own sends are posted, so the kernel is correct
+ * by MPI's rules alone.
  *
- * With -i the sends (markers included) are MPI_Isend through a ring of 64
- * requests instead, which is safe by MPI's rules alone: before it reuses a
- * slot a rank tests that slot's send, draining until it completes, so no
- * send ever blocks, and a rank waits in MPI_Recv only once all its own sends
- * are posted.  That is one MPI_Test per message, as programs that keep
- * their requests do.
+ * -b sends each message (and marker) with a blocking MPI_Send, as gups
+ * does.  MPI calls that unsafe: two ranks sending to each other block for
+ * ever once neither buffers any more.  MPICH buffers 16-byte sends without
+ * limit; Omnibus up to its per-pair window (README, "Flow control"), so
+ * where a rank gets that far ahead of its peer's receives the job hangs.
  *
  * Hand (-H): what a programmer gets by aggregating by hand, as Graph500's
  * reference code does.  (v, u) goes into a buffer per destination rank,
@@ -75,7 +78,7 @@
 #define TAG_VISIT 1
 #define TAG_DONE 2 /* the hand variant's markers */
 #define MARKER UINT64_MAX
-#define RING 64
+#define BATCH 64
 #define GRAPH_SEED 0x243f6a8885a308d3ULL
 
 typedef struct {
@@ -95,11 +98,11 @@ typedef struct {
     int markers;        /* end-of-level markers received in this level */
     long long k, since_drain;
     long long sent, received, bad_vertex, scanned;
-    /* plain variant: the ring of sends */
-    uint64_t ring_buf[RING][2];
-    MPI_Request ring_req[RING];
-    int ring_next;
-    int ring;           /* -i: MPI_Isend through the ring, else MPI_Send */
+    /* plain variant: the batch of sends */
+    uint64_t batch_buf[BATCH][2];
+    MPI_Request batch_req[BATCH];
+    int batch_used;      /* slots of the batch taken */
+    int blocking;       /* -b: MPI_Send instead */
     /* hand variant */
     int hand;
     bench_dbuf buf;
@@ -125,10 +128,15 @@ static uint64_t scramble(uint64_t v, int scale)
  * probabilities A 0.57, B 0.19, C 0.19, D 0.05. */
 static void rmat_edge(uint64_t *rng, int scale, uint64_t *u, uint64_t *v)
 {
-    uint64_t a = 0, b = 0;
+    /* Thresholds out of 2^16 (0.57, 0.76, 0.95): four picks per draw. */
+    enum { TA = 37356, TB = 49807, TC = 62259 };
+    uint64_t a = 0, b = 0, bits = 0;
     for (int i = 0; i < scale; i++) {
-        uint64_t r = bench_rng_below(rng, 100);
-        int bu = r >= 76, bv = (r >= 57 && r < 76) || r >= 95;
+        if (i % 4 == 0)
+            bits = bench_rng_next(rng);
+        unsigned r = (unsigned)(bits & 0xffff);
+        bits >>= 16;
+        int bu = r >= TB, bv = (r >= TA && r < TB) || r >= TC;
         a |= (uint64_t)bu << i;
         b |= (uint64_t)bv << i;
     }
@@ -214,28 +222,30 @@ static void drain(bfs_state *s)
     }
 }
 
-/* Sends (v, u) to dest through the next slot of the ring, draining while
- * that slot's previous send has not completed. */
+/* Sends (v, u) to dest: MPI_Isend in the next slot of the batch; a full
+ * batch is tested, draining, until all its sends have completed. */
 static void send_plain(bfs_state *s, int dest, uint64_t v, uint64_t u)
 {
-    if (!s->ring) {
+    if (s->blocking) {
         uint64_t m[2] = {v, u};
         MPI_Send(m, 2, MPI_UINT64_T, dest, TAG_VISIT, MPI_COMM_WORLD);
         goto sent;
     }
-    int slot = s->ring_next;
-    s->ring_next = (slot + 1) % RING;
-    for (;;) {
-        int flag;
-        MPI_Test(&s->ring_req[slot], &flag, MPI_STATUS_IGNORE);
-        if (flag)
-            break;
-        drain(s);
+    if (s->batch_used == BATCH) {
+        for (;;) {
+            int flag;
+            MPI_Testall(BATCH, s->batch_req, &flag, MPI_STATUSES_IGNORE);
+            if (flag)
+                break;
+            drain(s);
+        }
+        s->batch_used = 0;
     }
-    s->ring_buf[slot][0] = v;
-    s->ring_buf[slot][1] = u;
-    MPI_Isend(s->ring_buf[slot], 2, MPI_UINT64_T, dest, TAG_VISIT,
-              MPI_COMM_WORLD, &s->ring_req[slot]);
+    int slot = s->batch_used++;
+    s->batch_buf[slot][0] = v;
+    s->batch_buf[slot][1] = u;
+    MPI_Isend(s->batch_buf[slot], 2, MPI_UINT64_T, dest, TAG_VISIT,
+              MPI_COMM_WORLD, &s->batch_req[slot]);
 sent:
     if (v == MARKER)
         return;
@@ -378,7 +388,8 @@ static void search(bfs_state *s, uint64_t root)
     if (s->hand)
         bench_dbuf_wait(&s->buf);
     else
-        MPI_Waitall(RING, s->ring_req, MPI_STATUSES_IGNORE);
+        MPI_Waitall(BATCH, s->batch_req, MPI_STATUSES_IGNORE);
+    s->batch_used = 0;
 }
 
 /* The serial search every rank runs on the whole graph: the levels (unique,
@@ -461,11 +472,11 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     const char *usage = "[-s scale] [-e edge factor] [-n searches] "
-                        "[-w warmup searches] [-k drain interval] [-i] [-H] "
+                        "[-w warmup searches] [-k drain interval] [-b] [-H] "
                         "[-B bytes]";
     long long scale = -2, ef = 16, n = 4, warm = 1, k = 64, bufbytes = 16384;
-    int hand = 0, ring = 0, opt;
-    while ((opt = getopt(argc, argv, "s:e:n:w:k:iHB:")) != -1) {
+    int hand = 0, blocking = 0, opt;
+    while ((opt = getopt(argc, argv, "s:e:n:w:k:bHB:")) != -1) {
         if (opt == 's')
             scale = bench_parse_count(optarg, 1);
         else if (opt == 'e')
@@ -476,8 +487,8 @@ int main(int argc, char **argv)
             warm = bench_parse_count(optarg, 0);
         else if (opt == 'k')
             k = bench_parse_count(optarg, 1);
-        else if (opt == 'i')
-            ring = 1;
+        else if (opt == 'b')
+            blocking = 1;
         else if (opt == 'H')
             hand = 1;
         else if (opt == 'B')
@@ -501,7 +512,7 @@ int main(int argc, char **argv)
     s.nv = 1ULL << scale;
     s.k = k;
     s.hand = hand;
-    s.ring = ring;
+    s.blocking = blocking;
     build_graph(&s, (int)ef);
     s.nloc = (s.nv + (uint64_t)(s.size - 1 - s.rank)) / (uint64_t)s.size;
     s.parent = bench_xmalloc(KERNEL, s.nloc * sizeof *s.parent);
@@ -510,8 +521,8 @@ int main(int argc, char **argv)
     s.next = bench_xmalloc(KERNEL, s.nloc * sizeof *s.next);
     int32_t *levels = bench_xmalloc(KERNEL, s.nv * sizeof *levels);
     uint32_t *queue = bench_xmalloc(KERNEL, s.nv * sizeof *queue);
-    for (int i = 0; i < RING; i++)
-        s.ring_req[i] = MPI_REQUEST_NULL;
+    for (int i = 0; i < BATCH; i++)
+        s.batch_req[i] = MPI_REQUEST_NULL;
     if (hand) {
         bench_dbuf_init(&s.buf, KERNEL, s.rank, s.size, (int)(bufbytes / 16),
                         2);
@@ -565,7 +576,7 @@ int main(int argc, char **argv)
     snprintf(extra, sizeof extra, " variant=%s ranks=%d scale=%lld "
              "edgefactor=%lld n=%lld k=%lld%s msg_bytes=16 messages=%lld "
              "edges_scanned=%lld teps=%.6g seconds=%.4f%s",
-             hand ? "hand" : ring ? "isend" : "plain", s.size, scale, ef, n, k,
+             hand ? "hand" : blocking ? "blocking" : "plain", s.size, scale, ef, n, k,
              bench_agg_buffer_key(buffer, hand, bench_dbuf_bytes(&s.buf)),
              messages, sum[3], secs > 0 ? (double)component_edges / secs : 0,
              secs, cpu);
