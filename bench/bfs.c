@@ -101,7 +101,7 @@ typedef struct {
     /* plain variant: the batch of sends */
     uint64_t batch_buf[BATCH][2];
     MPI_Request batch_req[BATCH];
-    int batch_used;      /* slots of the batch taken */
+    int batch_used;     /* slots of the batch taken */
     int blocking;       /* -b: MPI_Send instead */
     /* hand variant */
     int hand;
@@ -114,7 +114,7 @@ typedef struct {
  * not all land on rank 0 under the cyclic distribution. */
 static uint64_t scramble(uint64_t v, int scale)
 {
-    uint64_t mask = (scale == 64) ? ~0ULL : (1ULL << scale) - 1;
+    uint64_t mask = (1ULL << scale) - 1;
     int sh = scale / 2 + 1;
     v = (v * 0x9e3779b97f4a7c15ULL) & mask;
     v ^= v >> sh;
