@@ -140,6 +140,32 @@ def matrix(rows, cases, modes, outdir, title, prefix=""):
                      fontsize=9)
         ax.legend(fontsize=8)
         written.append(_save(fig, outdir, prefix + "wire_per_send.png"))
+
+    # Across emulated nodes: wire messages to another node per user send,
+    # the ones that crossed the network, per Omnibus mode (auto, direct).
+    net = [c for c in cases if c.transport.startswith("net:")
+           and any(rows[(c, m)].off_node_per_send for m in omni)]
+    if net:
+        fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(net)), 4.5))
+        width = 0.8 / len(omni)
+        for k, mode in enumerate(omni):
+            xs, vs = [], []
+            for i, c in enumerate(net):
+                v = rows[(c, mode)].off_node_per_send
+                if v:
+                    xs.append(i + k * width)
+                    vs.append(v)
+            ax.bar(xs, vs, width=width, label=mode)
+        ax.set_xticks([i + 0.4 - width / 2 for i in range(len(net))])
+        ax.set_xticklabels([case_name(c) for c in net], rotation=30,
+                           ha="right", fontsize=8)
+        ax.set_yscale("log")
+        ax.set_ylabel("wire messages to another node per user send (log)")
+        ax.set_title("Messages that crossed the network per user send "
+                     f"(lower is better)\n{title}", fontsize=9)
+        ax.legend(fontsize=8)
+        written.append(_save(fig, outdir,
+                             prefix + "network_wire_per_send.png"))
     return written
 
 

@@ -69,6 +69,8 @@ typedef struct omni_counters {
                                   full and went by rendezvous (rndv.h) */
     uint64_t rndv_sends;       /* rendezvous sends started here */
     uint64_t wire_by_dim[RT_MAX_DIMS]; /* blocks sent, by hop dimension */
+    uint64_t wire_off_node;    /* blocks sent to a rank on another node */
+    uint64_t wire_bytes_off_node;
 } omni_counters;
 
 struct comm_rec;
@@ -98,6 +100,8 @@ typedef struct omni_state {
     int npeers;             /* distinct next hops (excluding self) */
     int grid_pos;           /* this rank's position in the grid */
     int nodes;              /* nodes the job spans */
+    unsigned char *off_node;/* [world rank] -> 1 when on another node than
+                               this rank (OMNIBUS_FAKE_NODES included) */
     uint64_t *sent_to;      /* [world rank] -> items injected for it */
     uint32_t window;        /* credit.h: eager bytes in flight per pair */
     uint32_t *credit;       /* [world rank] -> bytes we may still send */

@@ -7,6 +7,7 @@
 enum {
     S_USER, S_DIRECT, S_FORWARDED, S_WIRE_MSGS, S_WIRE_BYTES, S_DELIVERED,
     S_ACKS, S_WINDOW_FULL, S_RNDV, S_FULL, S_IDLE, S_AGE, S_BLOCK, S_URGENT,
+    S_OFF_NODE, S_OFF_NODE_BYTES,
     S_DIM0, S_HOP0 = S_DIM0 + RT_MAX_DIMS, S_COUNT = S_HOP0 + RT_MAX_DIMS + 1
 };
 
@@ -32,6 +33,8 @@ static void collect(uint64_t *v)
     v[S_AGE] = c->flush_age;
     v[S_BLOCK] = c->flush_block;
     v[S_URGENT] = c->flush_urgent;
+    v[S_OFF_NODE] = c->wire_off_node;
+    v[S_OFF_NODE_BYTES] = c->wire_bytes_off_node;
     for (int d = 0; d < RT_MAX_DIMS; d++)
         v[S_DIM0 + d] = c->wire_by_dim[d];
 }
@@ -65,7 +68,8 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *peak)
                "\"forwarded_items\":%llu,\"wire_messages\":%llu,"
                "\"wire_bytes\":%llu,\"direct_sends\":%llu,"
                "\"delivered_items\":%llu,\"sync_acks\":%llu,"
-               "\"rendezvous_sends\":%llu},",
+               "\"rendezvous_sends\":%llu,\"wire_messages_off_node\":%llu,"
+               "\"wire_bytes_off_node\":%llu},",
             (unsigned long long)t[S_USER],
             (unsigned long long)(t[S_USER] - t[S_DIRECT] - t[S_RNDV]),
             (unsigned long long)t[S_FORWARDED],
@@ -73,7 +77,9 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *peak)
             (unsigned long long)t[S_WIRE_BYTES],
             (unsigned long long)t[S_DIRECT],
             (unsigned long long)t[S_DELIVERED],
-            (unsigned long long)t[S_ACKS], (unsigned long long)t[S_RNDV]);
+            (unsigned long long)t[S_ACKS], (unsigned long long)t[S_RNDV],
+            (unsigned long long)t[S_OFF_NODE],
+            (unsigned long long)t[S_OFF_NODE_BYTES]);
     fprintf(f, "\"flushes\":{\"full\":%llu,\"idle\":%llu,\"age\":%llu,"
                "\"before_blocking\":%llu,\"urgent\":%llu},",
             (unsigned long long)t[S_FULL], (unsigned long long)t[S_IDLE],

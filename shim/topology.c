@@ -76,8 +76,8 @@ static void auto_grid(const int *node_of, const int *local_of, int nnodes,
     }
 }
 
-/* omni.nodes, for every topology (the defaults depend on it), and for
- * `auto` the grid. */
+/* omni.nodes and omni.off_node, for every topology (the defaults depend on
+ * the one, the statistics on the other), and for `auto` the grid. */
 static int node_grid(int *pos_of, int *dims, int *ndims)
 {
     int *node_of = malloc(sizeof(int) * (size_t)omni.size);
@@ -86,6 +86,8 @@ static int node_grid(int *pos_of, int *dims, int *ndims)
     if (node_of && local_of && node_layout(node_of, local_of, &nnodes) == 0) {
         rc = 0;
         omni.nodes = nnodes;
+        for (int r = 0; r < omni.size; r++)
+            omni.off_node[r] = node_of[r] != node_of[omni.rank];
         if (omni.cfg.topo_kind == CFG_TOPO_AUTO)
             auto_grid(node_of, local_of, nnodes, pos_of, dims, ndims);
     }
@@ -102,7 +104,9 @@ int topology_setup(char *err, size_t errlen)
     omni.next_hop = malloc(sizeof(int) * (size_t)P);
     omni.hop_dim = malloc(sizeof(int) * (size_t)P);
     omni.route_len = malloc(sizeof(int) * (size_t)P);
-    if (!pos_of || !rank_at || !omni.next_hop || !omni.hop_dim || !omni.route_len) {
+    omni.off_node = calloc((size_t)P, 1);
+    if (!pos_of || !rank_at || !omni.next_hop || !omni.hop_dim || !omni.route_len ||
+        !omni.off_node) {
         snprintf(err, errlen, "out of memory building the route table");
         return -1;
     }
@@ -164,5 +168,7 @@ void topology_free(void)
     free(omni.next_hop);
     free(omni.hop_dim);
     free(omni.route_len);
+    free(omni.off_node);
     omni.next_hop = omni.hop_dim = omni.route_len = NULL;
+    omni.off_node = NULL;
 }

@@ -265,6 +265,8 @@ void transport_ship(int p, uint64_t *reason)
     omni.stats.wire_messages++;
     omni.stats.wire_bytes += b->len;
     omni.stats.wire_by_dim[omni.hop_dim[p] < 0 ? 0 : omni.hop_dim[p]]++;
+    omni.stats.wire_off_node += omni.off_node[p];
+    omni.stats.wire_bytes_off_node += omni.off_node[p] * (uint64_t)b->len;
     inflight_push(req, b);
 }
 
