@@ -31,6 +31,7 @@ static const char *const known_names[] = {
     "OMNIBUS_FLUSH_US",   "OMNIBUS_DISABLE",     "OMNIBUS_STATS",
     "OMNIBUS_STATS_FILE", "OMNIBUS_YIELD",       "OMNIBUS_PROGRESS",
     "OMNIBUS_EAGER_POOL", "OMNIBUS_NEIGHBOR",    "OMNIBUS_NEIGHBOR_THETA",
+    "OMNIBUS_IDLE_ROUNDS",
     /* Read by the test suite only (a fake node layout for `auto`). */
     "OMNIBUS_FAKE_NODES",
     /* Reserved for later work; known so that setting it is not reported as
@@ -269,6 +270,18 @@ static int parse_theta(const char *text, int *out)
     return 0;
 }
 
+static int parse_idle_rounds(const char *text, long *out)
+{
+    const char *p = text;
+    unsigned long long v;
+
+    if (parse_digits(&p, (unsigned long long)CFG_MAX_IDLE_ROUNDS, &v) != 0 ||
+        *p != '\0' || v < 1)
+        return -1;
+    *out = (long)v;
+    return 0;
+}
+
 static int parse_flush_us(const char *text, long *out)
 {
     const char *p = text;
@@ -312,6 +325,7 @@ int cfg_load(cfg_settings *out, cfg_lookup_fn lookup, void *ctx, char *err,
     s.buffer_size = CFG_DEFAULT_BUFFER_SIZE;
     s.threshold = CFG_DEFAULT_THRESHOLD;
     s.flush_us = CFG_DEFAULT_FLUSH_US;
+    s.idle_rounds = CFG_DEFAULT_IDLE_ROUNDS;
     s.eager_pool = CFG_DEFAULT_EAGER_POOL;
     s.yield = CFG_YIELD_AUTO;
     s.progress = CFG_PROGRESS_CALLS;
@@ -373,6 +387,15 @@ int cfg_load(cfg_settings *out, cfg_lookup_fn lookup, void *ctx, char *err,
                           "expected a whole number of microseconds from 0 "
                           "to %ld, such as 500",
                           FLUSH_US_MAX);
+    }
+
+    name = "OMNIBUS_IDLE_ROUNDS";
+    if ((v = get(lookup, ctx, name)) != NULL) {
+        if (parse_idle_rounds(v, &s.idle_rounds) != 0)
+            return refuse(err, errlen, name, v,
+                          "expected a whole number of progress rounds from 1 "
+                          "to %ld, such as 16",
+                          CFG_MAX_IDLE_ROUNDS);
     }
 
     name = "OMNIBUS_DISABLE";

@@ -42,6 +42,9 @@ typedef struct {
     int buffer_size_given;  /* set by the user: no default replaces it */
     int threshold_given;
     long flush_us;          /* OMNIBUS_FLUSH_US, oldest an item may wait */
+    long idle_rounds;       /* OMNIBUS_IDLE_ROUNDS: progress rounds a buffer
+                               may go unwritten while the rank sends
+                               elsewhere (router/adapt.h) */
     size_t eager_pool;      /* OMNIBUS_EAGER_POOL: unreceived eager bytes a
                                rank accepts, shared among its senders
                                (router/flow.h) */
@@ -72,6 +75,8 @@ typedef const char *(*cfg_lookup_fn)(const char *name, void *ctx);
 #define CFG_NETWORK_BUFFER_SIZE ((size_t)256 << 10)
 #define CFG_NETWORK_THRESHOLD ((size_t)16384)
 #define CFG_DEFAULT_FLUSH_US 500L
+#define CFG_DEFAULT_IDLE_ROUNDS 16L
+#define CFG_MAX_IDLE_ROUNDS 1000000L
 #define CFG_DEFAULT_EAGER_POOL ((size_t)64 << 20)
 #define CFG_MIN_EAGER_POOL ((size_t)64 << 10)
 #define CFG_MAX_EAGER_POOL ((size_t)1 << 30)

@@ -146,6 +146,8 @@ static void omni_setup(int app_level, int real_level)
     size_t room = omni.block_cap - RT_HDR_SIZE;
     omni.threshold = omni.cfg.threshold < room ? omni.cfg.threshold : room;
     omni.flush_ns = omni.cfg.flush_us * 1000L;
+    omni.adapt = (ad_policy){.idle_rounds = (uint64_t)omni.cfg.idle_rounds,
+                             .flush_ns = omni.flush_ns};
     omni.sent_to = calloc((size_t)omni.size, sizeof *omni.sent_to);
     choose_yield();
     mprobe_init();

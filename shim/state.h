@@ -17,6 +17,7 @@
 #include "config/config.h"
 #include "router/grid.h"
 #include "router/wire.h"
+#include "router/adapt.h"
 #include "shim/table.h"
 #include "shim/handles.h"
 #include "shim/pending.h"
@@ -44,7 +45,7 @@ typedef struct omni_block {
 typedef struct {
     omni_block *fill;     /* NULL until the first item; owned */
     uint64_t first_ns;    /* when the oldest item in fill was appended */
-    uint64_t stamp;       /* progress epoch of the latest append */
+    uint64_t stamp;       /* omni.epoch at the latest append */
     int dirty_next;       /* link in the dirty list; -1 ends it */
     int dirty;            /* fill is non-empty and on the dirty list */
     int soon;             /* ships at the end of this progress round */
@@ -63,6 +64,7 @@ typedef struct omni_counters {
     uint64_t direct_sends;     /* large payloads sent straight to MPICH */
     uint64_t delivered;        /* items that reached their destination here */
     uint64_t flush_full, flush_idle, flush_age, flush_block, flush_urgent;
+    uint64_t flush_quiet;      /* shipped because the rank stopped sending */
     uint64_t peak_bytes;       /* most block bytes allocated at once */
     uint64_t acks_sent;        /* control items (ACK, CREDIT) created here */
     uint64_t window_full;      /* small sends that found their pair's window
@@ -115,7 +117,10 @@ typedef struct omni_state {
                                the list runs from newest to oldest */
     int dirty_count;        /* its length, at most FL_FILL_CAP + 1 */
     int soon_count;         /* peers marked to ship at the round's end */
-    uint64_t epoch;         /* progress calls so far */
+    uint64_t epoch;         /* sending rounds so far: progress rounds
+                               after which something had been appended */
+    uint64_t append_epoch;  /* epoch of the latest append to any buffer */
+    ad_policy adapt;        /* when partly filled buffers leave */
     omni_inflight *inflight;/* ring of blocks handed to MPICH */
     int inflight_cap, inflight_head, inflight_count;
 

@@ -7,6 +7,7 @@
 enum {
     S_USER, S_DIRECT, S_FORWARDED, S_WIRE_MSGS, S_WIRE_BYTES, S_DELIVERED,
     S_ACKS, S_WINDOW_FULL, S_RNDV, S_FULL, S_IDLE, S_AGE, S_BLOCK, S_URGENT,
+    S_QUIET,
     S_OFF_NODE, S_OFF_NODE_BYTES,
     S_DIM0, S_HOP0 = S_DIM0 + RT_MAX_DIMS, S_COUNT = S_HOP0 + RT_MAX_DIMS + 1
 };
@@ -33,6 +34,7 @@ static void collect(uint64_t *v)
     v[S_AGE] = c->flush_age;
     v[S_BLOCK] = c->flush_block;
     v[S_URGENT] = c->flush_urgent;
+    v[S_QUIET] = c->flush_quiet;
     v[S_OFF_NODE] = c->wire_off_node;
     v[S_OFF_NODE_BYTES] = c->wire_bytes_off_node;
     for (int d = 0; d < RT_MAX_DIMS; d++)
@@ -81,10 +83,10 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *peak)
             (unsigned long long)t[S_OFF_NODE],
             (unsigned long long)t[S_OFF_NODE_BYTES]);
     fprintf(f, "\"flushes\":{\"full\":%llu,\"idle\":%llu,\"age\":%llu,"
-               "\"before_blocking\":%llu,\"urgent\":%llu},",
+               "\"before_blocking\":%llu,\"urgent\":%llu,\"quiet\":%llu},",
             (unsigned long long)t[S_FULL], (unsigned long long)t[S_IDLE],
             (unsigned long long)t[S_AGE], (unsigned long long)t[S_BLOCK],
-            (unsigned long long)t[S_URGENT]);
+            (unsigned long long)t[S_URGENT], (unsigned long long)t[S_QUIET]);
     fprintf(f, "\"hops_histogram\":[");
     print_list(f, t + S_HOP0, maxhop + 1);
     fprintf(f, "],\"wire_messages_per_dim\":[");

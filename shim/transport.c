@@ -132,6 +132,7 @@ char *transport_reserve_slow(int p, uint32_t size)
     char *at = b->data + b->len;
     b->len += size;
     peer->stamp = omni.epoch;
+    omni.append_epoch = omni.epoch;
     return at;
 }
 
@@ -307,22 +308,31 @@ void transport_flush_all(uint64_t *reason)
 
 void transport_flush_stale(void)
 {
+    int sent = omni.append_epoch == omni.epoch;
     uint64_t now = 0;
     int p = omni.dirty_head;
     while (p >= 0) {
         omni_peer *peer = &omni.peers[p];
         int next = peer->dirty_next;
-        if (peer->stamp != omni.epoch) {
+        switch (ad_at_round(&omni.adapt, omni.epoch, sent, peer->stamp,
+                            omni.empty_polls > 0)) {
+        case AD_SHIP_QUIET:
+            transport_ship(p, &omni.stats.flush_quiet);
+            break;
+        case AD_SHIP_IDLE:
             transport_ship(p, &omni.stats.flush_idle);
-        } else {
+            break;
+        case AD_KEEP:
             if (!now)
                 now = omni_now_ns();
-            if ((int64_t)(now - peer->first_ns) >= omni.flush_ns)
+            if (ad_is_old(&omni.adapt, (int64_t)(now - peer->first_ns)))
                 transport_ship(p, &omni.stats.flush_age);
+            break;
         }
         p = next;
     }
-    omni.epoch++;
+    if (sent)
+        omni.epoch++;
 }
 
 void transport_reap_sends(void)

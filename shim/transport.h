@@ -61,8 +61,10 @@ void transport_ship_soon(void);
 
 /* Ships every non-empty buffer. */
 void transport_flush_all(uint64_t *reason);
-/* Ships buffers idle since the previous progress round or older than
- * OMNIBUS_FLUSH_US; advances the progress epoch. */
+/* A progress round's verdicts on the partly filled buffers
+ * (router/adapt.h): ships those of a rank that waits, those idle for
+ * OMNIBUS_IDLE_ROUNDS sending rounds and those older than OMNIBUS_FLUSH_US;
+ * advances the epoch after a sending round. */
 void transport_flush_stale(void);
 
 /* Processes arrived wire messages in order, at most one per posted
@@ -85,6 +87,7 @@ static inline char *transport_reserve(int dst, uint32_t size)
         char *at = b->data + b->len;
         b->len += size;
         peer->stamp = omni.epoch;
+        omni.append_epoch = omni.epoch;
         return at;
     }
     return transport_reserve_slow(p, size);

@@ -443,6 +443,40 @@ static void test_threshold_rejects_surrounding_spaces(void)
     expect_refused("OMNIBUS_THRESHOLD", " 1024");
 }
 
+/* ---- OMNIBUS_IDLE_ROUNDS ----------------------------------------------- */
+
+static void test_idle_rounds_default_is_sixteen(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN];
+    CHECK(cfg_load(&s, NULL, NULL, err, sizeof err) == 0 &&
+              s.idle_rounds == CFG_DEFAULT_IDLE_ROUNDS &&
+              CFG_DEFAULT_IDLE_ROUNDS == 16,
+          "with OMNIBUS_IDLE_ROUNDS unset a buffer may stay unwritten 16 "
+          "rounds, got %ld", s.idle_rounds);
+}
+
+static void test_idle_rounds_accepts_one_to_the_maximum(void)
+{
+    cfg_settings s;
+    expect_accepted("OMNIBUS_IDLE_ROUNDS", "1", &s);
+    CHECK(s.idle_rounds == 1, "IDLE_ROUNDS=1 (the old rule) must be kept, "
+          "got %ld", s.idle_rounds);
+    expect_accepted("OMNIBUS_IDLE_ROUNDS", "1000000", &s);
+    CHECK(s.idle_rounds == 1000000L, "IDLE_ROUNDS=1000000 must be kept, got "
+          "%ld", s.idle_rounds);
+}
+
+static void test_idle_rounds_rejects_zero_and_junk(void)
+{
+    expect_refused("OMNIBUS_IDLE_ROUNDS", "0");
+    expect_refused("OMNIBUS_IDLE_ROUNDS", "1000001");
+    expect_refused("OMNIBUS_IDLE_ROUNDS", "-3");
+    expect_refused("OMNIBUS_IDLE_ROUNDS", "16x");
+    expect_refused("OMNIBUS_IDLE_ROUNDS", "");
+    expect_refused("OMNIBUS_IDLE_ROUNDS", " 16");
+}
+
 /* ---- OMNIBUS_FLUSH_US -------------------------------------------------- */
 
 static void test_flush_accepts_zero_and_the_maximum(void)
@@ -1078,6 +1112,9 @@ int main(void)
     RUN(test_threshold_rejects_fraction);
     RUN(test_threshold_rejects_surrounding_spaces);
 
+    RUN(test_idle_rounds_default_is_sixteen);
+    RUN(test_idle_rounds_accepts_one_to_the_maximum);
+    RUN(test_idle_rounds_rejects_zero_and_junk);
     RUN(test_flush_accepts_zero_and_the_maximum);
     RUN(test_flush_rejects_above_maximum);
     RUN(test_flush_rejects_suffix);

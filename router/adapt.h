@@ -1,0 +1,75 @@
+/* adapt: when a partly filled buffer leaves, decided from what the
+ * transport observes (issue 12).  No MPI here; tests/unit/test_adapt.c.
+ *
+ * A buffer always leaves when the next item does not fit, and before any
+ * call that can wait (progress.h).  Otherwise it leaves at a progress round
+ * (every Omnibus call that polls: MPI_Test*, MPI_Iprobe, each step of a
+ * wait loop) when waiting longer cannot gain anything:
+ *
+ *  - the rank is QUIET: nothing was appended anywhere since the previous
+ *    round, and the program's previous poll (MPI_Test*, MPI_Iprobe) found
+ *    nothing.  A program that has stopped sending and polls in vain is
+ *    waiting for something, perhaps the reply to what sits in the buffer;
+ *    holding it only adds latency.  A lone message before a polling loop or
+ *    a request/reply exchange ships at the second poll.  A loop that drains
+ *    arrivals (polls that find something) between bursts of sends is not
+ *    waiting, and its buffers keep filling.
+ *  - the buffer is IDLE: nothing was appended to it for `idle_rounds`
+ *    SENDING rounds, rounds in which the rank appended elsewhere.  Its
+ *    destination is rarely written.  Rounds without sends (a drain loop's
+ *    successive polls) do not count: they say nothing about whether more
+ *    items for this buffer are coming.
+ *  - the buffer is OLD: its first item has waited `flush_ns`
+ *    (OMNIBUS_FLUSH_US), a bound on any item's delay while the program
+ *    keeps polling.
+ *
+ * Why not idle_rounds = 1, the rule before issue 12: a program that polls
+ * once per send (MPI_Isend + MPI_Test per item, to random destinations, as
+ * Graph500-like and histogram codes do) then shipped at every round every
+ * buffer but the one just written, one item each: 0.67 wire messages per
+ * send at 4 ranks where aggregation gives 0.04.  Such a program is never
+ * quiet, so its buffers now fill.
+ *
+ * Order is untouched: a verdict only decides when a buffer leaves, and
+ * every item of a pair still travels its one FIFO route.
+ */
+#ifndef OMNIBUS_ADAPT_H
+#define OMNIBUS_ADAPT_H
+
+#include <stdint.h>
+
+typedef struct {
+    uint64_t idle_rounds; /* OMNIBUS_IDLE_ROUNDS, >= 1 */
+    int64_t flush_ns;     /* OMNIBUS_FLUSH_US, in ns */
+} ad_policy;
+
+typedef enum {
+    AD_KEEP,      /* stays; check its age (ad_is_old) */
+    AD_SHIP_QUIET,
+    AD_SHIP_IDLE
+} ad_verdict;
+
+/* The verdict at a progress round for a non-empty buffer.  `epoch` counts
+ * the sending rounds so far; the buffer was last appended to in sending
+ * round `buf_stamp`; `sent` says whether the rank appended anything since
+ * the previous round (this round is then sending round `epoch`, and the
+ * caller advances epoch after the verdicts); `polled_in_vain` says whether
+ * the program's latest poll found nothing. */
+static inline ad_verdict ad_at_round(const ad_policy *p, uint64_t epoch,
+                                     int sent, uint64_t buf_stamp,
+                                     int polled_in_vain)
+{
+    if (!sent && polled_in_vain)
+        return AD_SHIP_QUIET;
+    if (epoch - buf_stamp >= p->idle_rounds)
+        return AD_SHIP_IDLE;
+    return AD_KEEP;
+}
+
+/* Whether a buffer whose first item is age_ns old has waited long enough. */
+static inline int ad_is_old(const ad_policy *p, int64_t age_ns)
+{
+    return age_ns >= p->flush_ns;
+}
+
+#endif
