@@ -21,7 +21,12 @@ typedef struct {
     int *rin_off, *rin;     /* per process n: dd entries (global index) that
                                name n, i.e. who sends to n */
     int *pairs;             /* per process: pairs it took part in */
+    int scheme;             /* NS_PLAIN, NS_PAIRS or NS_DIMS */
+    int ndims, dims[NS_MAX_DIMS], stride[NS_MAX_DIMS]; /* NS_DIMS grid */
 } ns_work;
+
+#define NS_MAX_HOPS (NS_MAX_DIMS > 2 ? NS_MAX_DIMS : 2)
+#define NS_MAX_PHASE NS_MAX_HOPS
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -358,11 +363,26 @@ out:
 
 /* --- plans ----------------------------------------------------------- */
 
-/* The hops of piece (o, k), whose destination is d >= 0: up to two
- * (sender, receiver, phase) triples. */
-static int piece_hops(const ns_work *w, int o, int d, int hop[2][3])
+/* The hops of a piece from o to d >= 0: (sender, receiver, phase)
+ * triples, in order; returns how many. */
+static int piece_hops(const ns_work *w, int o, int d, int hop[NS_MAX_HOPS][3])
 {
-    int i = d == o ? -1 : dd_find(w, o, d);
+    if (w->scheme == NS_DIMS && d != o) {
+        /* Along dimension i, the rank takes d's coordinate i. */
+        int nh = 0, cur = o;
+        for (int i = 0; i < w->ndims; i++) {
+            int ci = cur / w->stride[i] % w->dims[i];
+            int di = d / w->stride[i] % w->dims[i];
+            if (ci == di)
+                continue;
+            int next = cur + (di - ci) * w->stride[i];
+            hop[nh][0] = cur, hop[nh][1] = next, hop[nh][2] = i;
+            nh++;
+            cur = next;
+        }
+        return nh;
+    }
+    int i = d == o || w->scheme != NS_PAIRS ? -1 : dd_find(w, o, d);
     int kind = i < 0 ? NS_DIRECT : w->kind[i];
     if (kind == NS_DIRECT) {
         hop[0][0] = o, hop[0][1] = d, hop[0][2] = 0;
@@ -378,9 +398,121 @@ static int piece_hops(const ns_work *w, int o, int d, int hop[2][3])
     return 2;
 }
 
+/* --- choosing the scheme ---------------------------------------------- */
+
+/* Messages per collective over all processes under w's scheme: distinct
+ * (sender, receiver, phase) over every piece's hops.  Counting stops at
+ * `limit` (returned then): a scheme that cannot win costs little. */
+static long count_msgs(const ns_work *w, long limit)
+{
+    const ns_graph *g = w->g;
+    size_t cap = 64;
+    long edges = g->out_off[w->n];
+    long want = limit < edges * NS_MAX_HOPS ? limit : edges * NS_MAX_HOPS;
+    while (cap < 2 * (size_t)want + 2)
+        cap *= 2;
+    unsigned long long *set = calloc(cap, sizeof *set);
+    if (!set)
+        return -1;
+    long found = 0;
+    for (int o = 0; o < w->n && found < limit; o++)
+        for (int e = g->out_off[o]; e < g->out_off[o + 1] && found < limit; e++) {
+            int d = g->out[e];
+            if (d < 0 || d >= w->n)
+                continue;
+            int hop[NS_MAX_HOPS][3];
+            int nh = piece_hops(w, o, d, hop);
+            for (int h = 0; h < nh && found < limit; h++) {
+                /* +1: zero marks an empty cell */
+                unsigned long long key =
+                    ((unsigned long long)hop[h][0] * (unsigned)w->n +
+                     (unsigned)hop[h][1]) * NS_MAX_PHASE + (unsigned)hop[h][2] + 1;
+                size_t at = (size_t)(key * 0x9e3779b97f4a7c15ull) & (cap - 1);
+                while (set[at] && set[at] != key)
+                    at = (at + 1) & (cap - 1);
+                if (!set[at]) {
+                    set[at] = key;
+                    found++;
+                }
+            }
+        }
+    free(set);
+    return found;
+}
+
+static void grid_set(ns_work *w, int nd, const int *dims)
+{
+    w->ndims = nd;
+    int s = 1;
+    for (int i = nd - 1; i >= 0; i--) {
+        w->dims[i] = dims[i];
+        w->stride[i] = s;
+        s *= dims[i];
+    }
+}
+
+/* Every ordered factorisation of rest into `left` more factors >= 2 after
+ * dims[0 .. at): keeps the grid with the fewest messages in *best. */
+static int grids_try(ns_work *w, int *dims, int at, int left, int rest,
+                     long *best, int *best_nd, int *best_dims)
+{
+    if (left == 1) {
+        if (rest < 2)
+            return 0;
+        dims[at] = rest;
+        grid_set(w, at + 1, dims);
+        long m = count_msgs(w, *best);
+        if (m < 0)
+            return -1;
+        if (m < *best) {
+            *best = m;
+            *best_nd = at + 1;
+            memcpy(best_dims, dims, sizeof(int) * (size_t)(at + 1));
+        }
+        return 0;
+    }
+    for (int f = 2; f <= rest / 2; f++) {
+        if (rest % f)
+            continue;
+        dims[at] = f;
+        if (grids_try(w, dims, at + 1, left - 1, rest / f, best, best_nd,
+                      best_dims) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Picks the scheme: pairs (or plain when none formed), unless a grid sends
+ * strictly fewer messages.  Sets w->scheme and *total. */
+static int scheme_choose(ns_work *w, int flags, long *total)
+{
+    int any_pair = 0;
+    for (int p = 0; p < w->n; p++)
+        any_pair |= w->pairs[p] > 0;
+    w->scheme = any_pair ? NS_PAIRS : NS_PLAIN;
+    long best = count_msgs(w, (long)w->g->out_off[w->n] * NS_MAX_HOPS + 1);
+    if (best < 0)
+        return -1;
+    *total = best;
+    if (!(flags & NS_TRY_DIMS))
+        return 0;
+    int dims[NS_MAX_DIMS], best_dims[NS_MAX_DIMS], best_nd = 0;
+    w->scheme = NS_DIMS;
+    for (int nd = 2; nd <= NS_MAX_DIMS; nd++)
+        if (grids_try(w, dims, 0, nd, w->n, &best, &best_nd, best_dims) != 0)
+            return -1;
+    if (best_nd) {
+        grid_set(w, best_nd, best_dims);
+        *total = best;
+    } else {
+        w->scheme = any_pair ? NS_PAIRS : NS_PLAIN;
+    }
+    return 0;
+}
+
 /* Message lookup: idx[dir][phase][peer] (dir 0 send, 1 receive). */
 typedef struct {
-    int *idx[2][2];
+    int *idx[2][NS_MAX_PHASE];
     int nmsg[2];
 } ns_index;
 
@@ -391,7 +523,7 @@ static int plan_one(const ns_work *w, int me, ns_plan *plan, ns_index *ix,
     int n = w->n;
     memset(plan, 0, sizeof *plan);
     for (int a = 0; a < 2; a++)
-        for (int b = 0; b < 2; b++)
+        for (int b = 0; b < NS_MAX_PHASE; b++)
             for (int p = 0; p < n; p++)
                 ix->idx[a][b][p] = -1;
     ix->nmsg[0] = ix->nmsg[1] = 0;
@@ -429,7 +561,7 @@ static int plan_one(const ns_work *w, int me, ns_plan *plan, ns_index *ix,
                 if (d < 0 || d >= n)
                     continue;
                 int slot = e - g->out_off[o];
-                int hop[2][3];
+                int hop[NS_MAX_HOPS][3];
                 int nh = piece_hops(w, o, d, hop);
                 int at_here = -1;
                 if (d == me) {
@@ -458,8 +590,8 @@ static int plan_one(const ns_work *w, int me, ns_plan *plan, ns_index *ix,
                     pc->at = -1;
                     if (dir == 1 && d == me)
                         pc->at = at_here;
-                    if (dir == 0 && o != me)
-                        pc->from = ix->idx[1][0][o]; /* relayed: came in phase 0 */
+                    if (dir == 0 && h > 0) /* relayed: came by the hop before */
+                        pc->from = ix->idx[1][hop[h - 1][2]][hop[h - 1][0]];
                 }
             }
         }
@@ -477,7 +609,7 @@ static int plan_one(const ns_work *w, int me, ns_plan *plan, ns_index *ix,
         if (!plan->send || !plan->recv || !count[0] || !count[1])
             goto oom;
         for (int dir = 0; dir < 2; dir++)
-            for (int ph = 0; ph < 2; ph++)
+            for (int ph = 0; ph < NS_MAX_PHASE; ph++)
                 for (int p = 0; p < n; p++) {
                     int i = ix->idx[dir][ph][p];
                     if (i < 0)
@@ -485,7 +617,6 @@ static int plan_one(const ns_work *w, int me, ns_plan *plan, ns_index *ix,
                     ns_msg *m = (dir == 0 ? plan->send : plan->recv) + i;
                     m->peer = p;
                     m->phase = ph;
-                    m->after = -1;
                 }
         /* Count pieces per message. */
         for (int o = 0; o < n; o++)
@@ -493,7 +624,7 @@ static int plan_one(const ns_work *w, int me, ns_plan *plan, ns_index *ix,
                 int d = g->out[e];
                 if (d < 0 || d >= n)
                     continue;
-                int hop[2][3];
+                int hop[NS_MAX_HOPS][3];
                 int nh = piece_hops(w, o, d, hop);
                 for (int h = 0; h < nh; h++) {
                     if (hop[h][0] == me)
@@ -516,15 +647,61 @@ static int plan_one(const ns_work *w, int me, ns_plan *plan, ns_index *ix,
         if (!plan->piece)
             goto oom;
     }
-    /* A phase-1 send waits for the exchange that brought its relayed
-     * pieces; `at` is where each sits in it. */
+    /* A relayed piece's `at` is where it sits in the message that brought
+     * it; a send waits for every such message (its links), and each of
+     * those lists the send among its own. */
+    int *seen = malloc(sizeof(int) * (size_t)(plan->nrecv + 1));
+    if (!seen)
+        goto oom;
+    for (int i = 0; i < plan->nrecv; i++)
+        seen[i] = -1;
+    int nlink = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < plan->nsend; i++) {
+            ns_msg *m = &plan->send[i];
+            if (pass == 1)
+                m->link_first = nlink;
+            for (int k = 0; k < m->count; k++) {
+                ns_piece *pc = &plan->piece[m->first + k];
+                if (pc->from < 0 || seen[pc->from] == 2 * i + pass)
+                    continue;
+                seen[pc->from] = 2 * i + pass;
+                if (pass == 0) {
+                    plan->recv[pc->from].nlink++;
+                    continue;
+                }
+                plan->link[nlink++] = pc->from;
+                m->nlink++;
+            }
+        }
+        if (pass == 1)
+            break;
+        int total = 0;
+        for (int i = 0; i < plan->nrecv; i++) {
+            plan->recv[i].link_first = total;
+            total += plan->recv[i].nlink;
+        }
+        plan->nlink = 2 * total; /* each link once per side */
+        plan->link = calloc((size_t)plan->nlink + 1, sizeof(int));
+        if (!plan->link) {
+            free(seen);
+            goto oom;
+        }
+        nlink = total; /* the sends' lists follow the receives' */
+    }
+    free(seen);
+    for (int i = 0; i < plan->nrecv; i++)
+        plan->recv[i].nlink = 0;
     for (int i = 0; i < plan->nsend; i++) {
-        ns_msg *m = &plan->send[i];
+        const ns_msg *m = &plan->send[i];
+        for (int k = 0; k < m->nlink; k++) {
+            ns_msg *r = &plan->recv[plan->link[m->link_first + k]];
+            plan->link[r->link_first + r->nlink++] = i;
+        }
         for (int k = 0; k < m->count; k++) {
             ns_piece *pc = &plan->piece[m->first + k];
             if (pc->from < 0)
                 continue;
-            m->after = pc->from;
             const ns_msg *r = &plan->recv[pc->from];
             for (int t = 0; t < r->count; t++) {
                 const ns_piece *q = &plan->piece[r->first + t];
@@ -533,7 +710,12 @@ static int plan_one(const ns_work *w, int me, ns_plan *plan, ns_index *ix,
             }
         }
     }
-    plan->pairs = w->pairs[me];
+    plan->pairs = w->scheme == NS_PAIRS ? w->pairs[me] : 0;
+    plan->scheme = w->scheme;
+    plan->nphase = w->scheme == NS_DIMS ? w->ndims : 2;
+    plan->ndims = w->scheme == NS_DIMS ? w->ndims : 0;
+    for (int i = 0; i < plan->ndims; i++)
+        plan->dims[i] = w->dims[i];
     free(count[0]);
     free(count[1]);
     return 0;
@@ -548,10 +730,11 @@ void ns_plan_free(ns_plan *p)
     free(p->send);
     free(p->recv);
     free(p->piece);
+    free(p->link);
     memset(p, 0, sizeof *p);
 }
 
-int ns_build(const ns_graph *g, int theta, int first, int count,
+int ns_build(const ns_graph *g, int theta, int flags, int first, int count,
              ns_plan *plans)
 {
     ns_work w;
@@ -564,13 +747,16 @@ int ns_build(const ns_graph *g, int theta, int first, int count,
     int *in_first = malloc(sizeof(int) * (size_t)(n + 1));
     int *in_seen = malloc(sizeof(int) * (size_t)(n + 1));
     int *in_pos = malloc(sizeof(int) * (size_t)(edges_in + 1));
+    int ix_ok = 1;
     for (int a = 0; a < 2; a++)
-        for (int b = 0; b < 2; b++)
-            ix.idx[a][b] = malloc(sizeof(int) * (size_t)(n + 1));
-    if (work_init(&w, g) != 0 || !in_first || !in_seen || !in_pos ||
-        !ix.idx[0][0] || !ix.idx[0][1] || !ix.idx[1][0] || !ix.idx[1][1])
+        for (int b = 0; b < NS_MAX_PHASE; b++)
+            ix_ok &= (ix.idx[a][b] = malloc(sizeof(int) * (size_t)(n + 1))) != NULL;
+    long total = 0;
+    if (work_init(&w, g) != 0 || !in_first || !in_seen || !in_pos || !ix_ok)
         goto out;
     if (pattern_build(&w, theta < 1 ? 1 : theta) != 0)
+        goto out;
+    if (scheme_choose(&w, flags, &total) != 0)
         goto out;
     for (int i = 0; i < count; i++) {
         if (plan_one(&w, first + i, &plans[i], &ix, in_first, in_pos,
@@ -579,6 +765,7 @@ int ns_build(const ns_graph *g, int theta, int first, int count,
                 ns_plan_free(&plans[k]);
             goto out;
         }
+        plans[i].total_msgs = total;
     }
     rc = 0;
 out:
@@ -587,7 +774,7 @@ out:
     free(in_seen);
     free(in_pos);
     for (int a = 0; a < 2; a++)
-        for (int b = 0; b < 2; b++)
+        for (int b = 0; b < NS_MAX_PHASE; b++)
             free(ix.idx[a][b]);
     return rc;
 }

@@ -46,6 +46,8 @@ nbr_op *nbr_op_get(nbr_topo *t)
     op->poff = op_array(np, sizeof *op->poff);
     op->plen = op_array(np, sizeof *op->plen);
     op->sreq = op_array((size_t)pl->nsend, sizeof *op->sreq);
+    op->swait = op_array((size_t)pl->nsend, sizeof *op->swait);
+    op->hold = op_array(nr, sizeof *op->hold);
     return op;
 }
 
@@ -65,6 +67,7 @@ static void op_free(nbr_op *op)
     free(op->r_off), free(op->r_cnt), free(op->r_type), free(op->r_bytes);
     free(op->rx), free(op->held), free(op->rdata), free(op->lbuf);
     free(op->rdone), free(op->poff), free(op->plen), free(op->sreq);
+    free(op->swait), free(op->hold);
     free(op);
 }
 
@@ -190,8 +193,21 @@ static void unpack_piece(nbr_op *op, int j, const char *data, MPI_Count len)
                   MPI_COMM_WORLD);
 }
 
-/* A packed message i is in: its pieces land, the phase-1 messages that
- * relay it leave, and it is let go. */
+/* Received message i is no longer needed: every send relaying from it
+ * has left. */
+static void packed_release(nbr_op *op, int i)
+{
+    if (op->held[i]) {
+        match_msg_free(op->held[i]);
+        op->held[i] = NULL;
+    }
+    free(op->lbuf[i]);
+    op->lbuf[i] = NULL;
+    op->rdata[i] = NULL;
+}
+
+/* A packed message i is in: its pieces land, the sends waiting for it
+ * alone leave, and it is let go once every send relaying from it has. */
 static void packed_arrived(nbr_op *op, int i, const char *data, MPI_Count len)
 {
     const ns_plan *pl = &op->t->plan;
@@ -208,9 +224,9 @@ static void packed_arrived(nbr_op *op, int i, const char *data, MPI_Count len)
         } else if (pc->at >= 0) {
             l = op->r_bytes[slot_of(op, pc->at)];
         } else {
-            /* allgather, alltoall: a relayed piece has the size of this
-             * rank's own pieces (one type signature per collective) */
-            l = op->s_bytes[0];
+            /* allgather, alltoall: a relayed piece has the size of every
+             * piece (one type signature per collective) */
+            l = op->piece_bytes;
         }
         if (pos + l > len) {
             op->error = MPI_ERR_TRUNCATE;
@@ -223,29 +239,35 @@ static void packed_arrived(nbr_op *op, int i, const char *data, MPI_Count len)
         pos += l;
     }
     op->rdata[i] = data;
-    int sent = 0;
-    for (int s = 0; s < pl->nsend; s++)
-        if (pl->send[s].after == i) {
-            send_msg(op, s);
-            op->phase1_left--;
-            sent = 1;
-        }
-    if (sent)
-        prog_block_enter();
-    if (op->held[i]) {
-        match_msg_free(op->held[i]);
-        op->held[i] = NULL;
-    }
-    free(op->lbuf[i]);
-    op->lbuf[i] = NULL;
-    op->rdata[i] = NULL;
     op->rdone[i] = 1;
     op->recv_left--;
+    int sent = 0;
+    for (int k = 0; k < m->nlink; k++) {
+        int s = pl->link[m->link_first + k];
+        if (--op->swait[s] > 0)
+            continue;
+        send_msg(op, s);
+        op->sends_left--;
+        sent = 1;
+        const ns_msg *sm = &pl->send[s];
+        for (int l = 0; l < sm->nlink; l++) {
+            int r = pl->link[sm->link_first + l];
+            if (--op->hold[r] == 0)
+                packed_release(op, r);
+        }
+    }
+    if (sent)
+        prog_block_enter();
+    if (m->nlink == 0)
+        packed_release(op, i);
 }
 
+/* The receiving side of send_msg's test for the user's datatype: one
+ * piece, the sender's own, for here.  (A lone relayed piece is packed.) */
 static int is_direct_recv(const nbr_topo *t, const ns_msg *m)
 {
-    return m->count == 1 && t->plan.piece[m->first].at >= 0;
+    const ns_piece *pc = &t->plan.piece[m->first];
+    return m->count == 1 && pc->at >= 0 && pc->origin == m->peer;
 }
 
 /* Takes packed message i from the shadow's unexpected queue if it is in. */
@@ -306,7 +328,7 @@ static void recvs_poll(nbr_op *op)
 
 static int op_complete(nbr_op *op)
 {
-    if (op->recv_left || op->phase1_left)
+    if (op->recv_left || op->sends_left)
         return 0;
     if (op->nsreq) {
         int flag = 0;
@@ -376,11 +398,12 @@ int nbr_op_start(nbr_op *op, MPI_Request *request)
     op->arena_want = 0;
     op->greq = MPI_REQUEST_NULL;
     op->recv_left = pl->nrecv;
-    op->phase1_left = 0;
+    op->sends_left = 0;
     for (int i = 0; i < pl->nrecv; i++) {
         const ns_msg *m = &pl->recv[i];
         op->rdone[i] = 0;
         op->rx[i] = NULL;
+        op->hold[i] = m->nlink;
         if (!is_direct_recv(t, m))
             continue;
         int j = slot_of(op, pl->piece[m->first].at);
@@ -394,10 +417,11 @@ int nbr_op_start(nbr_op *op, MPI_Request *request)
         op->rx[i] = r;
     }
     for (int i = 0; i < pl->nsend; i++) {
-        if (pl->send[i].phase == 0)
+        op->swait[i] = pl->send[i].nlink;
+        if (op->swait[i] == 0)
             send_msg(op, i);
         else
-            op->phase1_left++;
+            op->sends_left++;
     }
     if (pl->nsend)
         prog_block_enter();

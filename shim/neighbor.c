@@ -41,6 +41,12 @@ static int fill_slots(nbr_op *op, const nbr_args *a)
     op->rbuf = a->rbuf;
     op->variable = a->kind != NBR_ALLGATHER && a->kind != NBR_ALLTOALL;
     op->reversed = a->kind == NBR_ALLTOALL;
+    op->piece_bytes = 0;
+    if (!op->variable) {
+        MPI_Aint ext;
+        if (slot(a->stype, a->scount, &ext, &op->piece_bytes) != 0)
+            return -1;
+    }
     for (int k = 0; k < t->outdeg; k++) {
         MPI_Datatype type = w ? a->stypes[k] : a->stype;
         MPI_Count cnt = a->kind == NBR_ALLTOALLV || w
@@ -70,11 +76,13 @@ static int fill_slots(nbr_op *op, const nbr_args *a)
     return 0;
 }
 
-/* Runs of one communicator are told apart by their tags: two per run. */
+/* Runs of one communicator are told apart by their tags: one per phase
+ * (nphase is the same on every member). */
 static int next_tag(nbr_topo *t)
 {
-    uint32_t range = (uint32_t)omni.tag_ub / 2;
-    return (int)(2 * (t->seq++ % range));
+    uint32_t nph = (uint32_t)(t->plan.nphase > 0 ? t->plan.nphase : 1);
+    uint32_t range = (uint32_t)omni.tag_ub / nph;
+    return (int)(nph * (t->seq++ % range));
 }
 
 static int persist_start_fn(void *state, MPI_Request *inner)
