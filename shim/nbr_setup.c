@@ -175,6 +175,7 @@ int nbr_comm_created(comm_rec *c)
     nbr_topo *t = nbr_alloc(sizeof *t);
     t->refs = 1;
     t->user = comm;
+    t->rank = c->rank;
     t->indeg = indeg;
     t->outdeg = outdeg;
     t->in = in;

@@ -117,9 +117,15 @@ static int nbr_run(const nbr_args *a, MPI_Comm comm, enum nbr_how how,
         return MPI_SUCCESS;
     if (!t) {
         int kind = MPI_UNDEFINED;
-        if (how != NBR_PERSISTENT || PMPI_Topo_test(comm, &kind) != MPI_SUCCESS ||
-            kind == MPI_UNDEFINED)
-            return MPI_SUCCESS; /* MPICH's, or MPICH's error */
+        if (how != NBR_PERSISTENT) {
+            /* MPICH's, or MPICH's error; counted in plain mode only (no
+             * call to find the topology on every collective) */
+            if (cfg_neighbor_mode(&omni.cfg) == CFG_NEIGHBOR_PLAIN)
+                nbr_count_mpich();
+            return MPI_SUCCESS;
+        }
+        if (PMPI_Topo_test(comm, &kind) != MPI_SUCCESS || kind == MPI_UNDEFINED)
+            return MPI_SUCCESS; /* MPICH's error */
         *handled = 1;
         return nbr_plain_init(a, comm, req);
     }

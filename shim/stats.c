@@ -1,12 +1,14 @@
 #include "shim/stats.h"
 #include "shim/state.h"
 #include "router/flow.h"
+#include "shim/neighbor.h"
 #include <stdio.h>
 #include <stdlib.h>
 
 enum {
     S_USER, S_DIRECT, S_FORWARDED, S_WIRE_MSGS, S_WIRE_BYTES, S_DELIVERED,
     S_ACKS, S_WINDOW_FULL, S_RNDV, S_FULL, S_IDLE, S_AGE, S_BLOCK, S_URGENT,
+    S_NBR_COLLS, S_NBR_MSGS, S_NBR_MPICH,
     S_DIM0, S_HOP0 = S_DIM0 + RT_MAX_DIMS, S_COUNT = S_HOP0 + RT_MAX_DIMS + 1
 };
 
@@ -34,6 +36,7 @@ static void collect(uint64_t *v)
     v[S_URGENT] = c->flush_urgent;
     for (int d = 0; d < RT_MAX_DIMS; d++)
         v[S_DIM0 + d] = c->wire_by_dim[d];
+    nbr_stats(&v[S_NBR_COLLS], &v[S_NBR_MSGS], &v[S_NBR_MPICH]);
 }
 
 /* This rank's bound on the block bytes it holds (router/flow.h). */
@@ -79,6 +82,11 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *peak)
             (unsigned long long)t[S_FULL], (unsigned long long)t[S_IDLE],
             (unsigned long long)t[S_AGE], (unsigned long long)t[S_BLOCK],
             (unsigned long long)t[S_URGENT]);
+    fprintf(f, "\"neighbor\":{\"collectives\":%llu,\"messages\":%llu,"
+               "\"mpich_collectives\":%llu},",
+            (unsigned long long)t[S_NBR_COLLS],
+            (unsigned long long)t[S_NBR_MSGS],
+            (unsigned long long)t[S_NBR_MPICH]);
     fprintf(f, "\"hops_histogram\":[");
     print_list(f, t + S_HOP0, maxhop + 1);
     fprintf(f, "],\"wire_messages_per_dim\":[");
