@@ -166,6 +166,7 @@ static void g_line(graph *g, int n, int periodic)
 typedef struct {
     double sends_per_degree;   /* mean over processes with a destination */
     int max_sends;
+    double mean_sends;         /* over all processes */
     int pairs;
     int scheme;                /* NS_PLAIN, NS_PAIRS or NS_DIMS */
     int ndims, dims[NS_MAX_DIMS];
@@ -211,6 +212,7 @@ static verdict simulate_flags(const graph *g, int theta, int flags,
                  "the tags of a run must agree", name, p, plans[p].scheme,
                  plans[p].nphase, v.scheme, plans[0].nphase);
     }
+    v.mean_sends = n ? (double)total / n : 0;
     if (n && total != plans[0].total_msgs)
         FAIL("%s: total_msgs says %ld messages, the plans send %ld", name,
              plans[0].total_msgs, total);
@@ -534,8 +536,10 @@ static void check_dims(int nd, const int *dims, int radius, int periodic,
                   "neighbours, got %.0f%%", name, nbrs,
                   100 * v.sends_per_degree);
     }
-    printf("    %s: scheme %s, up to %d messages, %.2f per neighbour\n", name,
+    printf("    %s: scheme %s (grid %dx%dx%d), %.2f messages per process (up "
+           "to %d), %.2f per neighbour\n", name,
            v.scheme == NS_DIMS ? "dims" : v.scheme == NS_PAIRS ? "pairs" : "plain",
+           v.dims[0], v.dims[1], v.ndims > 2 ? v.dims[2] : 1, v.mean_sends,
            v.max_sends, v.sends_per_degree);
     g_free(&g);
 }
@@ -568,6 +572,8 @@ static void test_moore_non_periodic_and_tiny_dims(void)
     check_dims(2, (int[]){1, 6}, 1, 0, 0);
     check_dims(3, (int[]){2, 2, 2}, 1, 1, 0);
     check_dims(3, (int[]){2, 3, 2}, 1, 1, 0);
+    check_dims(3, (int[]){3, 3, 1}, 1, 1, 0); /* bench/halo's 3-D at 9 */
+    check_dims(3, (int[]){4, 2, 2}, 1, 1, 0); /* and at 16 ranks */
     check_dims(2, (int[]){3, 3}, 2, 1, 0);
     check_dims(2, (int[]){4, 4}, 2, 1, 0);
 }
