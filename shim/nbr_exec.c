@@ -83,7 +83,7 @@ static void op_free(nbr_op *op)
     free(op->r_off), free(op->r_cnt), free(op->r_type), free(op->r_bytes);
     free(op->rx), free(op->held), free(op->rdata), free(op->lbuf);
     free(op->rdone), free(op->poff), free(op->plen), free(op->sreq);
-    free(op->swait), free(op->hold);
+    free(op->swait), free(op->hold), free(op->types_held);
     free(op);
 }
 
@@ -91,6 +91,9 @@ void nbr_op_put(nbr_op *op)
 {
     nbr_topo *t = op->t;
     op_release_extra(op);
+    for (int i = 0; i < op->ntypes_held; i++)
+        dtype_release(op->types_held[i]);
+    op->ntypes_held = 0;
     op->next = t->spare;
     t->spare = op;
     nbr_topo_unref(t);
@@ -230,6 +233,8 @@ static void packed_arrived(nbr_op *op, int i, const char *data, MPI_Count len)
     const ns_plan *pl = &op->t->plan;
     const ns_msg *m = &pl->recv[i];
     MPI_Count pos = op->variable ? 8 * (MPI_Count)m->count : 0;
+    if (pos > len)
+        op->error = MPI_ERR_TRUNCATE;
     for (int q = 0; q < m->count; q++) {
         const ns_piece *pc = &pl->piece[m->first + q];
         MPI_Count l;
@@ -255,6 +260,10 @@ static void packed_arrived(nbr_op *op, int i, const char *data, MPI_Count len)
             unpack_piece(op, slot_of(op, pc->at), data + pos, l);
         pos += l;
     }
+    if (pos < len)
+        /* allgather, alltoall: longer than the pieces this side expects, so
+         * a sender's signature is longer than the receiver's */
+        op->error = MPI_ERR_TRUNCATE;
     op->rdata[i] = data;
     op->rdone[i] = 1;
     op->recv_left--;
@@ -373,7 +382,12 @@ static void op_finish(nbr_op *op)
     op_release_extra(op);
     MPI_Request g = op->greq;
     op->greq = MPI_REQUEST_NULL;
+    op->done_greq = g;
     int orphan = op->orphan;
+    /* query_fn will put the error in the ledger; free_fn forgets it */
+    op->err_counted = op->error != MPI_SUCCESS && g != MPI_REQUEST_NULL && !orphan;
+    if (op->err_counted)
+        omni.err_pending++;
     if (g != MPI_REQUEST_NULL)
         PMPI_Grequest_complete(g);
     if (orphan)
@@ -410,6 +424,7 @@ int nbr_op_start(nbr_op *op, MPI_Request *request)
     op->done = 0;
     op->orphan = 0;
     op->error = MPI_SUCCESS;
+    op->err_counted = 0;
     op->nsreq = 0;
     op->arena_used = 0;
     op->arena_want = 0;
@@ -470,11 +485,19 @@ int nbr_op_wait(nbr_op *op)
 
 /* --- generalized-request callbacks ------------------------------------- */
 
+/* As recv.c's receives: an error goes to the ledger, which the Wait or
+ * Test raises on the communicator (Waitall: MPI_ERR_IN_STATUS). */
 static int op_query(void *extra, MPI_Status *st)
 {
-    (void)extra;
+    nbr_op *op = extra;
     status_fill(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
     st->MPI_ERROR = MPI_SUCCESS;
+    if (op->err_counted &&
+        omni.ledger_n < (int)(sizeof omni.ledger / sizeof omni.ledger[0])) {
+        MPI_Comm comm = op->t->user != MPI_COMM_NULL ? op->t->user : MPI_COMM_WORLD;
+        omni.ledger[omni.ledger_n++] =
+            (struct req_error){op->done_greq, comm, op->error};
+    }
     return MPI_SUCCESS;
 }
 
@@ -484,6 +507,10 @@ static int op_query(void *extra, MPI_Status *st)
 static int op_free_fn(void *extra)
 {
     nbr_op *op = extra;
+    if (op->err_counted) {
+        omni.err_pending--;
+        op->err_counted = 0;
+    }
     if (op->persistent)
         return MPI_SUCCESS;
     if (op->done)
