@@ -400,20 +400,31 @@ static int piece_hops(const ns_work *w, int o, int d, int hop[NS_MAX_HOPS][3])
 
 /* --- choosing the scheme ---------------------------------------------- */
 
-/* Messages per collective over all processes under w's scheme: distinct
+/* A set of message keys, reused from one grid to the next. */
+typedef struct {
+    unsigned long long *cell;
+    size_t cap;
+} ns_keys;
+
+/* Messages per collective over all processes under w's grid: distinct
  * (sender, receiver, phase) over every piece's hops.  Counting stops at
- * `limit` (returned then): a scheme that cannot win costs little. */
-static long count_msgs(const ns_work *w, long limit)
+ * `limit` (returned then): a grid that cannot win costs little. */
+static long count_msgs(const ns_work *w, long limit, ns_keys *k)
 {
     const ns_graph *g = w->g;
-    size_t cap = 64;
     long edges = g->out_off[w->n];
-    long want = limit < edges * NS_MAX_HOPS ? limit : edges * NS_MAX_HOPS;
+    long want = limit < edges * w->ndims ? limit : edges * w->ndims;
+    size_t cap = 64;
     while (cap < 2 * (size_t)want + 2)
         cap *= 2;
-    unsigned long long *set = calloc(cap, sizeof *set);
-    if (!set)
-        return -1;
+    if (cap > k->cap) {
+        free(k->cell);
+        k->cell = malloc(cap * sizeof *k->cell);
+        k->cap = k->cell ? cap : 0;
+        if (!k->cell)
+            return -1;
+    }
+    memset(k->cell, 0, cap * sizeof *k->cell);
     long found = 0;
     for (int o = 0; o < w->n && found < limit; o++)
         for (int e = g->out_off[o]; e < g->out_off[o + 1] && found < limit; e++) {
@@ -428,16 +439,59 @@ static long count_msgs(const ns_work *w, long limit)
                     ((unsigned long long)hop[h][0] * (unsigned)w->n +
                      (unsigned)hop[h][1]) * NS_MAX_PHASE + (unsigned)hop[h][2] + 1;
                 size_t at = (size_t)(key * 0x9e3779b97f4a7c15ull) & (cap - 1);
-                while (set[at] && set[at] != key)
+                while (k->cell[at] && k->cell[at] != key)
                     at = (at + 1) & (cap - 1);
-                if (!set[at]) {
-                    set[at] = key;
+                if (!k->cell[at]) {
+                    k->cell[at] = key;
                     found++;
                 }
             }
         }
-    free(set);
     return found;
+}
+
+/* The same count for pairing or plain, in O(n) memory: every hop not sent
+ * by the piece's origin is a relay f -> d in phase 1, and f sends its own
+ * piece to d in that same message (d is common to both, and f keeps it),
+ * so counting each origin's own hops counts every message once. */
+static long count_msgs_pairs(const ns_work *w)
+{
+    const ns_graph *g = w->g;
+    int *seen = malloc(sizeof(int) * 2 * (size_t)(w->n + 1));
+    if (!seen)
+        return -1;
+    for (int i = 0; i < 2 * w->n; i++)
+        seen[i] = -1;
+    long found = 0;
+    for (int o = 0; o < w->n; o++)
+        for (int e = g->out_off[o]; e < g->out_off[o + 1]; e++) {
+            int d = g->out[e];
+            if (d < 0 || d >= w->n)
+                continue;
+            int hop[NS_MAX_HOPS][3];
+            piece_hops(w, o, d, hop);
+            int *cell = &seen[2 * hop[0][1] + hop[0][2]];
+            if (*cell != o) {
+                *cell = o;
+                found++;
+            }
+        }
+    free(seen);
+    return found;
+}
+
+/* The fewest messages pairing could send: half of each process's distinct
+ * destinations.  (A process sends one message per direct destination
+ * (`rest`), per destination it keeps, and per friend, the last shared with
+ * a direct one when the friend is one: with r pairs splitting k_i common
+ * destinations, at least max(rest, r) + sum floor(k_i / 2) >= rest / 2 +
+ * sum k_i / 2.) */
+static long pairs_lower_bound(const ns_work *w)
+{
+    long lb = 0;
+    for (int p = 0; p < w->n; p++)
+        lb += (w->dd_off[p + 1] - w->dd_off[p] + 1) / 2;
+    return lb;
 }
 
 static void grid_set(ns_work *w, int nd, const int *dims)
@@ -451,23 +505,33 @@ static void grid_set(ns_work *w, int nd, const int *dims)
     }
 }
 
+typedef struct {
+    int nd, dims[NS_MAX_DIMS], largest;
+} ns_grid;
+
 /* Every ordered factorisation of rest into `left` more factors >= 2 after
- * dims[0 .. at): keeps the grid with the fewest messages in *best. */
-static int grids_try(ns_work *w, int *dims, int at, int left, int rest,
-                     long *best, int *best_nd, int *best_dims)
+ * dims[0 .. at), appended to *list. */
+static int grids_list(int *dims, int at, int left, int rest, ns_grid **list,
+                      int *len, int *cap)
 {
     if (left == 1) {
         if (rest < 2)
             return 0;
         dims[at] = rest;
-        grid_set(w, at + 1, dims);
-        long m = count_msgs(w, *best);
-        if (m < 0)
-            return -1;
-        if (m < *best) {
-            *best = m;
-            *best_nd = at + 1;
-            memcpy(best_dims, dims, sizeof(int) * (size_t)(at + 1));
+        if (*len == *cap) {
+            *cap = *cap ? 2 * *cap : 32;
+            ns_grid *l = realloc(*list, sizeof *l * (size_t)*cap);
+            if (!l)
+                return -1;
+            *list = l;
+        }
+        ns_grid *gr = &(*list)[(*len)++];
+        gr->nd = at + 1;
+        gr->largest = 0;
+        for (int i = 0; i <= at; i++) {
+            gr->dims[i] = dims[i];
+            if (dims[i] > gr->largest)
+                gr->largest = dims[i];
         }
         return 0;
     }
@@ -475,37 +539,111 @@ static int grids_try(ns_work *w, int *dims, int at, int left, int rest,
         if (rest % f)
             continue;
         dims[at] = f;
-        if (grids_try(w, dims, at + 1, left - 1, rest / f, best, best_nd,
-                      best_dims) != 0)
+        if (grids_list(dims, at + 1, left - 1, rest / f, list, len, cap) != 0)
             return -1;
     }
     return 0;
 }
 
-/* Picks the scheme: pairs (or plain when none formed), unless a grid sends
- * strictly fewer messages.  Sets w->scheme and *total. */
-static int scheme_choose(ns_work *w, int flags, long *total)
+/* Balanced grids first (a stencil's own grid usually is one, and once
+ * found it makes every other count stop early), then fewer dimensions. */
+static int grid_cmp(const void *a, const void *b)
 {
+    const ns_grid *x = a, *y = b;
+    if (x->largest != y->largest)
+        return x->largest < y->largest ? -1 : 1;
+    if (x->nd != y->nd)
+        return x->nd < y->nd ? -1 : 1;
+    for (int i = 0; i < x->nd; i++)
+        if (x->dims[i] != y->dims[i])
+            return x->dims[i] < y->dims[i] ? -1 : 1;
+    return 0;
+}
+
+/* The grid with the fewest messages, fewer dimensions on a tie, if one
+ * sends fewer than `limit`: *best_nd (0 if none), best_dims, *best. */
+static int grids_search(ns_work *w, long limit, int *best_nd, int *best_dims,
+                        long *best)
+{
+    ns_grid *list = NULL;
+    int len = 0, cap = 0, dims[NS_MAX_DIMS];
+    *best_nd = 0;
+    *best = limit;
+    for (int nd = 2; nd <= NS_MAX_DIMS; nd++)
+        if (grids_list(dims, 0, nd, w->n, &list, &len, &cap) != 0) {
+            free(list);
+            return -1;
+        }
+    if (len)
+        qsort(list, (size_t)len, sizeof *list, grid_cmp);
+    ns_keys keys = {NULL, 0};
+    int rc = 0;
+    w->scheme = NS_DIMS;
+    for (int i = 0; i < len; i++) {
+        grid_set(w, list[i].nd, list[i].dims);
+        /* a grid of fewer dimensions than the best also wins a tie */
+        int fewer = *best_nd && list[i].nd < *best_nd;
+        long m = count_msgs(w, *best + fewer, &keys);
+        if (m < 0) {
+            rc = -1;
+            break;
+        }
+        if (m < *best || (fewer && m == *best)) {
+            *best = m;
+            *best_nd = list[i].nd;
+            memcpy(best_dims, list[i].dims, sizeof(int) * (size_t)list[i].nd);
+        }
+    }
+    free(keys.cell);
+    free(list);
+    return rc;
+}
+
+/* Picks the scheme and sets w->scheme and *total: the grid with the fewest
+ * messages when it sends no more than pairing could at best (the pairing,
+ * quadratic in places, is then not even computed), else pairing when it
+ * sends no more than the grid, else the grid; plain when nothing beats
+ * one message per destination. */
+static int scheme_choose(ns_work *w, int theta, int flags, long *total)
+{
+    w->scheme = NS_PLAIN;
+    long plain = count_msgs_pairs(w);
+    if (plain < 0)
+        return -1;
+    long grid = plain;
+    int grid_nd = 0, grid_dims[NS_MAX_DIMS];
+    if ((flags & NS_TRY_DIMS) &&
+        grids_search(w, plain, &grid_nd, grid_dims, &grid) != 0)
+        return -1;
+    *total = plain;
+    w->scheme = NS_PLAIN;
+    if (grid_nd && grid <= pairs_lower_bound(w)) {
+        w->scheme = NS_DIMS;
+        grid_set(w, grid_nd, grid_dims);
+        *total = grid;
+        return 0;
+    }
+    if (pattern_build(w, theta) != 0)
+        return -1;
     int any_pair = 0;
     for (int p = 0; p < w->n; p++)
         any_pair |= w->pairs[p] > 0;
-    w->scheme = any_pair ? NS_PAIRS : NS_PLAIN;
-    long best = count_msgs(w, (long)w->g->out_off[w->n] * NS_MAX_HOPS + 1);
-    if (best < 0)
-        return -1;
-    *total = best;
-    if (!(flags & NS_TRY_DIMS))
-        return 0;
-    int dims[NS_MAX_DIMS], best_dims[NS_MAX_DIMS], best_nd = 0;
-    w->scheme = NS_DIMS;
-    for (int nd = 2; nd <= NS_MAX_DIMS; nd++)
-        if (grids_try(w, dims, 0, nd, w->n, &best, &best_nd, best_dims) != 0)
+    long pairs = plain;
+    if (any_pair) {
+        w->scheme = NS_PAIRS;
+        pairs = count_msgs_pairs(w);
+        if (pairs < 0)
             return -1;
-    if (best_nd) {
-        grid_set(w, best_nd, best_dims);
-        *total = best;
-    } else {
-        w->scheme = any_pair ? NS_PAIRS : NS_PLAIN;
+        if (pairs >= plain) {
+            w->scheme = NS_PLAIN; /* (pairing never sends more, but safe) */
+            pairs = plain;
+        }
+        *total = pairs;
+    }
+    if (grid_nd && grid < pairs) {
+        w->scheme = NS_DIMS;
+        grid_set(w, grid_nd, grid_dims);
+        *total = grid;
     }
     return 0;
 }
@@ -754,9 +892,7 @@ int ns_build(const ns_graph *g, int theta, int flags, int first, int count,
     long total = 0;
     if (work_init(&w, g) != 0 || !in_first || !in_seen || !in_pos || !ix_ok)
         goto out;
-    if (pattern_build(&w, theta < 1 ? 1 : theta) != 0)
-        goto out;
-    if (scheme_choose(&w, flags, &total) != 0)
+    if (scheme_choose(&w, theta < 1 ? 1 : theta, flags, &total) != 0)
         goto out;
     for (int i = 0; i < count; i++) {
         if (plan_one(&w, first + i, &plans[i], &ix, in_first, in_pos,

@@ -43,8 +43,11 @@
  * r), wherever the grid's boundaries are and whatever they repeat.  Any
  * graph is delivered correctly under any grid: the grid only decides the
  * routes, so a graph that is no stencil merely costs more messages.  The
- * scheme with the fewest messages over all processes wins (pairs on a tie,
- * and fewer dimensions before more), which every process computes alike.
+ * scheme with the fewest messages over all processes wins, which every
+ * process computes alike: the best grid (fewer dimensions on a tie) when
+ * it sends no more than half of each process's distinct destinations, a
+ * floor pairing cannot go below (then pairing, quadratic on large graphs,
+ * is not computed at all); otherwise pairing unless the grid sends fewer.
  *
  * Messages: per (sender, receiver, phase) at most one, so a tag per phase
  * identifies each (the direct slots share the phase-0 message).  A
