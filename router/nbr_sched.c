@@ -21,7 +21,12 @@ typedef struct {
     int *rin_off, *rin;     /* per process n: dd entries (global index) that
                                name n, i.e. who sends to n */
     int *pairs;             /* per process: pairs it took part in */
+    int scheme;             /* NS_PLAIN, NS_PAIRS or NS_DIMS */
+    int ndims, dims[NS_MAX_DIMS], stride[NS_MAX_DIMS]; /* NS_DIMS grid */
 } ns_work;
+
+#define NS_MAX_HOPS (NS_MAX_DIMS > 2 ? NS_MAX_DIMS : 2)
+#define NS_MAX_PHASE NS_MAX_HOPS
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -358,11 +363,26 @@ out:
 
 /* --- plans ----------------------------------------------------------- */
 
-/* The hops of piece (o, k), whose destination is d >= 0: up to two
- * (sender, receiver, phase) triples. */
-static int piece_hops(const ns_work *w, int o, int d, int hop[2][3])
+/* The hops of a piece from o to d >= 0: (sender, receiver, phase)
+ * triples, in order; returns how many. */
+static int piece_hops(const ns_work *w, int o, int d, int hop[NS_MAX_HOPS][3])
 {
-    int i = d == o ? -1 : dd_find(w, o, d);
+    if (w->scheme == NS_DIMS && d != o) {
+        /* Along dimension i, the rank takes d's coordinate i. */
+        int nh = 0, cur = o;
+        for (int i = 0; i < w->ndims; i++) {
+            int ci = cur / w->stride[i] % w->dims[i];
+            int di = d / w->stride[i] % w->dims[i];
+            if (ci == di)
+                continue;
+            int next = cur + (di - ci) * w->stride[i];
+            hop[nh][0] = cur, hop[nh][1] = next, hop[nh][2] = i;
+            nh++;
+            cur = next;
+        }
+        return nh;
+    }
+    int i = d == o || w->scheme != NS_PAIRS ? -1 : dd_find(w, o, d);
     int kind = i < 0 ? NS_DIRECT : w->kind[i];
     if (kind == NS_DIRECT) {
         hop[0][0] = o, hop[0][1] = d, hop[0][2] = 0;
@@ -378,9 +398,259 @@ static int piece_hops(const ns_work *w, int o, int d, int hop[2][3])
     return 2;
 }
 
+/* --- choosing the scheme ---------------------------------------------- */
+
+/* A set of message keys, reused from one grid to the next. */
+typedef struct {
+    unsigned long long *cell;
+    size_t cap;
+} ns_keys;
+
+/* Messages per collective over all processes under w's grid: distinct
+ * (sender, receiver, phase) over every piece's hops.  Counting stops at
+ * `limit` (returned then): a grid that cannot win costs little. */
+static long count_msgs(const ns_work *w, long limit, ns_keys *k)
+{
+    const ns_graph *g = w->g;
+    long edges = g->out_off[w->n];
+    long want = limit < edges * w->ndims ? limit : edges * w->ndims;
+    size_t cap = 64;
+    while (cap < 2 * (size_t)want + 2)
+        cap *= 2;
+    if (cap > k->cap) {
+        free(k->cell);
+        k->cell = malloc(cap * sizeof *k->cell);
+        k->cap = k->cell ? cap : 0;
+        if (!k->cell)
+            return -1;
+    }
+    memset(k->cell, 0, cap * sizeof *k->cell);
+    long found = 0;
+    for (int o = 0; o < w->n && found < limit; o++)
+        for (int e = g->out_off[o]; e < g->out_off[o + 1] && found < limit; e++) {
+            int d = g->out[e];
+            if (d < 0 || d >= w->n)
+                continue;
+            int hop[NS_MAX_HOPS][3];
+            int nh = piece_hops(w, o, d, hop);
+            for (int h = 0; h < nh && found < limit; h++) {
+                /* +1: zero marks an empty cell */
+                unsigned long long key =
+                    ((unsigned long long)hop[h][0] * (unsigned)w->n +
+                     (unsigned)hop[h][1]) * NS_MAX_PHASE + (unsigned)hop[h][2] + 1;
+                size_t at = (size_t)(key * 0x9e3779b97f4a7c15ull) & (cap - 1);
+                while (k->cell[at] && k->cell[at] != key)
+                    at = (at + 1) & (cap - 1);
+                if (!k->cell[at]) {
+                    k->cell[at] = key;
+                    found++;
+                }
+            }
+        }
+    return found;
+}
+
+/* The same count for pairing or plain, in O(n) memory: every hop not sent
+ * by the piece's origin is a relay f -> d in phase 1, and f sends its own
+ * piece to d in that same message (d is common to both, and f keeps it),
+ * so counting each origin's own hops counts every message once. */
+static long count_msgs_pairs(const ns_work *w)
+{
+    const ns_graph *g = w->g;
+    int *seen = malloc(sizeof(int) * 2 * (size_t)(w->n + 1));
+    if (!seen)
+        return -1;
+    for (int i = 0; i < 2 * w->n; i++)
+        seen[i] = -1;
+    long found = 0;
+    for (int o = 0; o < w->n; o++)
+        for (int e = g->out_off[o]; e < g->out_off[o + 1]; e++) {
+            int d = g->out[e];
+            if (d < 0 || d >= w->n)
+                continue;
+            int hop[NS_MAX_HOPS][3];
+            piece_hops(w, o, d, hop);
+            int *cell = &seen[2 * hop[0][1] + hop[0][2]];
+            if (*cell != o) {
+                *cell = o;
+                found++;
+            }
+        }
+    free(seen);
+    return found;
+}
+
+/* The fewest messages pairing could send: half of each process's distinct
+ * destinations.  (A process sends one message per direct destination
+ * (`rest`), per destination it keeps, and per friend, the last shared with
+ * a direct one when the friend is one: with r pairs splitting k_i common
+ * destinations, at least max(rest, r) + sum floor(k_i / 2) >= rest / 2 +
+ * sum k_i / 2.) */
+static long pairs_lower_bound(const ns_work *w)
+{
+    long lb = 0;
+    for (int p = 0; p < w->n; p++)
+        lb += (w->dd_off[p + 1] - w->dd_off[p] + 1) / 2;
+    return lb;
+}
+
+static void grid_set(ns_work *w, int nd, const int *dims)
+{
+    w->ndims = nd;
+    int s = 1;
+    for (int i = nd - 1; i >= 0; i--) {
+        w->dims[i] = dims[i];
+        w->stride[i] = s;
+        s *= dims[i];
+    }
+}
+
+typedef struct {
+    int nd, dims[NS_MAX_DIMS], largest;
+} ns_grid;
+
+/* Every ordered factorisation of rest into `left` more factors >= 2 after
+ * dims[0 .. at), appended to *list. */
+static int grids_list(int *dims, int at, int left, int rest, ns_grid **list,
+                      int *len, int *cap)
+{
+    if (left == 1) {
+        if (rest < 2)
+            return 0;
+        dims[at] = rest;
+        if (*len == *cap) {
+            *cap = *cap ? 2 * *cap : 32;
+            ns_grid *l = realloc(*list, sizeof *l * (size_t)*cap);
+            if (!l)
+                return -1;
+            *list = l;
+        }
+        ns_grid *gr = &(*list)[(*len)++];
+        gr->nd = at + 1;
+        gr->largest = 0;
+        for (int i = 0; i <= at; i++) {
+            gr->dims[i] = dims[i];
+            if (dims[i] > gr->largest)
+                gr->largest = dims[i];
+        }
+        return 0;
+    }
+    for (int f = 2; f <= rest / 2; f++) {
+        if (rest % f)
+            continue;
+        dims[at] = f;
+        if (grids_list(dims, at + 1, left - 1, rest / f, list, len, cap) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Balanced grids first (a stencil's own grid usually is one, and once
+ * found it makes every other count stop early), then fewer dimensions. */
+static int grid_cmp(const void *a, const void *b)
+{
+    const ns_grid *x = a, *y = b;
+    if (x->largest != y->largest)
+        return x->largest < y->largest ? -1 : 1;
+    if (x->nd != y->nd)
+        return x->nd < y->nd ? -1 : 1;
+    for (int i = 0; i < x->nd; i++)
+        if (x->dims[i] != y->dims[i])
+            return x->dims[i] < y->dims[i] ? -1 : 1;
+    return 0;
+}
+
+/* The grid with the fewest messages, fewer dimensions on a tie, if one
+ * sends fewer than `limit`: *best_nd (0 if none), best_dims, *best. */
+static int grids_search(ns_work *w, long limit, int *best_nd, int *best_dims,
+                        long *best)
+{
+    ns_grid *list = NULL;
+    int len = 0, cap = 0, dims[NS_MAX_DIMS];
+    *best_nd = 0;
+    *best = limit;
+    for (int nd = 2; nd <= NS_MAX_DIMS; nd++)
+        if (grids_list(dims, 0, nd, w->n, &list, &len, &cap) != 0) {
+            free(list);
+            return -1;
+        }
+    if (len)
+        qsort(list, (size_t)len, sizeof *list, grid_cmp);
+    ns_keys keys = {NULL, 0};
+    int rc = 0;
+    w->scheme = NS_DIMS;
+    for (int i = 0; i < len; i++) {
+        grid_set(w, list[i].nd, list[i].dims);
+        /* a grid of fewer dimensions than the best also wins a tie */
+        int fewer = *best_nd && list[i].nd < *best_nd;
+        long m = count_msgs(w, *best + fewer, &keys);
+        if (m < 0) {
+            rc = -1;
+            break;
+        }
+        if (m < *best || (fewer && m == *best)) {
+            *best = m;
+            *best_nd = list[i].nd;
+            memcpy(best_dims, list[i].dims, sizeof(int) * (size_t)list[i].nd);
+        }
+    }
+    free(keys.cell);
+    free(list);
+    return rc;
+}
+
+/* Picks the scheme and sets w->scheme and *total: the grid with the fewest
+ * messages when it sends no more than pairing could at best (the pairing,
+ * quadratic in places, is then not even computed), else pairing when it
+ * sends no more than the grid, else the grid; plain when nothing beats
+ * one message per destination. */
+static int scheme_choose(ns_work *w, int theta, int flags, long *total)
+{
+    w->scheme = NS_PLAIN;
+    long plain = count_msgs_pairs(w);
+    if (plain < 0)
+        return -1;
+    long grid = plain;
+    int grid_nd = 0, grid_dims[NS_MAX_DIMS];
+    if ((flags & NS_TRY_DIMS) &&
+        grids_search(w, plain, &grid_nd, grid_dims, &grid) != 0)
+        return -1;
+    *total = plain;
+    w->scheme = NS_PLAIN;
+    if (grid_nd && grid <= pairs_lower_bound(w)) {
+        w->scheme = NS_DIMS;
+        grid_set(w, grid_nd, grid_dims);
+        *total = grid;
+        return 0;
+    }
+    if (pattern_build(w, theta) != 0)
+        return -1;
+    int any_pair = 0;
+    for (int p = 0; p < w->n; p++)
+        any_pair |= w->pairs[p] > 0;
+    long pairs = plain;
+    if (any_pair) {
+        w->scheme = NS_PAIRS;
+        pairs = count_msgs_pairs(w);
+        if (pairs < 0)
+            return -1;
+        if (pairs >= plain) {
+            w->scheme = NS_PLAIN; /* (pairing never sends more, but safe) */
+            pairs = plain;
+        }
+        *total = pairs;
+    }
+    if (grid_nd && grid < pairs) {
+        w->scheme = NS_DIMS;
+        grid_set(w, grid_nd, grid_dims);
+        *total = grid;
+    }
+    return 0;
+}
+
 /* Message lookup: idx[dir][phase][peer] (dir 0 send, 1 receive). */
 typedef struct {
-    int *idx[2][2];
+    int *idx[2][NS_MAX_PHASE];
     int nmsg[2];
 } ns_index;
 
@@ -391,7 +661,7 @@ static int plan_one(const ns_work *w, int me, ns_plan *plan, ns_index *ix,
     int n = w->n;
     memset(plan, 0, sizeof *plan);
     for (int a = 0; a < 2; a++)
-        for (int b = 0; b < 2; b++)
+        for (int b = 0; b < NS_MAX_PHASE; b++)
             for (int p = 0; p < n; p++)
                 ix->idx[a][b][p] = -1;
     ix->nmsg[0] = ix->nmsg[1] = 0;
@@ -429,7 +699,7 @@ static int plan_one(const ns_work *w, int me, ns_plan *plan, ns_index *ix,
                 if (d < 0 || d >= n)
                     continue;
                 int slot = e - g->out_off[o];
-                int hop[2][3];
+                int hop[NS_MAX_HOPS][3];
                 int nh = piece_hops(w, o, d, hop);
                 int at_here = -1;
                 if (d == me) {
@@ -458,8 +728,8 @@ static int plan_one(const ns_work *w, int me, ns_plan *plan, ns_index *ix,
                     pc->at = -1;
                     if (dir == 1 && d == me)
                         pc->at = at_here;
-                    if (dir == 0 && o != me)
-                        pc->from = ix->idx[1][0][o]; /* relayed: came in phase 0 */
+                    if (dir == 0 && h > 0) /* relayed: came by the hop before */
+                        pc->from = ix->idx[1][hop[h - 1][2]][hop[h - 1][0]];
                 }
             }
         }
@@ -477,7 +747,7 @@ static int plan_one(const ns_work *w, int me, ns_plan *plan, ns_index *ix,
         if (!plan->send || !plan->recv || !count[0] || !count[1])
             goto oom;
         for (int dir = 0; dir < 2; dir++)
-            for (int ph = 0; ph < 2; ph++)
+            for (int ph = 0; ph < NS_MAX_PHASE; ph++)
                 for (int p = 0; p < n; p++) {
                     int i = ix->idx[dir][ph][p];
                     if (i < 0)
@@ -485,7 +755,6 @@ static int plan_one(const ns_work *w, int me, ns_plan *plan, ns_index *ix,
                     ns_msg *m = (dir == 0 ? plan->send : plan->recv) + i;
                     m->peer = p;
                     m->phase = ph;
-                    m->after = -1;
                 }
         /* Count pieces per message. */
         for (int o = 0; o < n; o++)
@@ -493,7 +762,7 @@ static int plan_one(const ns_work *w, int me, ns_plan *plan, ns_index *ix,
                 int d = g->out[e];
                 if (d < 0 || d >= n)
                     continue;
-                int hop[2][3];
+                int hop[NS_MAX_HOPS][3];
                 int nh = piece_hops(w, o, d, hop);
                 for (int h = 0; h < nh; h++) {
                     if (hop[h][0] == me)
@@ -516,15 +785,61 @@ static int plan_one(const ns_work *w, int me, ns_plan *plan, ns_index *ix,
         if (!plan->piece)
             goto oom;
     }
-    /* A phase-1 send waits for the exchange that brought its relayed
-     * pieces; `at` is where each sits in it. */
+    /* A relayed piece's `at` is where it sits in the message that brought
+     * it; a send waits for every such message (its links), and each of
+     * those lists the send among its own. */
+    int *seen = malloc(sizeof(int) * (size_t)(plan->nrecv + 1));
+    if (!seen)
+        goto oom;
+    for (int i = 0; i < plan->nrecv; i++)
+        seen[i] = -1;
+    int nlink = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < plan->nsend; i++) {
+            ns_msg *m = &plan->send[i];
+            if (pass == 1)
+                m->link_first = nlink;
+            for (int k = 0; k < m->count; k++) {
+                ns_piece *pc = &plan->piece[m->first + k];
+                if (pc->from < 0 || seen[pc->from] == 2 * i + pass)
+                    continue;
+                seen[pc->from] = 2 * i + pass;
+                if (pass == 0) {
+                    plan->recv[pc->from].nlink++;
+                    continue;
+                }
+                plan->link[nlink++] = pc->from;
+                m->nlink++;
+            }
+        }
+        if (pass == 1)
+            break;
+        int total = 0;
+        for (int i = 0; i < plan->nrecv; i++) {
+            plan->recv[i].link_first = total;
+            total += plan->recv[i].nlink;
+        }
+        plan->nlink = 2 * total; /* each link once per side */
+        plan->link = calloc((size_t)plan->nlink + 1, sizeof(int));
+        if (!plan->link) {
+            free(seen);
+            goto oom;
+        }
+        nlink = total; /* the sends' lists follow the receives' */
+    }
+    free(seen);
+    for (int i = 0; i < plan->nrecv; i++)
+        plan->recv[i].nlink = 0;
     for (int i = 0; i < plan->nsend; i++) {
-        ns_msg *m = &plan->send[i];
+        const ns_msg *m = &plan->send[i];
+        for (int k = 0; k < m->nlink; k++) {
+            ns_msg *r = &plan->recv[plan->link[m->link_first + k]];
+            plan->link[r->link_first + r->nlink++] = i;
+        }
         for (int k = 0; k < m->count; k++) {
             ns_piece *pc = &plan->piece[m->first + k];
             if (pc->from < 0)
                 continue;
-            m->after = pc->from;
             const ns_msg *r = &plan->recv[pc->from];
             for (int t = 0; t < r->count; t++) {
                 const ns_piece *q = &plan->piece[r->first + t];
@@ -533,7 +848,12 @@ static int plan_one(const ns_work *w, int me, ns_plan *plan, ns_index *ix,
             }
         }
     }
-    plan->pairs = w->pairs[me];
+    plan->pairs = w->scheme == NS_PAIRS ? w->pairs[me] : 0;
+    plan->scheme = w->scheme;
+    plan->nphase = w->scheme == NS_DIMS ? w->ndims : 2;
+    plan->ndims = w->scheme == NS_DIMS ? w->ndims : 0;
+    for (int i = 0; i < plan->ndims; i++)
+        plan->dims[i] = w->dims[i];
     free(count[0]);
     free(count[1]);
     return 0;
@@ -548,10 +868,11 @@ void ns_plan_free(ns_plan *p)
     free(p->send);
     free(p->recv);
     free(p->piece);
+    free(p->link);
     memset(p, 0, sizeof *p);
 }
 
-int ns_build(const ns_graph *g, int theta, int first, int count,
+int ns_build(const ns_graph *g, int theta, int flags, int first, int count,
              ns_plan *plans)
 {
     ns_work w;
@@ -564,13 +885,14 @@ int ns_build(const ns_graph *g, int theta, int first, int count,
     int *in_first = malloc(sizeof(int) * (size_t)(n + 1));
     int *in_seen = malloc(sizeof(int) * (size_t)(n + 1));
     int *in_pos = malloc(sizeof(int) * (size_t)(edges_in + 1));
+    int ix_ok = 1;
     for (int a = 0; a < 2; a++)
-        for (int b = 0; b < 2; b++)
-            ix.idx[a][b] = malloc(sizeof(int) * (size_t)(n + 1));
-    if (work_init(&w, g) != 0 || !in_first || !in_seen || !in_pos ||
-        !ix.idx[0][0] || !ix.idx[0][1] || !ix.idx[1][0] || !ix.idx[1][1])
+        for (int b = 0; b < NS_MAX_PHASE; b++)
+            ix_ok &= (ix.idx[a][b] = malloc(sizeof(int) * (size_t)(n + 1))) != NULL;
+    long total = 0;
+    if (work_init(&w, g) != 0 || !in_first || !in_seen || !in_pos || !ix_ok)
         goto out;
-    if (pattern_build(&w, theta < 1 ? 1 : theta) != 0)
+    if (scheme_choose(&w, theta < 1 ? 1 : theta, flags, &total) != 0)
         goto out;
     for (int i = 0; i < count; i++) {
         if (plan_one(&w, first + i, &plans[i], &ix, in_first, in_pos,
@@ -579,6 +901,7 @@ int ns_build(const ns_graph *g, int theta, int first, int count,
                 ns_plan_free(&plans[k]);
             goto out;
         }
+        plans[i].total_msgs = total;
     }
     rc = 0;
 out:
@@ -587,7 +910,7 @@ out:
     free(in_seen);
     free(in_pos);
     for (int a = 0; a < 2; a++)
-        for (int b = 0; b < 2; b++)
+        for (int b = 0; b < NS_MAX_PHASE; b++)
             free(ix.idx[a][b]);
     return rc;
 }

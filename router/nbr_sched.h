@@ -31,10 +31,28 @@
  * rounds here run in lockstep on the whole graph, so every process computes
  * the same pairing; the thesis runs them as messages between friends.
  *
- * Messages: per (sender, receiver) at most one phase-0 message (the direct
- * slots and the exchange share it) and one phase-1 message, so a tag per
- * phase identifies each.  A message's pieces are ordered by (origin, slot)
- * on both sides.  No piece takes more than two hops.
+ * Dimension order (for stencils).  Pairing friends once per round cannot
+ * take a Moore neighbourhood below 75% (8 destinations, at most 4 common;
+ * thesis §6.4.2).  So the ranks are also read as a row-major grid, for
+ * every ordered factorisation of n into 2 or 3 dimensions: a piece from o
+ * to d goes first to the rank with o's coordinates but d's along dimension
+ * 0, then d's along dimension 1 too, and so on (phase i moves along
+ * dimension i; coordinates already equal are skipped).  A rank then sends
+ * one message per distinct coordinate it moves to per dimension: 4 for a
+ * 2-D Moore neighbourhood, 6 for a 3-D one (2r per dimension for radius
+ * r), wherever the grid's boundaries are and whatever they repeat.  Any
+ * graph is delivered correctly under any grid: the grid only decides the
+ * routes, so a graph that is no stencil merely costs more messages.  The
+ * scheme with the fewest messages over all processes wins, which every
+ * process computes alike: the best grid (fewer dimensions on a tie) when
+ * it sends no more than half of each process's distinct destinations, a
+ * floor pairing cannot go below (then pairing, quadratic on large graphs,
+ * is not computed at all); otherwise pairing unless the grid sends fewer.
+ *
+ * Messages: per (sender, receiver, phase) at most one, so a tag per phase
+ * identifies each (the direct slots share the phase-0 message).  A
+ * message's pieces are ordered by (origin, slot) on both sides.  A piece
+ * takes at most two hops by pairs, at most one per dimension by grid.
  */
 #ifndef OMNIBUS_NBR_SCHED_H
 #define OMNIBUS_NBR_SCHED_H
@@ -58,26 +76,45 @@ typedef struct {
 
 typedef struct {
     int peer;
-    int phase;          /* 0: at start; 1: once received message `after` is in */
-    int after;          /* a send of phase 1: index into recv; else -1 */
+    int phase;          /* 0 .. nphase-1; selects the tag */
     int first, count;   /* its pieces: piece[first .. first+count) */
+    /* link[link_first .. +nlink): for a send, the received messages whose
+     * pieces it relays (distinct; it leaves once all are in, at once when
+     * there are none); for a receive, the sends that relay from it (its
+     * bytes are needed until all have left). */
+    int link_first, nlink;
 } ns_msg;
+
+enum { NS_PLAIN, NS_PAIRS, NS_DIMS };
+#define NS_MAX_DIMS 3
 
 typedef struct {
     ns_msg *send, *recv;
     int nsend, nrecv;
     ns_piece *piece;
     int npiece;
+    int *link;
+    int nlink;
     int pairs;          /* friends this process combines with */
+    /* The same on every process: */
+    int scheme;         /* NS_PLAIN, NS_PAIRS or NS_DIMS */
+    int nphase;         /* tags a run needs: 2 (plain, pairs) or ndims */
+    int ndims, dims[NS_MAX_DIMS]; /* NS_DIMS: the row-major grid */
+    long total_msgs;    /* messages per collective, all processes */
 } ns_plan;
 
+/* ns_build's flags: also consider the dimension-ordered scheme. */
+#define NS_TRY_DIMS 1
+
 /* Builds the plans of processes `first` .. `first + count - 1` into
- * plans[0 .. count-1], with friendship threshold theta >= 1.  Returns 0;
- * -1 when out of memory or when the graph is not consistent (a source
- * list that does not hold what the destination lists send), the plans then
- * being empty.  theta larger than any degree gives the plain schedule: one
- * direct phase-0 message per distinct destination. */
-int ns_build(const ns_graph *g, int theta, int first, int count,
+ * plans[0 .. count-1], with friendship threshold theta >= 1, and with
+ * NS_TRY_DIMS in flags the dimension-ordered scheme where it sends fewer
+ * messages.  Returns 0; -1 when out of memory or when the graph is not
+ * consistent (a source list that does not hold what the destination lists
+ * send), the plans then being empty.  theta larger than any degree and no
+ * flags give the plain schedule: one direct phase-0 message per distinct
+ * destination. */
+int ns_build(const ns_graph *g, int theta, int flags, int first, int count,
              ns_plan *plans);
 
 void ns_plan_free(ns_plan *p);

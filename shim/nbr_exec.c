@@ -7,6 +7,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The statistics (nbr_stats): kept here, not in the module, which
+ * MPI_Finalize frees before the report. */
+static uint64_t stat_colls, stat_msgs, stat_mpich;
+
+void nbr_stats(uint64_t *collectives, uint64_t *messages, uint64_t *mpich)
+{
+    *collectives = stat_colls;
+    *messages = stat_msgs;
+    *mpich = stat_mpich;
+}
+
+void nbr_count_mpich(void)
+{
+    stat_mpich++;
+}
+
 /* --- operations and their memory ---------------------------------------- */
 
 static void *op_array(size_t n, size_t size)
@@ -46,6 +62,8 @@ nbr_op *nbr_op_get(nbr_topo *t)
     op->poff = op_array(np, sizeof *op->poff);
     op->plen = op_array(np, sizeof *op->plen);
     op->sreq = op_array((size_t)pl->nsend, sizeof *op->sreq);
+    op->swait = op_array((size_t)pl->nsend, sizeof *op->swait);
+    op->hold = op_array(nr, sizeof *op->hold);
     return op;
 }
 
@@ -65,6 +83,7 @@ static void op_free(nbr_op *op)
     free(op->r_off), free(op->r_cnt), free(op->r_type), free(op->r_bytes);
     free(op->rx), free(op->held), free(op->rdata), free(op->lbuf);
     free(op->rdone), free(op->poff), free(op->plen), free(op->sreq);
+    free(op->swait), free(op->hold), free(op->types_held);
     free(op);
 }
 
@@ -72,6 +91,9 @@ void nbr_op_put(nbr_op *op)
 {
     nbr_topo *t = op->t;
     op_release_extra(op);
+    for (int i = 0; i < op->ntypes_held; i++)
+        dtype_release(op->types_held[i]);
+    op->ntypes_held = 0;
     op->next = t->spare;
     t->spare = op;
     nbr_topo_unref(t);
@@ -130,6 +152,7 @@ static void send_msg(nbr_op *op, int i)
     const ns_piece *pc = &t->plan.piece[m->first];
     MPI_Request req = MPI_REQUEST_NULL;
     int rc, tag = op->tag + m->phase;
+    stat_msgs += m->peer != t->rank;
     if (m->count == 1 && pc->from < 0 && t->out[pc->slot] == m->peer) {
         int k = pc->slot;
         rc = send_start_inner(op->sbuf + op->s_off[k], op->s_cnt[k],
@@ -190,13 +213,28 @@ static void unpack_piece(nbr_op *op, int j, const char *data, MPI_Count len)
                   MPI_COMM_WORLD);
 }
 
-/* A packed message i is in: its pieces land, the phase-1 messages that
- * relay it leave, and it is let go. */
+/* Received message i is no longer needed: every send relaying from it
+ * has left. */
+static void packed_release(nbr_op *op, int i)
+{
+    if (op->held[i]) {
+        match_msg_free(op->held[i]);
+        op->held[i] = NULL;
+    }
+    free(op->lbuf[i]);
+    op->lbuf[i] = NULL;
+    op->rdata[i] = NULL;
+}
+
+/* A packed message i is in: its pieces land, the sends waiting for it
+ * alone leave, and it is let go once every send relaying from it has. */
 static void packed_arrived(nbr_op *op, int i, const char *data, MPI_Count len)
 {
     const ns_plan *pl = &op->t->plan;
     const ns_msg *m = &pl->recv[i];
     MPI_Count pos = op->variable ? 8 * (MPI_Count)m->count : 0;
+    if (pos > len)
+        op->error = MPI_ERR_TRUNCATE;
     for (int q = 0; q < m->count; q++) {
         const ns_piece *pc = &pl->piece[m->first + q];
         MPI_Count l;
@@ -208,9 +246,9 @@ static void packed_arrived(nbr_op *op, int i, const char *data, MPI_Count len)
         } else if (pc->at >= 0) {
             l = op->r_bytes[slot_of(op, pc->at)];
         } else {
-            /* allgather, alltoall: a relayed piece has the size of this
-             * rank's own pieces (one type signature per collective) */
-            l = op->s_bytes[0];
+            /* allgather, alltoall: a relayed piece has the size of every
+             * piece (one type signature per collective) */
+            l = op->piece_bytes;
         }
         if (pos + l > len) {
             op->error = MPI_ERR_TRUNCATE;
@@ -222,30 +260,40 @@ static void packed_arrived(nbr_op *op, int i, const char *data, MPI_Count len)
             unpack_piece(op, slot_of(op, pc->at), data + pos, l);
         pos += l;
     }
+    if (pos < len)
+        /* allgather, alltoall: longer than the pieces this side expects, so
+         * a sender's signature is longer than the receiver's */
+        op->error = MPI_ERR_TRUNCATE;
     op->rdata[i] = data;
-    int sent = 0;
-    for (int s = 0; s < pl->nsend; s++)
-        if (pl->send[s].after == i) {
-            send_msg(op, s);
-            op->phase1_left--;
-            sent = 1;
-        }
-    if (sent)
-        prog_block_enter();
-    if (op->held[i]) {
-        match_msg_free(op->held[i]);
-        op->held[i] = NULL;
-    }
-    free(op->lbuf[i]);
-    op->lbuf[i] = NULL;
-    op->rdata[i] = NULL;
     op->rdone[i] = 1;
     op->recv_left--;
+    int sent = 0;
+    for (int k = 0; k < m->nlink; k++) {
+        int s = pl->link[m->link_first + k];
+        if (--op->swait[s] > 0)
+            continue;
+        send_msg(op, s);
+        op->sends_left--;
+        sent = 1;
+        const ns_msg *sm = &pl->send[s];
+        for (int l = 0; l < sm->nlink; l++) {
+            int r = pl->link[sm->link_first + l];
+            if (--op->hold[r] == 0)
+                packed_release(op, r);
+        }
+    }
+    if (sent)
+        prog_block_enter();
+    if (m->nlink == 0)
+        packed_release(op, i);
 }
 
+/* The receiving side of send_msg's test for the user's datatype: one
+ * piece, the sender's own, for here.  (A lone relayed piece is packed.) */
 static int is_direct_recv(const nbr_topo *t, const ns_msg *m)
 {
-    return m->count == 1 && t->plan.piece[m->first].at >= 0;
+    const ns_piece *pc = &t->plan.piece[m->first];
+    return m->count == 1 && pc->at >= 0 && pc->origin == m->peer;
 }
 
 /* Takes packed message i from the shadow's unexpected queue if it is in. */
@@ -306,7 +354,7 @@ static void recvs_poll(nbr_op *op)
 
 static int op_complete(nbr_op *op)
 {
-    if (op->recv_left || op->phase1_left)
+    if (op->recv_left || op->sends_left)
         return 0;
     if (op->nsreq) {
         int flag = 0;
@@ -334,7 +382,12 @@ static void op_finish(nbr_op *op)
     op_release_extra(op);
     MPI_Request g = op->greq;
     op->greq = MPI_REQUEST_NULL;
+    op->done_greq = g;
     int orphan = op->orphan;
+    /* query_fn will put the error in the ledger; free_fn forgets it */
+    op->err_counted = op->error != MPI_SUCCESS && g != MPI_REQUEST_NULL && !orphan;
+    if (op->err_counted)
+        omni.err_pending++;
     if (g != MPI_REQUEST_NULL)
         PMPI_Grequest_complete(g);
     if (orphan)
@@ -371,16 +424,19 @@ int nbr_op_start(nbr_op *op, MPI_Request *request)
     op->done = 0;
     op->orphan = 0;
     op->error = MPI_SUCCESS;
+    op->err_counted = 0;
     op->nsreq = 0;
     op->arena_used = 0;
     op->arena_want = 0;
     op->greq = MPI_REQUEST_NULL;
     op->recv_left = pl->nrecv;
-    op->phase1_left = 0;
+    op->sends_left = 0;
+    stat_colls++;
     for (int i = 0; i < pl->nrecv; i++) {
         const ns_msg *m = &pl->recv[i];
         op->rdone[i] = 0;
         op->rx[i] = NULL;
+        op->hold[i] = m->nlink;
         if (!is_direct_recv(t, m))
             continue;
         int j = slot_of(op, pl->piece[m->first].at);
@@ -394,10 +450,11 @@ int nbr_op_start(nbr_op *op, MPI_Request *request)
         op->rx[i] = r;
     }
     for (int i = 0; i < pl->nsend; i++) {
-        if (pl->send[i].phase == 0)
+        op->swait[i] = pl->send[i].nlink;
+        if (op->swait[i] == 0)
             send_msg(op, i);
         else
-            op->phase1_left++;
+            op->sends_left++;
     }
     if (pl->nsend)
         prog_block_enter();
@@ -428,11 +485,19 @@ int nbr_op_wait(nbr_op *op)
 
 /* --- generalized-request callbacks ------------------------------------- */
 
+/* As recv.c's receives: an error goes to the ledger, which the Wait or
+ * Test raises on the communicator (Waitall: MPI_ERR_IN_STATUS). */
 static int op_query(void *extra, MPI_Status *st)
 {
-    (void)extra;
+    nbr_op *op = extra;
     status_fill(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
     st->MPI_ERROR = MPI_SUCCESS;
+    if (op->err_counted &&
+        omni.ledger_n < (int)(sizeof omni.ledger / sizeof omni.ledger[0])) {
+        MPI_Comm comm = op->t->user != MPI_COMM_NULL ? op->t->user : MPI_COMM_WORLD;
+        omni.ledger[omni.ledger_n++] =
+            (struct req_error){op->done_greq, comm, op->error};
+    }
     return MPI_SUCCESS;
 }
 
@@ -442,6 +507,10 @@ static int op_query(void *extra, MPI_Status *st)
 static int op_free_fn(void *extra)
 {
     nbr_op *op = extra;
+    if (op->err_counted) {
+        omni.err_pending--;
+        op->err_counted = 0;
+    }
     if (op->persistent)
         return MPI_SUCCESS;
     if (op->done)

@@ -6,17 +6,25 @@
  * allgather to alltoallw, is that.
  *
  * Messages go on the topology's shadow record under tag base + phase, with
- * base = 2 x (run sequence number mod tag range).  A message of one piece of
+ * base = nphase x (run sequence number mod tag range).  A message of one piece of
  * the sender's own data for the receiver itself travels as the user's
  * datatype and is received straight into place.  Any other message is
  * packed: with `variable` (allgatherv, alltoallv, alltoallw, where a relay
  * cannot know a piece's size) a table of 64-bit piece lengths first, then
  * the pieces in plan order.  Packed messages are taken from the shadow's
  * unexpected queue when they arrive, so their size need not be known; an
- * exchange stays held until the phase-1 messages that relay it are sent.
+ * received message stays held until every send that relays from it has
+ * left; a send leaves once every message it relays from is in.
  *
  * The run is complete when every receive is in place and every send
- * request has completed (the user's send buffer is free again).  Blocking
+ * request has completed (the user's send buffer is free again).  A run
+ * that found a message longer than its place (MPI_ERR_TRUNCATE) reports it
+ * as a receive would: blocking forms through the communicator's error
+ * handler, the others through the Wait or Test that completes the request
+ * (the ledger of request.c: MPI_ERR_IN_STATUS and the status's MPI_ERROR
+ * in Waitall).  MPICH 4.0.2 itself reports nothing for any neighbourhood
+ * collective (checked: blocking, nonblocking and persistent alltoall with
+ * a short receive count return MPI_SUCCESS).  Blocking
  * runs wait in prog_poll; nonblocking runs give a generalized request;
  * persistent runs a new one per start (persist.h's custom operations).
  */
@@ -36,6 +44,16 @@ typedef struct nbr_op {
     int persistent;           /* owned by a persistent request */
     int done, orphan;         /* orphan: its request was freed early */
     int error;
+    int err_counted;          /* finished with an error that a Wait or Test
+                                 will raise (omni.err_pending) */
+    MPI_Request done_greq;    /* the finished run's request, for the ledger */
+    /* Nonblocking and persistent runs outlive the call, and MPI lets the
+     * program free its datatypes at once (MPI-4.1 §5.1.9): the slots use
+     * these references (dtype_hold), dropped by nbr_op_put. */
+    MPI_Datatype *types_held;
+    int ntypes_held;
+    MPI_Count piece_bytes;    /* allgather, alltoall: every piece's size
+                                 (MPI: one type signature for all) */
     MPI_Request greq;
     int tag;
     const char *sbuf;
@@ -54,10 +72,13 @@ typedef struct nbr_op {
     int recv_left;
     /* per piece of the plan: where it sits in its received message */
     MPI_Count *poff, *plen;
+    int *hold;                /* per received message: the sends relaying
+                                 from it that have not left yet */
     /* sends */
     MPI_Request *sreq;
     int nsreq;
-    int phase1_left;
+    int *swait;               /* per send: linked messages not yet in */
+    int sends_left;           /* sends waiting for relayed pieces */
     /* packed outgoing messages */
     char *arena;
     size_t arena_cap, arena_used, arena_want;

@@ -1,6 +1,8 @@
 #include "shim/nbr_plain.h"
+#include "shim/neighbor.h"
 #include "shim/persist.h"
 #include "shim/transport.h"
+#include "shim/dtype.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +12,8 @@ typedef struct {
     MPI_Count *counts;        /* send counts, then receive counts */
     MPI_Aint *displs;         /* likewise */
     MPI_Datatype *types;      /* alltoallw: likewise */
+    MPI_Datatype *held;       /* our references (dtype_hold) */
+    int nheld;
 } plain_op;
 
 static int degrees(MPI_Comm comm, int *indeg, int *outdeg)
@@ -36,6 +40,7 @@ static int degrees(MPI_Comm comm, int *indeg, int *outdeg)
 
 static int plain_start(void *state, MPI_Request *inner)
 {
+    nbr_count_mpich();
     plain_op *p = state;
     const nbr_args *a = &p->a;
     switch (a->kind) {
@@ -63,6 +68,9 @@ static int plain_start(void *state, MPI_Request *inner)
 static void plain_release(void *state)
 {
     plain_op *p = state;
+    for (int i = 0; i < p->nheld; i++)
+        dtype_release(p->held[i]);
+    free(p->held);
     free(p->counts);
     free(p->displs);
     free(p->types);
@@ -113,6 +121,23 @@ int nbr_plain_init(const nbr_args *a, MPI_Comm comm, MPI_Request *request)
         memcpy(p->types + outdeg, a->rtypes, sizeof(MPI_Datatype) * (size_t)indeg);
         p->a.stypes = p->types;
         p->a.rtypes = p->types + outdeg;
+    }
+    /* Every start uses the types, which the program may free right after
+     * this call (MPI-4.1 §5.1.9): references of our own. */
+    p->held = copy_or_die(sizeof(MPI_Datatype) * (n + 2));
+    MPI_Datatype *slots[2] = {&p->a.stype, &p->a.rtype};
+    size_t nslots = 2;
+    for (size_t i = 0; i < (w ? n : nslots); i++) {
+        MPI_Datatype *at = w ? &p->types[i] : slots[i];
+        MPI_Datatype held;
+        rc = dtype_hold(*at, &held);
+        if (rc != MPI_SUCCESS) {
+            plain_release(p);
+            return rc;
+        }
+        if (held != *at)
+            p->held[p->nheld++] = held;
+        *at = held;
     }
     *request = persist_new_custom(&plain_ops, p, comm);
     return MPI_SUCCESS;

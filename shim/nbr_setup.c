@@ -152,7 +152,9 @@ int nbr_comm_created(comm_rec *c)
     ns_graph g = {n, out_off, gout, in_off, gin};
     ns_plan plan;
     int theta = mode == CFG_NEIGHBOR_GRID ? INT_MAX : omni.cfg.neighbor_theta;
-    int ok = rc == MPI_SUCCESS && ns_build(&g, theta, c->rank, 1, &plan) == 0;
+    int flags = mode == CFG_NEIGHBOR_GRID ? 0 : NS_TRY_DIMS;
+    int ok = rc == MPI_SUCCESS &&
+             ns_build(&g, theta, flags, c->rank, 1, &plan) == 0;
     int all_ok = 0;
     if (rc == MPI_SUCCESS)
         rc = wait_coll(PMPI_Iallreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm, &req),
@@ -173,6 +175,7 @@ int nbr_comm_created(comm_rec *c)
     nbr_topo *t = nbr_alloc(sizeof *t);
     t->refs = 1;
     t->user = comm;
+    t->rank = c->rank;
     t->indeg = indeg;
     t->outdeg = outdeg;
     t->in = in;

@@ -8,6 +8,7 @@
 #include "shim/progress.h"
 #include "shim/recv.h"
 #include "shim/dtype.h"
+#include <stdlib.h>
 
 static int wait_coll(int rc, MPI_Request *req)
 {
@@ -41,6 +42,12 @@ static int fill_slots(nbr_op *op, const nbr_args *a)
     op->rbuf = a->rbuf;
     op->variable = a->kind != NBR_ALLGATHER && a->kind != NBR_ALLTOALL;
     op->reversed = a->kind == NBR_ALLTOALL;
+    op->piece_bytes = 0;
+    if (!op->variable) {
+        MPI_Aint ext;
+        if (slot(a->stype, a->scount, &ext, &op->piece_bytes) != 0)
+            return -1;
+    }
     for (int k = 0; k < t->outdeg; k++) {
         MPI_Datatype type = w ? a->stypes[k] : a->stype;
         MPI_Count cnt = a->kind == NBR_ALLTOALLV || w
@@ -70,11 +77,56 @@ static int fill_slots(nbr_op *op, const nbr_args *a)
     return 0;
 }
 
-/* Runs of one communicator are told apart by their tags: two per run. */
+/* Nonblocking and persistent runs outlive the call, and the program may
+ * free its datatypes as soon as it returns (MPI-4.1 §5.1.9): the slots take
+ * references of their own (one for the send type and one for the receive
+ * type, alltoallw one per slot).  Returns an MPI error code. */
+static int hold_types(nbr_op *op, const nbr_args *a)
+{
+    nbr_topo *t = op->t;
+    if (!op->types_held) {
+        op->types_held = calloc((size_t)(t->outdeg + t->indeg) + 2,
+                                sizeof *op->types_held);
+        if (!op->types_held)
+            return MPI_ERR_NO_MEM;
+    }
+    int per_slot = a->kind == NBR_ALLTOALLW;
+    for (int side = 0; side < 2; side++) {
+        MPI_Datatype *types = side ? op->r_type : op->s_type;
+        int n = side ? t->indeg : t->outdeg;
+        MPI_Datatype shared = MPI_DATATYPE_NULL;
+        if (!per_slot) {
+            MPI_Datatype orig = side ? a->rtype : a->stype;
+            int rc = dtype_hold(orig, &shared);
+            if (rc != MPI_SUCCESS)
+                return rc;
+            if (shared != orig)
+                op->types_held[op->ntypes_held++] = shared;
+        }
+        for (int k = 0; k < n; k++) {
+            if (!per_slot) {
+                types[k] = shared;
+                continue;
+            }
+            MPI_Datatype held;
+            int rc = dtype_hold(types[k], &held);
+            if (rc != MPI_SUCCESS)
+                return rc;
+            if (held != types[k])
+                op->types_held[op->ntypes_held++] = held;
+            types[k] = held;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* Runs of one communicator are told apart by their tags: one per phase
+ * (nphase is the same on every member). */
 static int next_tag(nbr_topo *t)
 {
-    uint32_t range = (uint32_t)omni.tag_ub / 2;
-    return (int)(2 * (t->seq++ % range));
+    uint32_t nph = (uint32_t)(t->plan.nphase > 0 ? t->plan.nphase : 1);
+    uint32_t range = (uint32_t)omni.tag_ub / nph;
+    return (int)(nph * (t->seq++ % range));
 }
 
 static int persist_start_fn(void *state, MPI_Request *inner)
@@ -109,9 +161,15 @@ static int nbr_run(const nbr_args *a, MPI_Comm comm, enum nbr_how how,
         return MPI_SUCCESS;
     if (!t) {
         int kind = MPI_UNDEFINED;
-        if (how != NBR_PERSISTENT || PMPI_Topo_test(comm, &kind) != MPI_SUCCESS ||
-            kind == MPI_UNDEFINED)
-            return MPI_SUCCESS; /* MPICH's, or MPICH's error */
+        if (how != NBR_PERSISTENT) {
+            /* MPICH's, or MPICH's error; counted in plain mode only (no
+             * call to find the topology on every collective) */
+            if (cfg_neighbor_mode(&omni.cfg) == CFG_NEIGHBOR_PLAIN)
+                nbr_count_mpich();
+            return MPI_SUCCESS;
+        }
+        if (PMPI_Topo_test(comm, &kind) != MPI_SUCCESS || kind == MPI_UNDEFINED)
+            return MPI_SUCCESS; /* MPICH's error */
         *handled = 1;
         return nbr_plain_init(a, comm, req);
     }
@@ -121,6 +179,13 @@ static int nbr_run(const nbr_args *a, MPI_Comm comm, enum nbr_how how,
         return MPI_SUCCESS;
     }
     *handled = 1;
+    if (how != NBR_BLOCKING) {
+        int rc = hold_types(op, a);
+        if (rc != MPI_SUCCESS) {
+            nbr_op_put(op);
+            return recv_raise(comm, rc);
+        }
+    }
     op->tag = next_tag(t);
     op->persistent = how == NBR_PERSISTENT;
     if (how == NBR_PERSISTENT) {

@@ -28,6 +28,7 @@ typedef struct nbr_topo {
     int refs;
     comm_rec *shadow;         /* the schedule's messages, by id only */
     MPI_Comm user;            /* the user's handle, while it lives */
+    int rank;                 /* this rank in the communicator */
     int indeg, outdeg;
     int *in, *out;            /* this rank's lists; -1 is MPI_PROC_NULL */
     int *mirror;              /* source slot j -> the slot of the same
@@ -64,5 +65,14 @@ void nbr_comm_freed(comm_rec *c);
 void nbr_finalize(void);
 
 void nbr_topo_unref(nbr_topo *t);
+
+/* This rank's neighbourhood collectives run by a schedule (each start of
+ * a persistent one counts), the schedule messages they sent to other
+ * ranks, and the neighbourhood collectives left to MPICH on a topology
+ * communicator, since MPI_Init: the statistics file's "neighbor" object. */
+void nbr_stats(uint64_t *collectives, uint64_t *messages, uint64_t *mpich);
+
+/* A neighbourhood collective went to MPICH (counted for nbr_stats). */
+void nbr_count_mpich(void);
 
 #endif

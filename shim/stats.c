@@ -1,6 +1,7 @@
 #include "shim/stats.h"
 #include "shim/state.h"
 #include "router/flow.h"
+#include "shim/neighbor.h"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -9,6 +10,7 @@ enum {
     S_ACKS, S_WINDOW_FULL, S_RNDV, S_FULL, S_IDLE, S_AGE, S_BLOCK, S_URGENT,
     S_QUIET,
     S_OFF_NODE, S_OFF_NODE_BYTES,
+    S_NBR_COLLS, S_NBR_MSGS, S_NBR_MPICH,
     S_DIM0, S_HOP0 = S_DIM0 + RT_MAX_DIMS, S_COUNT = S_HOP0 + RT_MAX_DIMS + 1
 };
 
@@ -39,6 +41,7 @@ static void collect(uint64_t *v)
     v[S_OFF_NODE_BYTES] = c->wire_bytes_off_node;
     for (int d = 0; d < RT_MAX_DIMS; d++)
         v[S_DIM0 + d] = c->wire_by_dim[d];
+    nbr_stats(&v[S_NBR_COLLS], &v[S_NBR_MSGS], &v[S_NBR_MPICH]);
 }
 
 /* This rank's bound on the block bytes it holds (router/flow.h). */
@@ -87,6 +90,11 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *peak)
             (unsigned long long)t[S_FULL], (unsigned long long)t[S_IDLE],
             (unsigned long long)t[S_AGE], (unsigned long long)t[S_BLOCK],
             (unsigned long long)t[S_URGENT], (unsigned long long)t[S_QUIET]);
+    fprintf(f, "\"neighbor\":{\"collectives\":%llu,\"messages\":%llu,"
+               "\"mpich_collectives\":%llu},",
+            (unsigned long long)t[S_NBR_COLLS],
+            (unsigned long long)t[S_NBR_MSGS],
+            (unsigned long long)t[S_NBR_MPICH]);
     fprintf(f, "\"hops_histogram\":[");
     print_list(f, t + S_HOP0, maxhop + 1);
     fprintf(f, "],\"wire_messages_per_dim\":[");

@@ -17,8 +17,9 @@
  * type signatures (alltoallw) and zero counts, on: a 2-D Moore torus
  * (neighbours repeat on small tori), a random weighted multigraph with
  * self-loops from MPI_Dist_graph_create, a graph where half the ranks send
- * nothing, a Cartesian grid with one periodic dimension, and an
- * MPI_Graph_create ring with chords.
+ * nothing, a Cartesian grid with one periodic dimension, an
+ * MPI_Graph_create ring with chords, a 3-D Moore torus and a radius-2 2-D
+ * box without wrap-around (the dimension-ordered schedule's relays).
  */
 #include "testlib.h"
 
@@ -350,6 +351,39 @@ static void exercise(MPI_Comm c, const char *graph, int half)
     MPI_OK(MPI_Comm_free(&ref));
 }
 
+/* The box neighbourhood of radius r on a row-major grid of the ranks
+ * (MPI_Dims_create), offsets in lexicographic order; off the grid, without
+ * wrap-around, a neighbour is left out, as stencil codes do. */
+static void box_graph(int nd, int r, int periodic, MPI_Comm *c)
+{
+    int me = tl_rank(), n = tl_size();
+    int dims[3] = {0, 0, 0}, cc[3], nb[MAXDEG], k = 0, side = 2 * r + 1;
+    MPI_OK(MPI_Dims_create(n, nd, dims));
+    for (int i = nd - 1, rem = me; i >= 0; i--) {
+        cc[i] = rem % dims[i];
+        rem /= dims[i];
+    }
+    int combos = nd == 2 ? side * side : side * side * side;
+    for (int o = 0; o < combos && k < MAXDEG; o++) {
+        int q = 0, zero = 1, off = 0, rem = o, d[3];
+        for (int i = nd - 1; i >= 0; i--) {
+            d[i] = rem % side - r;
+            rem /= side;
+            zero &= d[i] == 0;
+        }
+        for (int i = 0; i < nd; i++) {
+            int x = cc[i] + d[i];
+            off |= x < 0 || x >= dims[i];
+            q = q * dims[i] + ((x % dims[i]) + dims[i]) % dims[i];
+        }
+        if (!zero && (periodic || !off))
+            nb[k++] = q;
+    }
+    MPI_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, k, nb, MPI_UNWEIGHTED,
+                                          k, nb, MPI_UNWEIGHTED, MPI_INFO_NULL,
+                                          0, c));
+}
+
 int main(int argc, char **argv)
 {
     tl_init(&argc, &argv, 2, TL_MAX_RANKS);
@@ -428,6 +462,16 @@ int main(int argc, char **argv)
     exercise(half, "a graph where even ranks send nothing", 0);
     exercise(cart, "a Cartesian grid, one dimension periodic", 1);
     exercise(graph, "an MPI_Graph_create ring", 0);
+
+    /* The stencils the dimension-ordered schedule is for: pieces relayed
+     * through up to 3 ranks, repeated neighbours on small grids. */
+    MPI_Comm moore3, box2;
+    box_graph(3, 1, 1, &moore3);
+    box_graph(2, 2, 0, &box2);
+    exercise(moore3, "a 3-D Moore torus", 1);
+    exercise(box2, "a radius-2 2-D box without wrap-around", 0);
+    MPI_OK(MPI_Comm_free(&moore3));
+    MPI_OK(MPI_Comm_free(&box2));
 
     MPI_OK(MPI_Comm_free(&moore));
     MPI_OK(MPI_Comm_free(&rnd));
