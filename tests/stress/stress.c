@@ -105,6 +105,10 @@
  * message must arrive intact and in order.  Floods travel on a communicator
  * of their own, so no wildcard receive of the rounds can meet them.
  *
+ * Relays: in about one round in eight a token goes round the ring of ranks
+ * twelve times, every rank polling MPI_Test for it: a latency-bound phase
+ * between the bulk rounds (run_relay).
+ *
  * --watchdog SECONDS: a round (or the finish) that takes longer ends the
  * rank with a FAIL line saying what it was doing and waiting for (the lowest
  * round among the ranks' lines is where a hang started).
@@ -1396,6 +1400,77 @@ static void run_flood(int round)
     free(persistent);
 }
 
+/* Relays: in about one round in eight (chosen by the seed, alike on every
+ * rank) a token goes RELAY_LAPS times round the ring of ranks, on the flood
+ * communicator, and every rank waits for it by polling MPI_Test only: one
+ * message in flight in the whole job, a latency-bound phase between the
+ * bulk rounds.  Polling never blocks, so under an aggregating library the
+ * token moves only if a buffer holding it leaves while its sender polls in
+ * vain.  Each hop carries 1 to 64 bytes that the receiver checks. */
+enum { RELAY_EVERY = 8, RELAY_TAG = 8, RELAY_LAPS = 12 };
+
+static int relay_round(int round)
+{
+    return g_size > 1 &&
+           mix64(g_seed ^ 0x5e1a7ULL ^ (uint64_t)round * 0x7f4aULL) % RELAY_EVERY == 0;
+}
+
+static int relay_size(int round, int src, int lap)
+{
+    return 1 + (int)(mix64(payload_base(round, src, 3000000 + lap)) % 64);
+}
+
+static void relay_poll(MPI_Request *req, const char *what)
+{
+    int done = 0;
+    set_state("polling with MPI_Test for %s", what);
+    while (!done)
+        CHECK(MPI_Test(req, &done, MPI_STATUS_IGNORE));
+}
+
+static void run_relay(int round)
+{
+    int right = (g_rank + 1) % g_size, left = (g_rank - 1 + g_size) % g_size;
+    unsigned char in[64], out[64], want[64];
+    watchdog_arm();
+    for (int lap = 0; lap < RELAY_LAPS; lap++) {
+        if (g_rank != 0) {
+            int n = relay_size(round, left, lap);
+            MPI_Request r;
+            CHECK(MPI_Irecv(in, n, MPI_BYTE, left, RELAY_TAG, g_flood_comm, &r));
+            relay_poll(&r, "the relay token from the left");
+            fill_payload(want, (size_t)n, payload_base(round, left, 3000000 + lap));
+            if (memcmp(want, in, (size_t)n) != 0)
+                fail("relay lap %d: the token from rank %d must arrive intact "
+                     "(MPI-4.1 3.4); its bytes differ", lap, left);
+            g_recv[0]++;
+            g_recv[1] += (uint64_t)n;
+            g_recv[2] += checksum(in, (size_t)n);
+        }
+        int n = relay_size(round, g_rank, lap);
+        fill_payload(out, (size_t)n, payload_base(round, g_rank, 3000000 + lap));
+        MPI_Request s;
+        CHECK(MPI_Isend(out, n, MPI_BYTE, right, RELAY_TAG, g_flood_comm, &s));
+        relay_poll(&s, "the relay token's send to the right");
+        g_sent[0]++;
+        g_sent[1] += (uint64_t)n;
+        g_sent[2] += checksum(out, (size_t)n);
+        if (g_rank == 0) {
+            int m = relay_size(round, left, lap);
+            MPI_Request r;
+            CHECK(MPI_Irecv(in, m, MPI_BYTE, left, RELAY_TAG, g_flood_comm, &r));
+            relay_poll(&r, "the relay token back from the left");
+            fill_payload(want, (size_t)m, payload_base(round, left, 3000000 + lap));
+            if (memcmp(want, in, (size_t)m) != 0)
+                fail("relay lap %d: the token back from rank %d must arrive "
+                     "intact (MPI-4.1 3.4); its bytes differ", lap, left);
+            g_recv[0]++;
+            g_recv[1] += (uint64_t)m;
+            g_recv[2] += checksum(in, (size_t)m);
+        }
+    }
+}
+
 static void run_round(plan_t *p)
 {
     round_t Rs, *R = &Rs;
@@ -1814,6 +1889,8 @@ int main(int argc, char **argv)
         run_round(&plan);
         if (flood_round(round))
             run_flood(round);
+        if (relay_round(round))
+            run_relay(round);
         end_of_round(&plan);
         since_sync = (plan.coll == COLL_ALLREDUCE || plan.coll == COLL_BARRIER) ? 0 : since_sync + 1;
     }
