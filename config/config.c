@@ -474,8 +474,6 @@ void cfg_use_network_defaults(cfg_settings *s)
         s->buffer_size = CFG_NETWORK_BUFFER_SIZE;
     if (!s->threshold_given)
         s->threshold = CFG_NETWORK_THRESHOLD;
-    if (s->neighbor == CFG_NEIGHBOR_AUTO)
-        s->neighbor = CFG_NEIGHBOR_COMBINE;
 }
 
 cfg_neighbor cfg_neighbor_mode(const cfg_settings *s)

@@ -27,7 +27,8 @@ typedef enum { CFG_YIELD_AUTO, CFG_YIELD_ON, CFG_YIELD_OFF } cfg_yield;
 typedef enum { CFG_PROGRESS_CALLS, CFG_PROGRESS_THREAD } cfg_progress;
 /* How neighbourhood collectives travel (OMNIBUS_NEIGHBOR). */
 typedef enum {
-    CFG_NEIGHBOR_AUTO,    /* plain on one node, combine over a network */
+    CFG_NEIGHBOR_AUTO,    /* what the benchmarks showed fastest: plain
+                             (README, "Neighbourhood collectives") */
     CFG_NEIGHBOR_PLAIN,   /* MPICH's own: one message per neighbour */
     CFG_NEIGHBOR_COMBINE, /* Omnibus's message-combining schedule */
     CFG_NEIGHBOR_GRID     /* one item per neighbour over Omnibus's grid */
@@ -55,7 +56,7 @@ typedef struct {
     cfg_yield yield;        /* OMNIBUS_YIELD=auto|on|off */
     cfg_progress progress;  /* OMNIBUS_PROGRESS=calls|thread */
     cfg_neighbor neighbor;  /* OMNIBUS_NEIGHBOR=auto|plain|combine|grid;
-                               cfg_use_network_defaults resolves auto */
+                               cfg_neighbor_mode resolves auto */
     int neighbor_theta;     /* OMNIBUS_NEIGHBOR_THETA, friendship threshold */
     const char *topology_text; /* OMNIBUS_TOPOLOGY as given, NULL when unset;
                                   points into the lookup's storage (kept so
@@ -89,12 +90,13 @@ typedef const char *(*cfg_lookup_fn)(const char *name, void *ctx);
 
 /* For a job whose ranks talk over the network (several nodes, or
  * cfg_ucx_tls_is_network): the buffer size and threshold the user left
- * unset take their network-calibrated defaults, and OMNIBUS_NEIGHBOR=auto
- * becomes combine (it is plain otherwise: see cfg_neighbor_mode). */
+ * unset take their network-calibrated defaults. */
 void cfg_use_network_defaults(cfg_settings *s);
 
-/* The neighbourhood-collective mode in force: auto that no network
- * resolved is plain. */
+/* The neighbourhood-collective mode in force: auto is plain, on one node
+ * and over a network alike, because that is what the halo benchmarks of
+ * 2026-11-24 measured fastest here (README); combine and grid are the
+ * user's choice. */
 cfg_neighbor cfg_neighbor_mode(const cfg_settings *s);
 
 /* 1 when a UCX_TLS value leaves UCX no shared-memory transport (sm, shm,

@@ -878,8 +878,9 @@ static void test_neighbor_defaults_to_auto_resolved_by_transport(void)
           "got mode %d, in force %d, theta %d", CFG_DEFAULT_NEIGHBOR_THETA,
           s.neighbor, cfg_neighbor_mode(&s), s.neighbor_theta);
     cfg_use_network_defaults(&s);
-    CHECK(cfg_neighbor_mode(&s) == CFG_NEIGHBOR_COMBINE,
-          "auto over a network must combine, got %d", cfg_neighbor_mode(&s));
+    CHECK(cfg_neighbor_mode(&s) == CFG_NEIGHBOR_PLAIN,
+          "auto over a network must stay plain (measured fastest), got %d",
+          cfg_neighbor_mode(&s));
     expect_accepted("OMNIBUS_NEIGHBOR", "grid", &s);
     cfg_use_network_defaults(&s);
     CHECK(cfg_neighbor_mode(&s) == CFG_NEIGHBOR_GRID,
