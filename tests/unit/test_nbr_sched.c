@@ -75,9 +75,13 @@ static void g_set(graph *g, int **outl, const int *outn, int **inl,
     g->in_off[g->n] = ti;
 }
 
-/* A symmetric stencil on a torus: offsets in lexicographic order; sources
- * are the same neighbours in the same order. */
-static void g_moore(graph *g, int nd, const int *dims, int radius, int vonneumann)
+/* A stencil on a grid of ranks laid out row-major: every offset within
+ * `radius` in each dimension (only those along one axis when `vonneumann`),
+ * in lexicographic order; sources are the same neighbours in the same
+ * order.  Off the grid the slot wraps round when `periodic`, else it names
+ * MPI_PROC_NULL (-1), as a Cartesian shift would. */
+static void g_stencil(graph *g, int nd, const int *dims, int radius,
+                      int vonneumann, int periodic)
 {
     int n = 1;
     for (int d = 0; d < nd; d++)
@@ -96,7 +100,7 @@ static void g_moore(graph *g, int nd, const int *dims, int radius, int vonneuman
             rem /= dims[d];
         }
         for (int k = 0; k < combos; k++) {
-            int off[8], r = k, nonzero = 0;
+            int off[8], r = k, nonzero = 0, q = 0, off_grid = 0;
             for (int d = nd - 1; d >= 0; d--) {
                 off[d] = r % side - radius;
                 r /= side;
@@ -104,10 +108,12 @@ static void g_moore(graph *g, int nd, const int *dims, int radius, int vonneuman
             }
             if (nonzero == 0 || (vonneumann && nonzero > 1))
                 continue;
-            int q = 0;
-            for (int d = 0; d < nd; d++)
-                q = q * dims[d] + ((c[d] + off[d]) % dims[d] + dims[d]) % dims[d];
-            l[p][cnt[p]++] = q;
+            for (int d = 0; d < nd; d++) {
+                int x = c[d] + off[d];
+                off_grid |= x < 0 || x >= dims[d];
+                q = q * dims[d] + (x % dims[d] + dims[d]) % dims[d];
+            }
+            l[p][cnt[p]++] = off_grid && !periodic ? -1 : q;
         }
     }
     g_set(g, l, cnt, l, cnt);
@@ -115,6 +121,12 @@ static void g_moore(graph *g, int nd, const int *dims, int radius, int vonneuman
         free(l[p]);
     free(l);
     free(cnt);
+}
+
+/* A symmetric stencil on a torus. */
+static void g_moore(graph *g, int nd, const int *dims, int radius, int vonneumann)
+{
+    g_stencil(g, nd, dims, radius, vonneumann, 1);
 }
 
 /* Random multigraph: each process picks `deg` destinations (repeats and
@@ -477,49 +489,11 @@ static void test_empty_neighbourhoods(void)
     g_free(&g);
 }
 
-/* A box neighbourhood (radius r) on a grid of ranks laid out row-major;
- * off the grid, without `periodic`, the slot names MPI_PROC_NULL (-1), as
- * a Cartesian shift would. */
+/* A box neighbourhood (radius r) on a grid of ranks laid out row-major,
+ * with MPI_PROC_NULL off the grid unless `periodic`. */
 static void g_box(graph *g, int nd, const int *dims, int radius, int periodic)
 {
-    int n = 1;
-    for (int d = 0; d < nd; d++)
-        n *= dims[d];
-    g_init(g, n);
-    int side = 2 * radius + 1, combos = 1;
-    for (int d = 0; d < nd; d++)
-        combos *= side;
-    int **l = malloc(sizeof(int *) * (size_t)n);
-    int *cnt = calloc((size_t)n, sizeof(int));
-    for (int p = 0; p < n; p++) {
-        l[p] = malloc(sizeof(int) * (size_t)combos);
-        int c[8], rem = p;
-        for (int d = nd - 1; d >= 0; d--) {
-            c[d] = rem % dims[d];
-            rem /= dims[d];
-        }
-        for (int k = 0; k < combos; k++) {
-            int r = k, zero = 1, q = 0, off_grid = 0, off[8];
-            for (int d = nd - 1; d >= 0; d--) {
-                off[d] = r % side - radius;
-                r /= side;
-                zero &= off[d] == 0;
-            }
-            if (zero)
-                continue;
-            for (int d = 0; d < nd; d++) {
-                int x = c[d] + off[d];
-                off_grid |= x < 0 || x >= dims[d];
-                q = q * dims[d] + (x % dims[d] + dims[d]) % dims[d];
-            }
-            l[p][cnt[p]++] = off_grid && !periodic ? -1 : q;
-        }
-    }
-    g_set(g, l, cnt, l, cnt);
-    for (int p = 0; p < n; p++)
-        free(l[p]);
-    free(l);
-    free(cnt);
+    g_stencil(g, nd, dims, radius, 0, periodic);
 }
 
 /* The target: at most 60% of the neighbours per process. */
