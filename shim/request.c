@@ -355,25 +355,29 @@ static int mpich_testsome(int incount, MPI_Request requests[], int *outcount,
 /* A request array split in two: its receive handles, which Omnibus
  * completes, and a copy in which they read MPI_REQUEST_NULL, for MPICH.
  * Positions do not move, so MPICH's indices and statuses need no
- * translation; an inactive entry is one MPICH skips, as MPI wants. */
+ * translation; an inactive entry is one MPICH skips, as MPI wants.  A wait
+ * loop makes the copy once: only MPICH changes it, and only by completing
+ * an entry, which ends the loop. */
 typedef struct {
     MPI_Request small[32];
-    MPI_Request *reqs;   /* for MPICH */
-    int recvs;           /* receive handles in the array */
+    MPI_Request *reqs;   /* for MPICH, NULL until split_mpich */
     int others;          /* active MPICH requests in the array */
 } req_split;
 
+/* Counts the array's MPICH requests into sp; returns how many receive
+ * handles it holds. */
 static int split_count(req_split *sp, int n, const MPI_Request *reqs)
 {
-    sp->recvs = sp->others = 0;
+    int recvs = 0;
+    sp->others = 0;
     sp->reqs = NULL;
     for (int i = 0; i < n; i++) {
         if (handle_is_recv((int)reqs[i]))
-            sp->recvs++;
+            recvs++;
         else if (reqs[i] != MPI_REQUEST_NULL)
             sp->others++;
     }
-    return sp->recvs;
+    return recvs;
 }
 
 /* The copy MPICH gets (only made when the array has MPICH requests). */
@@ -554,7 +558,8 @@ static int first_done_recv(int count, const MPI_Request requests[])
 }
 
 /* One look at an array that holds receive handles, for Testany and
- * Waitany: a done receive first, else MPICH's share. */
+ * Waitany: a done receive first, else MPICH's share (sp->reqs, made by the
+ * caller when sp->others). */
 static int any_step(int count, MPI_Request requests[], req_split *sp,
                     int *index, int *flag, MPI_Status *status)
 {
@@ -569,9 +574,9 @@ static int any_step(int count, MPI_Request requests[], req_split *sp,
     *index = MPI_UNDEFINED;
     if (!sp->others)
         return MPI_SUCCESS;
-    int rc = prog_testany(count, split_mpich(sp, count, requests), index,
-                          flag, status);
-    split_end(sp, count, requests);
+    int rc = prog_testany(count, sp->reqs, index, flag, status);
+    if (*flag && *index != MPI_UNDEFINED)
+        requests[*index] = sp->reqs[*index];
     if (*flag && *index == MPI_UNDEFINED) {
         *flag = 0; /* MPICH's share is spent; receives remain */
         sp->others = 0;
@@ -585,6 +590,8 @@ int request_waitany(int count, MPI_Request requests[], int *index,
     unsigned spins = 0;
     req_split sp;
     int recvs = split_count(&sp, count, requests);
+    if (recvs && sp.others)
+        split_mpich(&sp, count, requests);
     for (;;) {
         int flag = 0;
         int rc;
@@ -593,8 +600,10 @@ int request_waitany(int count, MPI_Request requests[], int *index,
         else
             rc = ledger_raise_single(
                 prog_testany(count, requests, index, &flag, status));
-        if (flag || rc != MPI_SUCCESS)
+        if (flag || rc != MPI_SUCCESS) {
+            split_end(&sp, count, requests);
             return rc;
+        }
         if (spins == 0)
             prog_block_enter();
         prog_poll();
@@ -608,22 +617,23 @@ int request_testany(int count, MPI_Request requests[], int *index, int *flag,
     prog_poll();
     req_split sp;
     int rc;
-    if (split_count(&sp, count, requests))
+    if (split_count(&sp, count, requests)) {
+        if (sp.others)
+            split_mpich(&sp, count, requests);
         rc = any_step(count, requests, &sp, index, flag, status);
-    else
+        split_end(&sp, count, requests);
+    } else
         rc = ledger_raise_single(
             prog_testany(count, requests, index, flag, status));
     return polled(*flag, rc);
 }
 
-/* One look for Testsome and Waitsome: the done receives, then MPICH's
- * share; *outcount is MPI_UNDEFINED only when nothing is active. */
-static int some_step(int incount, MPI_Request requests[], int *outcount,
-                     int indices[], MPI_Status statuses[])
+/* One look for Testsome and Waitsome at an array that holds receive
+ * handles: the done receives, then MPICH's share (sp->reqs, made by the
+ * caller when sp->others). */
+static int some_step(int incount, MPI_Request requests[], req_split *sp,
+                     int *outcount, int indices[], MPI_Status statuses[])
 {
-    req_split sp;
-    if (!split_count(&sp, incount, requests))
-        return mpich_testsome(incount, requests, outcount, indices, statuses);
     int k = 0;
     for (int i = 0; i < incount; i++) {
         match_recv *r = recv_of(requests[i]);
@@ -632,13 +642,15 @@ static int some_step(int incount, MPI_Request requests[], int *outcount,
     }
     int rc = MPI_SUCCESS;
     int nrecv = k;
-    if (sp.others) {
+    if (sp->others) {
         int oc = 0;
-        rc = mpich_testsome(incount, split_mpich(&sp, incount, requests), &oc,
-                            indices + k,
+        rc = mpich_testsome(incount, sp->reqs, &oc, indices + k,
                             statuses == MPI_STATUSES_IGNORE ? statuses
                                                             : statuses + k);
-        split_end(&sp, incount, requests);
+        for (int j = 0; oc != MPI_UNDEFINED && j < oc; j++)
+            requests[indices[k + j]] = sp->reqs[indices[k + j]];
+        if (oc == MPI_UNDEFINED)
+            sp->others = 0;
         if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
             *outcount = oc == MPI_UNDEFINED ? 0 : oc;
             return rc;
@@ -654,7 +666,16 @@ int request_testsome(int incount, MPI_Request requests[], int *outcount,
                      int indices[], MPI_Status statuses[])
 {
     prog_poll();
-    int rc = some_step(incount, requests, outcount, indices, statuses);
+    req_split sp;
+    int rc;
+    if (split_count(&sp, incount, requests)) {
+        if (sp.others)
+            split_mpich(&sp, incount, requests);
+        rc = some_step(incount, requests, &sp, outcount, indices, statuses);
+        split_end(&sp, incount, requests);
+    } else {
+        rc = mpich_testsome(incount, requests, outcount, indices, statuses);
+    }
     return polled(*outcount != 0 && *outcount != MPI_UNDEFINED, rc);
 }
 
@@ -662,10 +683,19 @@ int request_waitsome(int incount, MPI_Request requests[], int *outcount,
                      int indices[], MPI_Status statuses[])
 {
     unsigned spins = 0;
+    req_split sp;
+    int recvs = split_count(&sp, incount, requests);
+    if (recvs && sp.others)
+        split_mpich(&sp, incount, requests);
     for (;;) {
-        int rc = some_step(incount, requests, outcount, indices, statuses);
-        if (*outcount != 0 || (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS))
+        int rc = recvs ? some_step(incount, requests, &sp, outcount, indices,
+                                   statuses)
+                       : mpich_testsome(incount, requests, outcount, indices,
+                                        statuses);
+        if (*outcount != 0 || (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)) {
+            split_end(&sp, incount, requests);
             return rc;
+        }
         if (spins == 0)
             prog_block_enter();
         prog_poll();
