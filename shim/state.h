@@ -71,6 +71,11 @@ typedef struct omni_counters {
                                   full and went by rendezvous (rndv.h) */
     uint64_t rndv_sends;       /* rendezvous sends started here */
     uint64_t wire_by_dim[RT_MAX_DIMS]; /* blocks sent, by hop dimension */
+    /* Neighbourhood collectives (the statistics file's "neighbor"): those
+     * run by a schedule (each start of a persistent one counts), the
+     * schedule messages they sent to other ranks, those left to MPICH on a
+     * topology communicator. */
+    uint64_t nbr_collectives, nbr_messages, nbr_mpich;
     uint64_t wire_off_node;    /* blocks sent to a rank on another node */
     uint64_t wire_bytes_off_node;
 } omni_counters;
@@ -119,7 +124,6 @@ typedef struct omni_state {
     int soon_count;         /* peers marked to ship at the round's end */
     uint64_t epoch;         /* sending rounds so far: progress rounds
                                after which something had been appended */
-    uint64_t append_epoch;  /* epoch of the latest append to any buffer */
     ad_policy adapt;        /* when partly filled buffers leave */
     omni_inflight *inflight;/* ring of blocks handed to MPICH */
     int inflight_cap, inflight_head, inflight_count;

@@ -132,7 +132,6 @@ char *transport_reserve_slow(int p, uint32_t size)
     char *at = b->data + b->len;
     b->len += size;
     peer->stamp = omni.epoch;
-    omni.append_epoch = omni.epoch;
     return at;
 }
 
@@ -306,9 +305,21 @@ void transport_flush_all(uint64_t *reason)
         transport_ship(omni.dirty_head, reason);
 }
 
+/* Whether the rank appended since the previous round, read off the stamps
+ * of the buffers still filling (so the per-item path stores nothing more).
+ * An item whose buffer has shipped since (full, or pushed at once) leaves no
+ * stamp; missing it only makes the round look quiet, which ships sooner. */
+static int sent_this_round(void)
+{
+    for (int p = omni.dirty_head; p >= 0; p = omni.peers[p].dirty_next)
+        if (omni.peers[p].stamp == omni.epoch)
+            return 1;
+    return 0;
+}
+
 void transport_flush_stale(void)
 {
-    int sent = omni.append_epoch == omni.epoch;
+    int sent = sent_this_round();
     uint64_t now = 0;
     int p = omni.dirty_head;
     while (p >= 0) {

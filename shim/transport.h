@@ -87,7 +87,6 @@ static inline char *transport_reserve(int dst, uint32_t size)
         char *at = b->data + b->len;
         b->len += size;
         peer->stamp = omni.epoch;
-        omni.append_epoch = omni.epoch;
         return at;
     }
     return transport_reserve_slow(p, size);
