@@ -7,22 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The statistics (nbr_stats): kept here, not in the module, which
- * MPI_Finalize frees before the report. */
-static uint64_t stat_colls, stat_msgs, stat_mpich;
-
-void nbr_stats(uint64_t *collectives, uint64_t *messages, uint64_t *mpich)
-{
-    *collectives = stat_colls;
-    *messages = stat_msgs;
-    *mpich = stat_mpich;
-}
-
-void nbr_count_mpich(void)
-{
-    stat_mpich++;
-}
-
 /* --- operations and their memory ---------------------------------------- */
 
 static void *op_array(size_t n, size_t size)
@@ -152,7 +136,7 @@ static void send_msg(nbr_op *op, int i)
     const ns_piece *pc = &t->plan.piece[m->first];
     MPI_Request req = MPI_REQUEST_NULL;
     int rc, tag = op->tag + m->phase;
-    stat_msgs += m->peer != t->rank;
+    omni.stats.nbr_messages += m->peer != t->rank;
     if (m->count == 1 && pc->from < 0 && t->out[pc->slot] == m->peer) {
         int k = pc->slot;
         rc = send_start_inner(op->sbuf + op->s_off[k], op->s_cnt[k],
@@ -431,7 +415,7 @@ int nbr_op_start(nbr_op *op, MPI_Request *request)
     op->greq = MPI_REQUEST_NULL;
     op->recv_left = pl->nrecv;
     op->sends_left = 0;
-    stat_colls++;
+    omni.stats.nbr_collectives++;
     for (int i = 0; i < pl->nrecv; i++) {
         const ns_msg *m = &pl->recv[i];
         op->rdone[i] = 0;

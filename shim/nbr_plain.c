@@ -1,5 +1,4 @@
 #include "shim/nbr_plain.h"
-#include "shim/neighbor.h"
 #include "shim/persist.h"
 #include "shim/transport.h"
 #include "shim/dtype.h"
@@ -40,7 +39,7 @@ static int degrees(MPI_Comm comm, int *indeg, int *outdeg)
 
 static int plain_start(void *state, MPI_Request *inner)
 {
-    nbr_count_mpich();
+    omni.stats.nbr_mpich++;
     plain_op *p = state;
     const nbr_args *a = &p->a;
     switch (a->kind) {

@@ -165,7 +165,7 @@ static int nbr_run(const nbr_args *a, MPI_Comm comm, enum nbr_how how,
             /* MPICH's, or MPICH's error; counted in plain mode only (no
              * call to find the topology on every collective) */
             if (cfg_neighbor_mode(&omni.cfg) == CFG_NEIGHBOR_PLAIN)
-                nbr_count_mpich();
+                omni.stats.nbr_mpich++;
             return MPI_SUCCESS;
         }
         if (PMPI_Topo_test(comm, &kind) != MPI_SUCCESS || kind == MPI_UNDEFINED)

@@ -66,13 +66,4 @@ void nbr_finalize(void);
 
 void nbr_topo_unref(nbr_topo *t);
 
-/* This rank's neighbourhood collectives run by a schedule (each start of
- * a persistent one counts), the schedule messages they sent to other
- * ranks, and the neighbourhood collectives left to MPICH on a topology
- * communicator, since MPI_Init: the statistics file's "neighbor" object. */
-void nbr_stats(uint64_t *collectives, uint64_t *messages, uint64_t *mpich);
-
-/* A neighbourhood collective went to MPICH (counted for nbr_stats). */
-void nbr_count_mpich(void);
-
 #endif

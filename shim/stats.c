@@ -1,7 +1,6 @@
 #include "shim/stats.h"
 #include "shim/state.h"
 #include "router/flow.h"
-#include "shim/neighbor.h"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -41,7 +40,9 @@ static void collect(uint64_t *v)
     v[S_OFF_NODE_BYTES] = c->wire_bytes_off_node;
     for (int d = 0; d < RT_MAX_DIMS; d++)
         v[S_DIM0 + d] = c->wire_by_dim[d];
-    nbr_stats(&v[S_NBR_COLLS], &v[S_NBR_MSGS], &v[S_NBR_MPICH]);
+    v[S_NBR_COLLS] = c->nbr_collectives;
+    v[S_NBR_MSGS] = c->nbr_messages;
+    v[S_NBR_MPICH] = c->nbr_mpich;
 }
 
 /* This rank's bound on the block bytes it holds (router/flow.h). */
