@@ -69,7 +69,7 @@ generate:
 
 $(BUILD)/unit/%: tests/unit/%.c $(CORE_SRCS) $(wildcard config/*.h router/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) -I. -o $@ $< $(CORE_SRCS) -lm
+	$(CC) $(BASEFLAGS) -I. -o $@ $< $(CORE_SRCS) -lm -pthread
 
 $(BUILD)/tests/%: tests/mpi/%.c $(wildcard tests/mpi/*.h)
 	@mkdir -p $(dir $@)

@@ -1,0 +1,25 @@
+#include "router/ring.h"
+
+void rg_format(void *mem)
+{
+    rg_shared *sh = mem;
+    __atomic_store_n(&sh->tail, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&sh->head, 0, __ATOMIC_RELEASE);
+}
+
+void rg_tx_open(rg_tx *t, void *mem, size_t cap)
+{
+    t->sh = mem;
+    t->mask = cap - 1;
+    t->tail = __atomic_load_n(&t->sh->tail, __ATOMIC_ACQUIRE);
+    t->head_seen = __atomic_load_n(&t->sh->head, __ATOMIC_ACQUIRE);
+}
+
+void rg_rx_open(rg_rx *r, void *mem, size_t cap)
+{
+    r->sh = mem;
+    r->mask = cap - 1;
+    r->head = __atomic_load_n(&r->sh->head, __ATOMIC_ACQUIRE);
+    r->tail_seen = r->head;
+    r->cur = 0;
+}
