@@ -31,7 +31,7 @@ static const char *const known_names[] = {
     "OMNIBUS_FLUSH_US",   "OMNIBUS_DISABLE",     "OMNIBUS_STATS",
     "OMNIBUS_STATS_FILE", "OMNIBUS_YIELD",       "OMNIBUS_PROGRESS",
     "OMNIBUS_EAGER_POOL", "OMNIBUS_NEIGHBOR",    "OMNIBUS_NEIGHBOR_THETA",
-    "OMNIBUS_IDLE_ROUNDS",
+    "OMNIBUS_IDLE_ROUNDS", "OMNIBUS_SHM",
     /* Read by the test suite only (a fake node layout for `auto`). */
     "OMNIBUS_FAKE_NODES",
     /* Reserved for later work; known so that setting it is not reported as
@@ -258,6 +258,19 @@ static int parse_neighbor(const char *text, cfg_neighbor *out)
     return -1;
 }
 
+static int parse_shm(const char *text, cfg_shm *out)
+{
+    if (strcmp(text, "auto") == 0)
+        *out = CFG_SHM_AUTO;
+    else if (strcmp(text, "on") == 0)
+        *out = CFG_SHM_ON;
+    else if (strcmp(text, "off") == 0)
+        *out = CFG_SHM_OFF;
+    else
+        return -1;
+    return 0;
+}
+
 static int parse_theta(const char *text, int *out)
 {
     const char *p = text;
@@ -447,6 +460,12 @@ int cfg_load(cfg_settings *out, cfg_lookup_fn lookup, void *ctx, char *err,
                           CFG_MAX_NEIGHBOR_THETA);
     }
 
+    name = "OMNIBUS_SHM";
+    if ((v = get(lookup, ctx, name)) != NULL) {
+        if (parse_shm(v, &s.shm) != 0)
+            return refuse(err, errlen, name, v, "expected auto, on or off");
+    }
+
     *out = s;
     if (err != NULL && errlen > 0)
         err[0] = '\0';
@@ -474,6 +493,18 @@ void cfg_use_network_defaults(cfg_settings *s)
         s->buffer_size = CFG_NETWORK_BUFFER_SIZE;
     if (!s->threshold_given)
         s->threshold = CFG_NETWORK_THRESHOLD;
+}
+
+int cfg_shm_wanted(const cfg_settings *s, const char *ucx_tls)
+{
+    switch (s->shm) {
+    case CFG_SHM_ON:
+        return 1;
+    case CFG_SHM_OFF:
+        return 0;
+    default:
+        return !cfg_ucx_tls_is_network(ucx_tls);
+    }
 }
 
 cfg_neighbor cfg_neighbor_mode(const cfg_settings *s)

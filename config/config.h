@@ -33,6 +33,12 @@ typedef enum {
     CFG_NEIGHBOR_COMBINE, /* Omnibus's message-combining schedule */
     CFG_NEIGHBOR_GRID     /* one item per neighbour over Omnibus's grid */
 } cfg_neighbor;
+/* How blocks travel between ranks of one node (OMNIBUS_SHM). */
+typedef enum {
+    CFG_SHM_AUTO, /* node rings unless UCX_TLS keeps MPI off shared memory */
+    CFG_SHM_ON,   /* node rings whatever UCX_TLS says */
+    CFG_SHM_OFF   /* every block through PMPI_Isend */
+} cfg_shm;
 
 typedef struct {
     cfg_topo_kind topo_kind;
@@ -58,6 +64,7 @@ typedef struct {
     cfg_neighbor neighbor;  /* OMNIBUS_NEIGHBOR=auto|plain|combine|grid;
                                cfg_neighbor_mode resolves auto */
     int neighbor_theta;     /* OMNIBUS_NEIGHBOR_THETA, friendship threshold */
+    cfg_shm shm;            /* OMNIBUS_SHM=auto|on|off */
     const char *topology_text; /* OMNIBUS_TOPOLOGY as given, NULL when unset;
                                   points into the lookup's storage (kept so
                                   cfg_check_job can quote it) */
@@ -106,6 +113,12 @@ cfg_neighbor cfg_neighbor_mode(const cfg_settings *s);
  * exclusion syntax) counts as network only when it excludes "sm" or
  * "shm". */
 int cfg_ucx_tls_is_network(const char *ucx_tls);
+
+/* Whether blocks between ranks of one node go through the node rings
+ * (shim/shm.h): auto means yes unless UCX_TLS (as cfg_ucx_tls_is_network
+ * reads it) keeps MPI itself off shared memory, which a user does to make
+ * ranks of one node talk as if over a network. */
+int cfg_shm_wanted(const cfg_settings *s, const char *ucx_tls);
 
 /* 0 on success; -1 with a one-line message in err (no trailing newline). */
 int cfg_load(cfg_settings *out, cfg_lookup_fn lookup, void *ctx, char *err,

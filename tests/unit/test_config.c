@@ -927,6 +927,50 @@ static void test_neighbor_rejects_other_values(void)
           "got \"%s\"", err);
 }
 
+/* ---- OMNIBUS_SHM ---------------------------------------------------------- */
+
+static void test_shm_auto_follows_ucx_tls(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN] = "";
+    CHECK(load_table(NULL, 0, &s, err) == 0 && s.shm == CFG_SHM_AUTO,
+          "unset OMNIBUS_SHM must be auto, got %d", s.shm);
+    CHECK(cfg_shm_wanted(&s, NULL) && cfg_shm_wanted(&s, "sm,self"),
+          "auto must use node rings when MPI itself may use shared memory");
+    CHECK(!cfg_shm_wanted(&s, "tcp,self"),
+          "auto must not use node rings under UCX_TLS=tcp,self: the user "
+          "asked ranks of one node to talk as over a network");
+}
+
+static void test_shm_on_and_off_override_ucx_tls(void)
+{
+    cfg_settings s;
+    expect_accepted("OMNIBUS_SHM", "on", &s);
+    CHECK(s.shm == CFG_SHM_ON && cfg_shm_wanted(&s, "tcp,self"),
+          "OMNIBUS_SHM=on must use node rings even under UCX_TLS=tcp,self");
+    expect_accepted("OMNIBUS_SHM", "off", &s);
+    CHECK(s.shm == CFG_SHM_OFF && !cfg_shm_wanted(&s, NULL),
+          "OMNIBUS_SHM=off must send every block through MPICH");
+    expect_accepted("OMNIBUS_SHM", "auto", &s);
+    CHECK(s.shm == CFG_SHM_AUTO, "OMNIBUS_SHM=auto must give auto, got %d",
+          s.shm);
+}
+
+static void test_shm_rejects_other_values(void)
+{
+    expect_refused("OMNIBUS_SHM", "");
+    expect_refused("OMNIBUS_SHM", "1");
+    expect_refused("OMNIBUS_SHM", "ON");
+    expect_refused("OMNIBUS_SHM", "shm");
+    char err[CFG_ERR_LEN] = "";
+    cfg_settings s;
+    load_one("OMNIBUS_SHM", "yes", &s, err);
+    CHECK(strcmp(err, "OMNIBUS_SHM=yes is not valid: expected auto, on or "
+                      "off") == 0,
+          "the refusal must name the variable, the value and the choices; "
+          "got \"%s\"", err);
+}
+
 /* ---- message rendering -------------------------------------------------- */
 
 static void test_message_shows_trailing_space_in_quotes(void)
@@ -1166,6 +1210,9 @@ int main(void)
     RUN(test_neighbor_defaults_to_auto_resolved_by_transport);
     RUN(test_neighbor_accepts_each_mode);
     RUN(test_neighbor_rejects_other_values);
+    RUN(test_shm_auto_follows_ucx_tls);
+    RUN(test_shm_on_and_off_override_ucx_tls);
+    RUN(test_shm_rejects_other_values);
 
     RUN(test_message_shows_trailing_space_in_quotes);
     RUN(test_message_escapes_newline_to_stay_one_line);
