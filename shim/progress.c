@@ -38,7 +38,7 @@ void prog_poll(void)
         isendrecv_poll();
     if (omni.bsends)
         send_poll_bsends();
-    if (omni.inflight_count)
+    if (omni.inflight_count || omni.ring_backlogs)
         transport_reap_sends();
     if (omni.soon_count)
         transport_ship_soon();

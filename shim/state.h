@@ -18,6 +18,7 @@
 #include "router/grid.h"
 #include "router/wire.h"
 #include "router/adapt.h"
+#include "router/ring.h"
 #include "shim/table.h"
 #include "shim/handles.h"
 #include "shim/pending.h"
@@ -49,6 +50,11 @@ typedef struct {
     int dirty_next;       /* link in the dirty list; -1 ends it */
     int dirty;            /* fill is non-empty and on the dirty list */
     int soon;             /* ships at the end of this progress round */
+    rg_tx *ring;          /* node ring to this peer (shm.h), or NULL: blocks
+                             go through PMPI_Isend */
+    omni_block *backlog;  /* blocks waiting for room in `ring`, oldest
+                             first (linked by next); owned */
+    omni_block *backlog_tail;
 } omni_peer;
 
 /* A wire message handed to MPICH, kept until PMPI_Test says it is done. */
@@ -78,6 +84,7 @@ typedef struct omni_counters {
     uint64_t nbr_collectives, nbr_messages, nbr_mpich;
     uint64_t wire_off_node;    /* blocks sent to a rank on another node */
     uint64_t wire_bytes_off_node;
+    uint64_t wire_ring;        /* blocks that went through a node ring */
 } omni_counters;
 
 struct comm_rec;
@@ -128,9 +135,20 @@ typedef struct omni_state {
     omni_inflight *inflight;/* ring of blocks handed to MPICH */
     int inflight_cap, inflight_head, inflight_count;
 
-    /* receive side: a ring of posted wire receives, processed in order */
+    /* receive side: a ring of posted wire receives, processed in order
+     * (none when every other rank sends through a node ring) */
     omni_inflight *rx;
     int rx_count, rx_head;
+
+    /* node rings (shm.c): blocks to and from ranks of this node */
+    MPI_Comm ring_comm;     /* the node's ranks, or MPI_COMM_NULL */
+    MPI_Win ring_win;       /* this rank's incoming rings, one per sender */
+    rg_tx *ring_tx;         /* [local rank] -> the ring into that rank */
+    rg_rx *ring_rx;         /* the rings this rank reads, ring_nrx of them */
+    int ring_nrx;
+    int *ring_peers;        /* world ranks this rank writes to by ring */
+    int ring_npeers;
+    int ring_backlogs;      /* blocks waiting in peers' backlogs */
 
     /* block allocation */
     omni_block *free_blocks;                      /* capacity block_cap */

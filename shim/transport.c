@@ -4,6 +4,7 @@
 #include "shim/credit.h"
 #include "shim/rndv.h"
 #include "shim/progress.h"
+#include "shim/shm.h"
 #include "router/flow.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,6 +226,43 @@ static void dirty_remove(int p)
     omni.peers[p].dirty = 0;
 }
 
+/* A block for a node-ring peer goes into its ring at once, or, while the
+ * ring is full or earlier blocks wait, to the end of the peer's backlog,
+ * cut to its content (it may wait a while): the ring and the backlog
+ * together are that link's one FIFO. */
+static void ring_ship(omni_peer *peer, omni_block *b)
+{
+    omni.stats.wire_ring++;
+    if (!peer->backlog && rg_put(peer->ring, b->data, (uint32_t)b->len)) {
+        block_put(b);
+        return;
+    }
+    if (b->len <= omni.block_cap / 2)
+        b = block_cut(b);
+    b->next = NULL;
+    if (peer->backlog)
+        peer->backlog_tail->next = b;
+    else
+        peer->backlog = b;
+    peer->backlog_tail = b;
+    omni.ring_backlogs++;
+}
+
+/* Moves waiting blocks into their rings while there is room. */
+static void ring_push_backlogs(void)
+{
+    for (int i = 0; i < omni.ring_npeers && omni.ring_backlogs > 0; i++) {
+        omni_peer *peer = &omni.peers[omni.ring_peers[i]];
+        omni_block *b;
+        while ((b = peer->backlog) &&
+               rg_put(peer->ring, b->data, (uint32_t)b->len)) {
+            peer->backlog = b->next;
+            omni.ring_backlogs--;
+            block_put(b);
+        }
+    }
+}
+
 void transport_unreserve(int dst, uint32_t size)
 {
     int p = omni.next_hop[dst];
@@ -252,6 +290,15 @@ void transport_ship(int p, uint64_t *reason)
         dispatch(b);
         return;
     }
+    omni.stats.wire_messages++;
+    omni.stats.wire_bytes += b->len;
+    omni.stats.wire_by_dim[omni.hop_dim[p] < 0 ? 0 : omni.hop_dim[p]]++;
+    omni.stats.wire_off_node += omni.off_node[p];
+    omni.stats.wire_bytes_off_node += omni.off_node[p] * (uint64_t)b->len;
+    if (peer->ring) {
+        ring_ship(peer, b);
+        return;
+    }
     if (b->len <= omni.block_cap / 2)
         b = block_cut(b);
     MPI_Request req;
@@ -262,11 +309,6 @@ void transport_ship(int p, uint64_t *reason)
                         "(MPI error %d)\n", omni.rank, p, rc);
         PMPI_Abort(MPI_COMM_WORLD, rc);
     }
-    omni.stats.wire_messages++;
-    omni.stats.wire_bytes += b->len;
-    omni.stats.wire_by_dim[omni.hop_dim[p] < 0 ? 0 : omni.hop_dim[p]]++;
-    omni.stats.wire_off_node += omni.off_node[p];
-    omni.stats.wire_bytes_off_node += omni.off_node[p] * (uint64_t)b->len;
     inflight_push(req, b);
 }
 
@@ -348,6 +390,8 @@ void transport_flush_stale(void)
 
 void transport_reap_sends(void)
 {
+    if (omni.ring_backlogs > 0)
+        ring_push_backlogs();
     while (omni.inflight_count > 0) {
         omni_inflight *f = &omni.inflight[omni.inflight_head];
         int done = 0;
@@ -360,10 +404,6 @@ void transport_reap_sends(void)
     }
 }
 
-int transport_sends_idle(void)
-{
-    return omni.inflight_count == 0;
-}
 
 /* --- receiving ------------------------------------------------------- */
 
@@ -379,19 +419,45 @@ static void rx_post(omni_inflight *slot, omni_block *b)
     }
 }
 
+/* Blocks taken from one node ring per call at most, for the reason below. */
+#define RING_TURN 8
+
+/* A block in a ring is copied out and its room handed back before it is
+ * dispatched: the matching engine may keep pointing into an arrived block
+ * (unexpected messages), and a ring's room must come back in order. */
+static int rings_poll(void)
+{
+    int n = 0;
+    for (int i = 0; i < omni.ring_nrx; i++) {
+        rg_rx *r = &omni.ring_rx[i];
+        const void *rec;
+        uint32_t len;
+        for (int k = 0; k < RING_TURN && (rec = rg_peek(r, &len)); k++) {
+            omni_block *b = transport_block_get();
+            memcpy(b->data, rec, len);
+            b->len = len;
+            rg_pop(r);
+            dispatch(b);
+            n++;
+        }
+    }
+    return n;
+}
+
 /* At most one turn of the ring per call: blocks that keep arriving while
  * earlier ones are dispatched must not keep the rest of progress (payload
  * completions, reaping, flushing) from ever running. */
 int transport_poll_arrivals(void)
 {
-    int n = 0;
-    while (n < omni.rx_count) {
+    int n = omni.ring_nrx ? rings_poll() : 0, taken = 0;
+    while (taken < omni.rx_count) {
         omni_inflight *slot = &omni.rx[omni.rx_head];
         int done = 0, bytes = 0;
         MPI_Status st;
         PMPI_Test(&slot->req, &done, &st);
         if (!done)
             return n;
+        taken++;
         PMPI_Get_count(&st, MPI_BYTE, &bytes);
         omni_block *b = slot->block;
         b->len = (size_t)bytes;
@@ -413,14 +479,15 @@ int transport_init(void)
     omni.peers = calloc((size_t)omni.size, sizeof *omni.peers);
     omni.inflight_cap = INFLIGHT_INITIAL;
     omni.inflight = malloc(sizeof *omni.inflight * (size_t)omni.inflight_cap);
-    omni.rx_count = RX_SLOTS;
     omni.rx = malloc(sizeof *omni.rx * RX_SLOTS);
-    if (!omni.peers || !omni.inflight || !omni.rx)
+    if (!omni.peers || !omni.inflight || !omni.rx || shm_init() != 0)
         return -1;
     for (int p = 0; p < omni.size; p++)
         omni.peers[p].dirty_next = -1;
     omni.dirty_head = -1;
-    for (int i = 0; i < RX_SLOTS; i++)
+    /* Wire receives only when some rank sends here through MPICH. */
+    omni.rx_count = omni.ring_npeers < omni.size - 1 ? RX_SLOTS : 0;
+    for (int i = 0; i < omni.rx_count; i++)
         rx_post(&omni.rx[i], transport_block_get());
     return 0;
 }
@@ -440,6 +507,7 @@ void transport_finalize(void)
         omni.inflight_head = (omni.inflight_head + 1) % omni.inflight_cap;
         omni.inflight_count--;
     }
+    shm_finalize();
     for (int cls = -1; cls < OMNI_BLOCK_CLASSES; cls++) {
         omni_block **list = cls < 0 ? &omni.free_blocks : &omni.free_cut[cls];
         while (*list) {

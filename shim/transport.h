@@ -2,16 +2,22 @@
  * communicator.
  *
  * Send side: an item for world rank d is appended to the fill block of
- * peer next_hop[d]; a block goes to MPICH (PMPI_Isend on wire_comm) when the
- * next item does not fit, when progress finds it idle or too old, before any
- * call that can wait, and at once after an urgent item.  A block for this
- * rank itself never touches MPICH: shipping it dispatches it in place.
+ * peer next_hop[d]; a block ships when the next item does not fit, when
+ * progress finds it idle or too old (router/adapt.h), before any call that
+ * can wait, and at once after an urgent item.  A block for this rank itself
+ * never leaves: shipping it dispatches it in place.  A block for a rank of
+ * this node goes into the node ring to it (shm.h), or, while that ring is
+ * full, to the end of the peer's backlog, which progress moves into the
+ * ring in order; any other block goes to MPICH (PMPI_Isend on wire_comm).
+ * Each link uses one of the two paths for the whole job, so it stays FIFO.
  *
- * Receive side: a ring of PMPI_Irecv(MPI_ANY_SOURCE) on wire_comm, processed
- * strictly in posting order.  MPI matches one sender's messages to identical
- * receives in posting order, so processing the ring in order keeps every
- * link FIFO.  Dispatch delivers each item addressed here to the matching
- * engine and appends every other item to the buffer of its next hop.
+ * Receive side: the node rings, each read in order, and, when some rank
+ * sends here through MPICH, a ring of PMPI_Irecv(MPI_ANY_SOURCE) on
+ * wire_comm, processed strictly in posting order.  MPI matches one sender's
+ * messages to identical receives in posting order, so processing the ring
+ * in order keeps every link FIFO.  Dispatch delivers each item addressed
+ * here to the matching engine and appends every other item to the buffer
+ * of its next hop.
  *
  * Nothing here ever waits: forwarding and dispatch never refuse, and the
  * send path never stalls on the wire (flow control chooses a message's
@@ -70,10 +76,9 @@ void transport_flush_stale(void);
 /* Processes arrived wire messages in order, at most one per posted
  * receive; returns how many. */
 int transport_poll_arrivals(void);
-/* Returns completed outgoing blocks to the free list. */
+/* Moves blocks waiting for room into their node rings, and returns
+ * completed outgoing blocks to the free list. */
 void transport_reap_sends(void);
-/* True when no block of this rank is still in MPICH's hands. */
-int transport_sends_idle(void);
 
 /* --- inline hot path ------------------------------------------------- */
 char *transport_reserve_slow(int p, uint32_t size);
