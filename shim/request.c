@@ -520,8 +520,10 @@ int request_testall(int count, MPI_Request requests[], int *flag,
 {
     prog_poll();
     req_split sp;
-    if (!split_count(&sp, count, requests))
-        return polled(*flag, mpich_testall(count, requests, flag, statuses));
+    if (!split_count(&sp, count, requests)) {
+        int rc = mpich_testall(count, requests, flag, statuses);
+        return polled(*flag, rc);
+    }
     for (int i = 0; i < count; i++) {
         match_recv *r = recv_of(requests[i]);
         if (r && !recv_is_done(r)) {
