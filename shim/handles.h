@@ -27,6 +27,13 @@ static inline int handle_is_omni(int h)
 /* Marks an Omnibus receive request; a pool never reaches 2^25 slots. */
 #define HANDLE_RECV_BIT (1 << 25)
 
+/* The one handle every small nonblocking send gets: such a send is
+ * complete when it returns (its data is copied, send.h), so its request
+ * carries nothing but the empty status of a completed send.  It has
+ * HANDLE_RECV_BIT set and an index no pool reaches, so every completion
+ * call treats it as a receive handle that is already done (request.c). */
+#define HANDLE_SENT (HANDLE_RECV_BIT | (HANDLE_RECV_BIT - 1))
+
 static inline int handle_is_recv(int h)
 {
     return handle_is_omni(h) && (h & HANDLE_RECV_BIT);

@@ -2,7 +2,9 @@
  * calls (Wait*, Test*, Request_get_status) that drive its progress.
  *
  * The handles, mixed freely with MPICH's own in every call:
- *  - a send that was copied gets a real, already complete request;
+ *  - a send that was copied gets HANDLE_SENT, one handle shared by all
+ *    such sends, read as an already done receive handle (below); MPI
+ *    asks nothing of a completed send's request but its empty status;
  *  - a large send gets an Omnibus handle over its payload's MPICH request
  *    (persist.h);
  *  - a receive gets an Omnibus receive handle (handles.h, HANDLE_RECV_BIT)
@@ -40,8 +42,12 @@ int request_free(MPI_Request *request);
 int request_cancel(MPI_Request *request);
 /* A generalized request for synchronous send `id`. */
 MPI_Request request_start_sync(uint32_t id);
-/* A real MPICH request that is already complete. */
+/* A real MPICH request that is already complete, for Omnibus's own
+ * callers (send_start_inner) and sends completed in odd places. */
 int request_complete_send(MPI_Comm comm, MPI_Request *req);
+/* The request a program gets for a send that completed as it was made:
+ * HANDLE_SENT (handles.h), which costs MPICH nothing. */
+int request_give_sent(MPI_Request *req);
 
 /* The Wait/Test family, with the parameters of MPI_Wait and friends, on
  * MPICH requests and receive handles (the generated wrappers translate

@@ -288,7 +288,10 @@ send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
         return rndv_start(buf, count, dtype, bytes, dst, tag, c, mode, req);
     if (mode == SEND_SYNC)
         return rc;
-    return req ? request_complete_send(c->handle, req) : MPI_SUCCESS;
+    if (!req)
+        return MPI_SUCCESS;
+    return user_req ? request_give_sent(req)
+                    : request_complete_send(c->handle, req);
 }
 
 int send_start(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,

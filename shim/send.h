@@ -2,8 +2,9 @@
  *
  * A message of at most omni.threshold bytes is copied into the buffer of its
  * next hop and the send is complete at once (standard, ready and buffered
- * modes: MPI allows a send to complete once its data is copied); its request
- * is a real, already complete MPICH request.  A synchronous send's item asks
+ * modes: MPI allows a send to complete once its data is copied); the
+ * program's request is HANDLE_SENT (request.h), Omnibus's own callers get a
+ * real, already complete MPICH request.  A synchronous send's item asks
  * for an ACK, and its request completes when the ACK comes back, that is,
  * once a receive has matched it.  A larger message sends a LARGE header
  * along the same route, then its payload straight to the destination on the
