@@ -22,7 +22,7 @@ comm_rec *comm_for_arrival_slow(uint32_t id)
         return c;
     c = calloc(1, sizeof *c);
     if (!c || table_put(&omni.comm_by_id, id, c) != 0)
-        transport_out_of_memory("a communicator placeholder");
+        omni_out_of_memory("a communicator placeholder");
     c->id = id;
     c->handle = MPI_COMM_NULL;
     c->placeholder = 1;

@@ -1,5 +1,5 @@
 #include "shim/handles.h"
-#include "shim/transport.h"
+#include "shim/state.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,11 +34,11 @@ static void *slot_at(const handle_pool *p, int index)
 static void pool_grow(handle_pool *p)
 {
     if (p->nchunks >= HANDLE_MAX_CHUNKS)
-        transport_out_of_memory("a handle (2^25 of one kind are alive)");
+        omni_out_of_memory("a handle (2^25 of one kind are alive)");
     void **chunks = realloc(p->chunks, sizeof *chunks * (size_t)(p->nchunks + 1));
     void *chunk = chunks ? malloc(p->slot_size * HANDLE_CHUNK) : NULL;
     if (!chunk)
-        transport_out_of_memory("a handle");
+        omni_out_of_memory("a handle");
     p->chunks = chunks;
     p->chunks[p->nchunks++] = chunk;
     int base = (p->nchunks - 1) * HANDLE_CHUNK;

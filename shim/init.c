@@ -27,7 +27,6 @@
 #include <string.h>
 #include <unistd.h>
 
-omni_state omni;
 
 extern char **environ;
 

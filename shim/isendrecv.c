@@ -124,7 +124,7 @@ static int pair_start(const void *sendbuf, MPI_Count sendcount,
         return recv_raise(c->handle, MPI_ERR_OTHER);
     sendrecv_pair *p = calloc(1, sizeof *p);
     if (!p)
-        transport_out_of_memory("an MPI_Isendrecv");
+        omni_out_of_memory("an MPI_Isendrecv");
     p->packed = packed;
     int rc = send_start_inner(sendbuf, sendcount, sendtype, dest, sendtag, c,
                               SEND_STANDARD, &p->send);

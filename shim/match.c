@@ -69,7 +69,7 @@ static void *slab_new(size_t size, const char *what)
 {
     void **slab = malloc(sizeof(void *) + size * MATCH_SLAB);
     if (!slab)
-        transport_out_of_memory(what);
+        omni_out_of_memory(what);
     *slab = omni.slabs;
     omni.slabs = slab;
     return slab + 1;

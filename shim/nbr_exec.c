@@ -13,7 +13,7 @@ static void *op_array(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size);
     if (!p)
-        transport_out_of_memory("a neighbourhood collective");
+        omni_out_of_memory("a neighbourhood collective");
     return p;
 }
 
@@ -108,13 +108,13 @@ static char *op_alloc(nbr_op *op, size_t n)
         int cap = op->extra_cap ? 2 * op->extra_cap : 8;
         void **e = realloc(op->extra, sizeof *e * (size_t)cap);
         if (!e)
-            transport_out_of_memory("a neighbourhood collective");
+            omni_out_of_memory("a neighbourhood collective");
         op->extra = e;
         op->extra_cap = cap;
     }
     char *p = malloc(n ? n : 1);
     if (!p)
-        transport_out_of_memory("a neighbourhood collective");
+        omni_out_of_memory("a neighbourhood collective");
     op->extra[op->nextra++] = p;
     return p;
 }
@@ -297,7 +297,7 @@ static void packed_poll(nbr_op *op, int i)
     /* Longer than the threshold: its payload comes on its own. */
     op->lbuf[i] = malloc(mm->bytes > 0 ? (size_t)mm->bytes : 1);
     if (!op->lbuf[i])
-        transport_out_of_memory("a neighbourhood collective");
+        omni_out_of_memory("a neighbourhood collective");
     match_recv *r = match_recv_alloc();
     *r = (match_recv){.buf = op->lbuf[i], .count = mm->bytes, .dtype = MPI_BYTE,
                       .src = m->peer, .tag = op->tag + m->phase,

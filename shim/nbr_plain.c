@@ -82,7 +82,7 @@ static void *copy_or_die(size_t n)
 {
     void *p = calloc(n ? n : 1, 1);
     if (!p)
-        transport_out_of_memory("a persistent neighbourhood collective");
+        omni_out_of_memory("a persistent neighbourhood collective");
     return p;
 }
 

@@ -13,7 +13,7 @@ static void *nbr_alloc(size_t n)
 {
     void *p = calloc(n ? n : 1, 1);
     if (!p)
-        transport_out_of_memory("a neighbourhood schedule");
+        omni_out_of_memory("a neighbourhood schedule");
     return p;
 }
 
@@ -90,7 +90,7 @@ static nbr_module *module_get(void)
     if (!omni.nbr) {
         omni.nbr = nbr_alloc(sizeof *omni.nbr);
         if (nbr_exec_init(omni.nbr) != MPI_SUCCESS)
-            transport_out_of_memory("a generalized-request class");
+            omni_out_of_memory("a generalized-request class");
     }
     return omni.nbr;
 }
@@ -184,7 +184,7 @@ int nbr_comm_created(comm_rec *c)
     t->mirror = mirror_of(in, indeg);
     t->shadow = comm_add_shadow(c, id);
     if (!t->shadow)
-        transport_out_of_memory("a neighbourhood schedule");
+        omni_out_of_memory("a neighbourhood schedule");
     t->next = mod->topos;
     mod->topos = t;
     c->nbr = t;

@@ -1,5 +1,5 @@
 #include "shim/pending.h"
-#include "shim/transport.h"
+#include "shim/state.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +12,7 @@ void pending_add(pending_set *s, void *owner, MPI_Request req)
             s->reqs = reqs;
         void **owners = realloc(s->owners, sizeof *owners * (size_t)cap);
         if (!reqs || !owners)
-            transport_out_of_memory("the pending-request set");
+            omni_out_of_memory("the pending-request set");
         s->owners = owners;
         s->cap = cap;
     }

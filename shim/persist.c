@@ -192,7 +192,7 @@ MPI_Request *persist_view_begin(persist_view *v, int n, MPI_Request *reqs)
         return reqs;
     v->reqs = n <= 16 ? v->small : malloc(sizeof *v->reqs * (size_t)n);
     if (!v->reqs)
-        transport_out_of_memory("a request array");
+        omni_out_of_memory("a request array");
     v->copied = 1;
     for (int i = 0; i < n; i++) {
         persistent_req *p = persistent_get(reqs[i]);

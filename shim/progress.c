@@ -14,13 +14,6 @@
  * microseconds away is caught without a context switch. */
 #define PROG_SPINS_BEFORE_YIELD 64u
 
-uint64_t omni_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 void prog_block_enter(void)
 {
     transport_flush_all(&omni.stats.flush_block);
@@ -89,7 +82,7 @@ int prog_testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
     if (sts == MPI_STATUSES_IGNORE && n > MPICH_TESTALL_BATCH) {
         tmp = malloc(sizeof *tmp * (size_t)n);
         if (!tmp)
-            transport_out_of_memory("a status array");
+            omni_out_of_memory("a status array");
         sts = tmp;
     }
     int was = mpich_enter();

@@ -142,7 +142,7 @@ void recv_take_message(match_recv *r, const match_msg *m)
          * in as an eager message would be, with MPI_ERR_TRUNCATE. */
         r->spill = malloc((size_t)m->bytes);
         if (!r->spill)
-            transport_out_of_memory("a truncated message");
+            omni_out_of_memory("a truncated message");
         rc = PMPI_Irecv_c(r->spill, m->bytes, MPI_BYTE, (int)m->src_world,
                           (int)m->value, omni.payload_comm, &r->payload);
     } else {

@@ -402,7 +402,7 @@ static MPI_Request *split_mpich(req_split *sp, int n, const MPI_Request *reqs)
 {
     sp->reqs = n <= 32 ? sp->small : malloc(sizeof *sp->reqs * (size_t)n);
     if (!sp->reqs)
-        transport_out_of_memory("a request array");
+        omni_out_of_memory("a request array");
     for (int i = 0; i < n; i++)
         sp->reqs[i] = handle_is_recv((int)reqs[i]) ? MPI_REQUEST_NULL : reqs[i];
     return sp->reqs;

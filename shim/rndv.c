@@ -121,7 +121,7 @@ static int rndv_copy_aside(rndv_send *s, MPI_Count bytes)
     MPI_Count pos = 0;
     s->copy = malloc(bytes > 0 ? (size_t)bytes : 1);
     if (!s->copy)
-        transport_out_of_memory("a buffered send");
+        omni_out_of_memory("a buffered send");
     int rc = dtype_pack(s->buf, s->count, s->dtype, s->copy, bytes, &pos);
     if (rc != MPI_SUCCESS) {
         free(s->copy);

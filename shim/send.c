@@ -25,7 +25,7 @@ static uint32_t sync_slot_get(void)
         int cap = omni.sync_cap ? omni.sync_cap * 2 : 64;
         sync_slot *s = realloc(omni.sync, sizeof *s * (size_t)cap);
         if (!s || (uint32_t)cap > RT_META_MAX)
-            transport_out_of_memory("a synchronous-send slot");
+            omni_out_of_memory("a synchronous-send slot");
         for (int i = omni.sync_cap; i < cap; i++)
             s[i].next_free = i + 1 < cap ? i + 1 : -1;
         omni.sync_free = omni.sync_cap;
@@ -136,7 +136,7 @@ static int send_bsend_payload(const void *buf, MPI_Count count,
     bsend_copy *b = malloc(sizeof *b);
     void *data = malloc(packed > 0 ? (size_t)packed : 1);
     if (!b || !data)
-        transport_out_of_memory("a buffered send");
+        omni_out_of_memory("a buffered send");
     rc = dtype_pack(buf, count, dtype, data, packed, &pos);
     b->data = data;
     b->charge = packed + MPI_BSEND_OVERHEAD;

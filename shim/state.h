@@ -1,6 +1,6 @@
 /* state: the one structure that holds all of Omnibus's mutable state.
  *
- * Everything a rank knows at run time lives in `omni`, defined in init.c:
+ * Everything a rank knows at run time lives in `omni`, defined in state.c:
  * the settings, the topology (next hop per destination), the peer buffers,
  * the communicator table, the free lists and the counters.  No other file
  * defines mutable globals.  Omnibus runs on one thread at a time (the
@@ -209,7 +209,10 @@ typedef struct omni_state {
 
 extern omni_state omni;
 
+/* The base helpers every module may use (state.c). */
 uint64_t omni_now_ns(void);
+/* Ends the job: an allocation Omnibus cannot do without failed. */
+_Noreturn void omni_out_of_memory(const char *what);
 
 /* Wrappers must be visible: the library is built with -fvisibility=hidden
  * so that only the MPI_ entry points override MPICH. */

@@ -12,14 +12,6 @@
 #define RX_SLOTS 4
 #define INFLIGHT_INITIAL 64
 
-_Noreturn void transport_out_of_memory(const char *what)
-{
-    fprintf(stderr, "omnibus: rank %d: out of memory allocating %s\n",
-            omni.rank, what);
-    PMPI_Abort(MPI_COMM_WORLD, 1);
-    abort();
-}
-
 static void bytes_out_add(size_t n)
 {
     omni.bytes_out += n;
@@ -41,7 +33,7 @@ static omni_block *block_of_class(int cls)
     } else {
         b = malloc(block_alloc_size(cls));
         if (!b)
-            transport_out_of_memory("a buffer block");
+            omni_out_of_memory("a buffer block");
     }
     b->next = NULL;
     b->refs = 0;
@@ -199,7 +191,7 @@ static void inflight_push(MPI_Request req, omni_block *b)
         int cap = omni.inflight_cap * 2;
         omni_inflight *ring = malloc(sizeof *ring * (size_t)cap);
         if (!ring)
-            transport_out_of_memory("the in-flight ring");
+            omni_out_of_memory("the in-flight ring");
         for (int i = 0; i < omni.inflight_count; i++)
             ring[i] = omni.inflight[(omni.inflight_head + i) % omni.inflight_cap];
         free(omni.inflight);

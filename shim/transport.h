@@ -38,7 +38,6 @@ void transport_finalize(void);
 
 omni_block *transport_block_get(void);
 void transport_block_unref(omni_block *b);
-_Noreturn void transport_out_of_memory(const char *what);
 
 /* Room for an item of `size` bytes (header included) in the buffer towards
  * world rank dst; ships the buffer first when the item does not fit.  The
