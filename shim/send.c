@@ -81,6 +81,25 @@ static int send_rejected(const void *buf, MPI_Count count, MPI_Datatype dtype,
     return PMPI_Send_c(buf, count, dtype, dest, tag, c->handle);
 }
 
+/* Writes an eager item, header and data, at `at`; returns MPI_SUCCESS or
+ * the error packing the data gave. */
+static inline int item_write(char *at, const void *buf, MPI_Count count,
+                             MPI_Datatype dtype, int builtin, uint32_t bytes,
+                             int dst, int tag, comm_rec *c, uint32_t meta)
+{
+    rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.rank,
+                     .comm = c->id, .tag = tag, .len = bytes, .meta = meta};
+    rt_hdr_write(at, &h);
+    if (builtin) {
+        rt_copy(at + RT_HDR_SIZE, buf, bytes);
+        return MPI_SUCCESS;
+    }
+    if (bytes == 0)
+        return MPI_SUCCESS;
+    MPI_Count pos = 0;
+    return dtype_pack(buf, count, dtype, at + RT_HDR_SIZE, bytes, &pos);
+}
+
 /* Copies a message of `bytes` (<= threshold) into its next hop's buffer,
  * within its pair's window (credit.h).  Returns 1 when it went, 0 when the
  * window is full (nothing was sent: the caller takes MPICH's path), or -1
@@ -94,21 +113,38 @@ static inline int send_eager(const void *buf, MPI_Count count,
     if (!credit_try_take(dst, size))
         return 0;
     char *at = transport_reserve(dst, size);
-    rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.rank,
-                     .comm = c->id, .tag = tag, .len = bytes, .meta = meta};
-    rt_hdr_write(at, &h);
-    if (builtin) {
-        rt_copy(at + RT_HDR_SIZE, buf, bytes);
-    } else if (bytes > 0) {
-        MPI_Count pos = 0;
-        *rc = dtype_pack(buf, count, dtype, at + RT_HDR_SIZE, bytes, &pos);
-        if (*rc != MPI_SUCCESS) {
-            transport_unreserve(dst, size);
-            credit_refund(dst, size);
-            return -1;
-        }
+    *rc = item_write(at, buf, count, dtype, builtin, bytes, dst, tag, c, meta);
+    if (*rc != MPI_SUCCESS) {
+        transport_unreserve(dst, size);
+        credit_refund(dst, size);
+        return -1;
     }
     omni.sent_to[dst]++;
+    return 1;
+}
+
+/* A message above the threshold to a node-ring peer
+ * (transport_ring_eager_ok): one eager item alone in a block of its own, so
+ * the threshold still bounds what is aggregated.  Returns as send_eager
+ * does. */
+static int send_ring_alone(const void *buf, MPI_Count count,
+                           MPI_Datatype dtype, int builtin, uint32_t bytes,
+                           int dst, int tag, comm_rec *c, int *rc)
+{
+    uint32_t size = RT_HDR_SIZE + bytes;
+    if (!credit_try_take(dst, size))
+        return 0;
+    omni_block *b = transport_block_for_item(dst, size);
+    *rc = item_write(b->data, buf, count, dtype, builtin, bytes, dst, tag, c,
+                     rt_meta(RT_EAGER, 0));
+    if (*rc != MPI_SUCCESS) {
+        transport_block_drop(b);
+        credit_refund(dst, size);
+        return -1;
+    }
+    transport_ship_block(dst, b);
+    omni.sent_to[dst]++;
+    omni.stats.ring_alone++;
     return 1;
 }
 
@@ -249,6 +285,15 @@ static int send_sync_eager(const void *buf, MPI_Count count,
     return 1;
 }
 
+/* A send whose data is copied is complete: its request, if it has one. */
+static inline int send_copied(comm_rec *c, MPI_Request *req, int user_req)
+{
+    if (!req)
+        return MPI_SUCCESS;
+    return user_req ? request_give_sent(req)
+                    : request_complete_send(c->handle, req);
+}
+
 /* Inlined into both entry points: send_start is every user send's path, and
  * user_req only matters on MPICH's path.  No branch waits for the receiver
  * except where MPI lets the call wait: a blocking send until its data is on
@@ -273,10 +318,19 @@ send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
         /* No room left in the attached buffer: MPI refuses the send
          * (MPI_ERR_BUFFER through the communicator) and nothing is sent. */
         return recv_raise(c->handle, MPI_ERR_BUFFER);
-    if ((size_t)bytes > omni.threshold)
-        return send_large(buf, count, dtype, bytes, dst, tag, c, mode, req,
-                          user_req);
     int rc = MPI_SUCCESS;
+    if ((size_t)bytes > omni.threshold) {
+        int went = mode != SEND_SYNC && transport_ring_eager_ok(dst, (size_t)bytes)
+                       ? send_ring_alone(buf, count, dtype, builtin,
+                                         (uint32_t)bytes, dst, tag, c, &rc)
+                       : 0;
+        if (went < 0)
+            return recv_raise(c->handle, rc);
+        if (went == 0)
+            return send_large(buf, count, dtype, bytes, dst, tag, c, mode,
+                              req, user_req);
+        return send_copied(c, req, user_req);
+    }
     int went = mode == SEND_SYNC
                    ? send_sync_eager(buf, count, dtype, builtin, (uint32_t)bytes,
                                      dst, tag, c, req, &rc)
@@ -288,10 +342,7 @@ send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
         return rndv_start(buf, count, dtype, bytes, dst, tag, c, mode, req);
     if (mode == SEND_SYNC)
         return rc;
-    if (!req)
-        return MPI_SUCCESS;
-    return user_req ? request_give_sent(req)
-                    : request_complete_send(c->handle, req);
+    return send_copied(c, req, user_req);
 }
 
 int send_start(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,

@@ -68,6 +68,7 @@ int shm_init(void)
         return 0;
     }
     size_t cap = ring_capacity(), region = rg_region_bytes(cap);
+    omni.ring_record_max = rg_max_record(cap);
     MPI_Info info;
     PMPI_Info_create(&info);
     /* Each rank's segment on its own pages, so no two ranks' rings share a

@@ -85,6 +85,8 @@ typedef struct omni_counters {
     uint64_t wire_off_node;    /* blocks sent to a rank on another node */
     uint64_t wire_bytes_off_node;
     uint64_t wire_ring;        /* blocks that went through a node ring */
+    uint64_t ring_alone;       /* messages above the threshold sent eagerly,
+                                  alone, through a node ring */
 } omni_counters;
 
 struct comm_rec;
@@ -149,6 +151,10 @@ typedef struct omni_state {
     int *ring_peers;        /* world ranks this rank writes to by ring */
     int ring_npeers;
     int ring_backlogs;      /* blocks waiting in peers' backlogs */
+    size_t ring_record_max; /* largest block a ring takes (shm.c) */
+    size_t ring_eager_max;  /* largest message above the threshold sent
+                               eagerly to a ring peer (transport.h); 0
+                               without rings */
 
     /* block allocation */
     omni_block *free_blocks;                      /* capacity block_cap */

@@ -48,12 +48,29 @@ omni_block *transport_block_get(void)
     return block_of_class(-1);
 }
 
+/* A block that holds `len` bytes: a full-size one, or one of the smallest
+ * class that holds more. */
+static omni_block *block_holding(size_t len)
+{
+    if (len <= omni.block_cap)
+        return block_of_class(-1);
+    int cls = 6;
+    while (((size_t)1 << cls) < len)
+        cls++;
+    return block_of_class(cls);
+}
+
 static void block_put(omni_block *b)
 {
     omni.bytes_out -= block_alloc_size(b->cls);
     omni_block **list = b->cls < 0 ? &omni.free_blocks : &omni.free_cut[b->cls];
     b->next = *list;
     *list = b;
+}
+
+void transport_block_drop(omni_block *b)
+{
+    block_put(b);
 }
 
 void transport_block_unref(omni_block *b)
@@ -264,24 +281,11 @@ void transport_unreserve(int dst, uint32_t size)
         dirty_remove(p);
 }
 
-void transport_ship(int p, uint64_t *reason)
+/* A block leaves for next-hop peer p (not this rank): counted, then into
+ * p's ring or to MPICH. */
+static void ship_block(int p, omni_block *b)
 {
     omni_peer *peer = &omni.peers[p];
-    omni_block *b = peer->fill;
-    if (!b || b->len == 0)
-        return;
-    peer->fill = NULL;
-    if (peer->dirty)
-        dirty_remove(p);
-    if (peer->soon) {
-        peer->soon = 0;
-        omni.soon_count--;
-    }
-    (*reason)++;
-    if (p == omni.rank) {
-        dispatch(b);
-        return;
-    }
     omni.stats.wire_messages++;
     omni.stats.wire_bytes += b->len;
     omni.stats.wire_by_dim[omni.hop_dim[p] < 0 ? 0 : omni.hop_dim[p]]++;
@@ -302,6 +306,40 @@ void transport_ship(int p, uint64_t *reason)
         PMPI_Abort(MPI_COMM_WORLD, rc);
     }
     inflight_push(req, b);
+}
+
+void transport_ship(int p, uint64_t *reason)
+{
+    omni_peer *peer = &omni.peers[p];
+    omni_block *b = peer->fill;
+    if (!b || b->len == 0)
+        return;
+    peer->fill = NULL;
+    if (peer->dirty)
+        dirty_remove(p);
+    if (peer->soon) {
+        peer->soon = 0;
+        omni.soon_count--;
+    }
+    (*reason)++;
+    if (p == omni.rank) {
+        dispatch(b);
+        return;
+    }
+    ship_block(p, b);
+}
+
+omni_block *transport_block_for_item(int dst, uint32_t size)
+{
+    transport_ship(dst, &omni.stats.flush_urgent);
+    omni_block *b = block_holding(size);
+    b->len = size;
+    return b;
+}
+
+void transport_ship_block(int dst, omni_block *b)
+{
+    ship_block(dst, b);
 }
 
 void transport_push_soon(int dst)
@@ -425,7 +463,7 @@ static int rings_poll(void)
         const void *rec;
         uint32_t len;
         for (int k = 0; k < RING_TURN && (rec = rg_peek(r, &len)); k++) {
-            omni_block *b = transport_block_get();
+            omni_block *b = block_holding(len);
             memcpy(b->data, rec, len);
             b->len = len;
             rg_pop(r);
@@ -477,6 +515,8 @@ int transport_init(void)
     for (int p = 0; p < omni.size; p++)
         omni.peers[p].dirty_next = -1;
     omni.dirty_head = -1;
+    if (omni.ring_npeers > 0)
+        omni.ring_eager_max = omni.ring_record_max - RT_HDR_SIZE;
     /* Wire receives only when some rank sends here through MPICH. */
     omni.rx_count = omni.ring_npeers < omni.size - 1 ? RX_SLOTS : 0;
     for (int i = 0; i < omni.rx_count; i++)
