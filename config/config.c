@@ -220,56 +220,35 @@ static int parse_flag(const char *text, int *out)
     return -1;
 }
 
-static int parse_yield(const char *text, cfg_yield *out)
-{
-    if (strcmp(text, "auto") == 0)
-        *out = CFG_YIELD_AUTO;
-    else if (strcmp(text, "on") == 0)
-        *out = CFG_YIELD_ON;
-    else if (strcmp(text, "off") == 0)
-        *out = CFG_YIELD_OFF;
-    else
-        return -1;
-    return 0;
-}
+/* A variable whose value is one of a few words. */
+typedef struct {
+    const char *word;
+    int value;
+} cfg_choice;
 
-static int parse_progress(const char *text, cfg_progress *out)
+static int parse_choice(const char *text, const cfg_choice *choices, size_t n,
+                        int *out)
 {
-    if (strcmp(text, "calls") == 0)
-        *out = CFG_PROGRESS_CALLS;
-    else if (strcmp(text, "thread") == 0)
-        *out = CFG_PROGRESS_THREAD;
-    else
-        return -1;
-    return 0;
-}
-
-static int parse_neighbor(const char *text, cfg_neighbor *out)
-{
-    static const struct { const char *name; cfg_neighbor mode; } modes[] = {
-        {"auto", CFG_NEIGHBOR_AUTO},       {"plain", CFG_NEIGHBOR_PLAIN},
-        {"combine", CFG_NEIGHBOR_COMBINE}, {"grid", CFG_NEIGHBOR_GRID},
-    };
-    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
-        if (strcmp(text, modes[i].name) == 0) {
-            *out = modes[i].mode;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(text, choices[i].word) == 0) {
+            *out = choices[i].value;
             return 0;
         }
     return -1;
 }
 
-static int parse_shm(const char *text, cfg_shm *out)
-{
-    if (strcmp(text, "auto") == 0)
-        *out = CFG_SHM_AUTO;
-    else if (strcmp(text, "on") == 0)
-        *out = CFG_SHM_ON;
-    else if (strcmp(text, "off") == 0)
-        *out = CFG_SHM_OFF;
-    else
-        return -1;
-    return 0;
-}
+#define PARSE_CHOICE(text, choices, out)                                       \
+    parse_choice(text, choices, sizeof choices / sizeof choices[0], out)
+
+static const cfg_choice yield_choices[] = {
+    {"auto", CFG_YIELD_AUTO}, {"on", CFG_YIELD_ON}, {"off", CFG_YIELD_OFF}};
+static const cfg_choice progress_choices[] = {
+    {"calls", CFG_PROGRESS_CALLS}, {"thread", CFG_PROGRESS_THREAD}};
+static const cfg_choice neighbor_choices[] = {
+    {"auto", CFG_NEIGHBOR_AUTO},       {"plain", CFG_NEIGHBOR_PLAIN},
+    {"combine", CFG_NEIGHBOR_COMBINE}, {"grid", CFG_NEIGHBOR_GRID}};
+static const cfg_choice shm_choices[] = {
+    {"auto", CFG_SHM_AUTO}, {"on", CFG_SHM_ON}, {"off", CFG_SHM_OFF}};
 
 static int parse_theta(const char *text, int *out)
 {
@@ -331,6 +310,7 @@ int cfg_load(cfg_settings *out, cfg_lookup_fn lookup, void *ctx, char *err,
 {
     cfg_settings s;
     const char *v, *name;
+    int choice;
     char lo[32], hi[32];
 
     memset(&s, 0, sizeof s);
@@ -434,21 +414,24 @@ int cfg_load(cfg_settings *out, cfg_lookup_fn lookup, void *ctx, char *err,
 
     name = "OMNIBUS_YIELD";
     if ((v = get(lookup, ctx, name)) != NULL) {
-        if (parse_yield(v, &s.yield) != 0)
+        if (PARSE_CHOICE(v, yield_choices, &choice) != 0)
             return refuse(err, errlen, name, v, "expected auto, on or off");
+        s.yield = (cfg_yield)choice;
     }
 
     name = "OMNIBUS_PROGRESS";
     if ((v = get(lookup, ctx, name)) != NULL) {
-        if (parse_progress(v, &s.progress) != 0)
+        if (PARSE_CHOICE(v, progress_choices, &choice) != 0)
             return refuse(err, errlen, name, v, "expected calls or thread");
+        s.progress = (cfg_progress)choice;
     }
 
     name = "OMNIBUS_NEIGHBOR";
     if ((v = get(lookup, ctx, name)) != NULL) {
-        if (parse_neighbor(v, &s.neighbor) != 0)
+        if (PARSE_CHOICE(v, neighbor_choices, &choice) != 0)
             return refuse(err, errlen, name, v,
                           "expected auto, plain, combine or grid");
+        s.neighbor = (cfg_neighbor)choice;
     }
 
     name = "OMNIBUS_NEIGHBOR_THETA";
@@ -462,8 +445,9 @@ int cfg_load(cfg_settings *out, cfg_lookup_fn lookup, void *ctx, char *err,
 
     name = "OMNIBUS_SHM";
     if ((v = get(lookup, ctx, name)) != NULL) {
-        if (parse_shm(v, &s.shm) != 0)
+        if (PARSE_CHOICE(v, shm_choices, &choice) != 0)
             return refuse(err, errlen, name, v, "expected auto, on or off");
+        s.shm = (cfg_shm)choice;
     }
 
     *out = s;
