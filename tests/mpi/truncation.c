@@ -16,8 +16,11 @@
  * communicator's handler aborts.  MPICH 4.0.2 raises errors found by the
  * completion calls (Wait, Test, Waitall) through MPI_COMM_WORLD's handler,
  * so for those the world communicator gets MPI_ERRORS_RETURN too.
- * Sizes: 16 bytes into 8, and 100 KB into 50 KB.  The ranks run in pairs
- * (testlib.h), all at once: the lower rank of a pair sends.
+ * Sizes: 16 bytes into 8 (an aggregated message), 4000 into 2000 (above
+ * the threshold, within a node ring's record: on one node it travels
+ * alone through the ring), and 100 KB into 50 KB (a header and an MPICH
+ * payload).  The ranks run in pairs (testlib.h), all at once: the lower
+ * rank of a pair sends.
  */
 #include "testlib.h"
 
@@ -27,11 +30,16 @@
 static MPI_Comm comm;
 static int peer; /* this rank's partner */
 
-static void sender(int big, int method)
+/* Per size kind: the long message, the short buffer, a message that fits. */
+static const struct { int longn, shortn, okn; } kinds[] = {
+    {16, 8, 4}, {4000, 2000, 1000}, {100000, 50000, 30000}};
+#define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
+
+static void sender(int kind, int method)
 {
-    int longn = big ? 100000 : 16, okn = big ? 30000 : 4;
+    int longn = kinds[kind].longn, okn = kinds[kind].okn;
     unsigned char *b = tl_malloc((size_t)longn);
-    long base = big * 100 + method * 10;
+    long base = kind * 100 + method * 10;
     tl_fill(b, (size_t)longn, tl_rank(), base + 1);
     if (method == 3) {
         /* For Waitall: a message that fits, then one that does not. */
@@ -47,13 +55,13 @@ static void sender(int big, int method)
     free(b);
 }
 
-static void receiver(int big, int method)
+static void receiver(int kind, int method)
 {
     static const char *names[] = {"MPI_Recv", "MPI_Irecv+MPI_Wait",
                                   "MPI_Irecv+MPI_Test", "MPI_Irecv+MPI_Waitall"};
-    int longn = big ? 100000 : 16, shortn = big ? 50000 : 8,
-        okn = big ? 30000 : 4;
-    long base = big * 100 + method * 10;
+    int longn = kinds[kind].longn, shortn = kinds[kind].shortn,
+        okn = kinds[kind].okn;
+    long base = kind * 100 + method * 10;
     const char *how = names[method];
     unsigned char *buf = tl_malloc((size_t)shortn + GUARD);
     memset(buf, GUARD_BYTE, (size_t)shortn + GUARD);
@@ -141,14 +149,14 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
 
     for (int method = 0; peer != MPI_PROC_NULL && method < 4; method++)
-        for (int big = 0; big < 2; big++) {
+        for (int kind = 0; kind < NKINDS; kind++) {
             if (method == 1)
                 MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD,
                                                MPI_ERRORS_RETURN));
             if (me < peer)
-                sender(big, method);
+                sender(kind, method);
             else
-                receiver(big, method);
+                receiver(kind, method);
         }
 
     /* The world communicator, unaffected, still carries traffic. */
