@@ -3,7 +3,6 @@
 #include "shim/send.h"
 #include "shim/credit.h"
 #include "shim/rndv.h"
-#include "shim/progress.h"
 #include "shim/shm.h"
 #include "router/flow.h"
 #include <stdio.h>
