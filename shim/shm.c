@@ -105,4 +105,5 @@ void shm_finalize(void)
     omni.ring_rx = NULL;
     omni.ring_peers = NULL;
     omni.ring_nrx = omni.ring_npeers = 0;
+    omni.ring_record_max = 0;
 }

@@ -151,9 +151,7 @@ typedef struct omni_state {
     int *ring_peers;        /* world ranks this rank writes to by ring */
     int ring_npeers;
     int ring_backlogs;      /* blocks waiting in peers' backlogs */
-    size_t ring_record_max; /* largest block a ring takes (shm.c) */
-    size_t ring_eager_max;  /* largest message above the threshold sent
-                               eagerly to a ring peer (transport.h); 0
+    size_t ring_record_max; /* largest block a ring takes (shm.c); 0
                                without rings */
 
     /* block allocation */

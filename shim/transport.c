@@ -280,9 +280,7 @@ void transport_unreserve(int dst, uint32_t size)
         dirty_remove(p);
 }
 
-/* A block leaves for next-hop peer p (not this rank): counted, then into
- * p's ring or to MPICH. */
-static void ship_block(int p, omni_block *b)
+void transport_ship_block(int p, omni_block *b)
 {
     omni_peer *peer = &omni.peers[p];
     omni.stats.wire_messages++;
@@ -325,7 +323,7 @@ void transport_ship(int p, uint64_t *reason)
         dispatch(b);
         return;
     }
-    ship_block(p, b);
+    transport_ship_block(p, b);
 }
 
 omni_block *transport_block_for_item(int dst, uint32_t size)
@@ -334,11 +332,6 @@ omni_block *transport_block_for_item(int dst, uint32_t size)
     omni_block *b = block_holding(size);
     b->len = size;
     return b;
-}
-
-void transport_ship_block(int dst, omni_block *b)
-{
-    ship_block(dst, b);
 }
 
 void transport_push_soon(int dst)
@@ -514,8 +507,6 @@ int transport_init(void)
     for (int p = 0; p < omni.size; p++)
         omni.peers[p].dirty_next = -1;
     omni.dirty_head = -1;
-    if (omni.ring_npeers > 0)
-        omni.ring_eager_max = omni.ring_record_max - RT_HDR_SIZE;
     /* Wire receives only when some rank sends here through MPICH. */
     omni.rx_count = omni.ring_npeers < omni.size - 1 ? RX_SLOTS : 0;
     for (int i = 0; i < omni.rx_count; i++)

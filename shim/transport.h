@@ -52,14 +52,13 @@ void transport_unreserve(int dst, uint32_t size);
 
 /* Whether a message of `bytes` above the threshold goes eagerly, as one
  * item alone in its own block, to world rank dst: dst is a node-ring peer
- * and its own next hop, and the item fits one ring record
- * (omni.ring_eager_max).  Through a ring a message moves by copies only,
- * which up to that size costs less than the LARGE header and MPICH
- * payload of send.h (README, "Node rings"). */
+ * and its own next hop, and the item fits one ring record.  Through a ring
+ * a message moves by copies only, which up to that size costs less than
+ * the LARGE header and MPICH payload of send.h (README, "Node rings"). */
 static inline int transport_ring_eager_ok(int dst, size_t bytes)
 {
-    return bytes <= omni.ring_eager_max && omni.next_hop[dst] == dst &&
-           omni.peers[dst].ring;
+    return bytes + RT_HDR_SIZE <= omni.ring_record_max &&
+           omni.next_hop[dst] == dst && omni.peers[dst].ring;
 }
 
 /* A block of its own for one item of `size` bytes towards world rank dst
@@ -68,8 +67,10 @@ static inline int transport_ring_eager_ok(int dst, size_t bytes)
  * block to transport_ship_block, or to transport_block_drop when the item
  * could not be written; nothing else may touch the transport meanwhile. */
 omni_block *transport_block_for_item(int dst, uint32_t size);
-void transport_ship_block(int dst, omni_block *b);
 void transport_block_drop(omni_block *b);
+/* A block leaves for next-hop peer p (not this rank): counted in the
+ * statistics, then into p's node ring (or its backlog) or to MPICH. */
+void transport_ship_block(int p, omni_block *b);
 
 /* Ships the buffer of next-hop peer p now (reason counted in the stats). */
 void transport_ship(int p, uint64_t *reason);
