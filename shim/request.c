@@ -408,6 +408,17 @@ static MPI_Request *split_mpich(req_split *sp, int n, const MPI_Request *reqs)
     return sp->reqs;
 }
 
+/* split_count, and MPICH's copy at once when the array holds both kinds:
+ * for the loops that look at MPICH's share on every turn (Testany,
+ * Waitany, Testsome, Waitsome).  Returns how many receive handles. */
+static int split_begin(req_split *sp, int n, const MPI_Request *reqs)
+{
+    int recvs = split_count(sp, n, reqs);
+    if (recvs && sp->others)
+        split_mpich(sp, n, reqs);
+    return recvs;
+}
+
 /* Copies MPICH's changes back into the caller's array. */
 static void split_end(req_split *sp, int n, MPI_Request *reqs)
 {
@@ -608,9 +619,7 @@ int request_waitany(int count, MPI_Request requests[], int *index,
 {
     unsigned spins = 0;
     req_split sp;
-    int recvs = split_count(&sp, count, requests);
-    if (recvs && sp.others)
-        split_mpich(&sp, count, requests);
+    int recvs = split_begin(&sp, count, requests);
     for (;;) {
         int flag = 0;
         int rc;
@@ -636,9 +645,7 @@ int request_testany(int count, MPI_Request requests[], int *index, int *flag,
     prog_poll();
     req_split sp;
     int rc;
-    if (split_count(&sp, count, requests)) {
-        if (sp.others)
-            split_mpich(&sp, count, requests);
+    if (split_begin(&sp, count, requests)) {
         rc = any_step(count, requests, &sp, index, flag, status);
         split_end(&sp, count, requests);
     } else
@@ -687,9 +694,7 @@ int request_testsome(int incount, MPI_Request requests[], int *outcount,
     prog_poll();
     req_split sp;
     int rc;
-    if (split_count(&sp, incount, requests)) {
-        if (sp.others)
-            split_mpich(&sp, incount, requests);
+    if (split_begin(&sp, incount, requests)) {
         rc = some_step(incount, requests, &sp, outcount, indices, statuses);
         split_end(&sp, incount, requests);
     } else {
@@ -703,9 +708,7 @@ int request_waitsome(int incount, MPI_Request requests[], int *outcount,
 {
     unsigned spins = 0;
     req_split sp;
-    int recvs = split_count(&sp, incount, requests);
-    if (recvs && sp.others)
-        split_mpich(&sp, incount, requests);
+    int recvs = split_begin(&sp, incount, requests);
     for (;;) {
         int rc = recvs ? some_step(incount, requests, &sp, outcount, indices,
                                    statuses)
