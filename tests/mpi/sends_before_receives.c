@@ -8,7 +8,9 @@
  * receives from its left neighbour must finish.  Each pass sends more than
  * Omnibus's per-pair window (4 MiB at these job sizes), so the tail of the
  * exchange finds the window full.  Passes: 20,000 small (256 B) standard
- * sends, 300 large (4 KiB) ones, 20,000 small persistent sends started
+ * sends, 1,200 large (4 KiB) ones (on one node they go alone through the
+ * node rings and take window like small ones, so their tail switches to a
+ * header and an MPICH payload), 20,000 small persistent sends started
  * with MPI_Startall, and 20,000 small synchronous sends.  Every message must
  * arrive intact, in order.
  */
@@ -70,7 +72,7 @@ int main(int argc, char **argv)
 {
     tl_init(&argc, &argv, 2, TL_MAX_RANKS);
     exchange(SMALL, 256, 20000);
-    exchange(LARGE, 4096, 300);
+    exchange(LARGE, 4096, 1200);
     exchange(PERSISTENT, 256, 20000);
     exchange(SYNCHRONOUS, 256, 20000);
     return tl_finalize();
