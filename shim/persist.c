@@ -181,13 +181,11 @@ int impl_Cancel(MPI_Request *request)
 
 /* --- the view the completion calls give MPICH -------------------------- */
 
-MPI_Request *persist_view_begin(persist_view *v, int n, MPI_Request *reqs)
+MPI_Request *persist_view_copy(persist_view *v, int n, MPI_Request *reqs)
 {
-    v->copied = 0;
-    v->reqs = reqs;
     int any = 0;
     for (int i = 0; i < n && !any; i++)
-        any = handle_is_omni((int)reqs[i]) && !handle_is_recv((int)reqs[i]);
+        any = persist_handle_is(reqs[i]);
     if (!any)
         return reqs;
     v->reqs = n <= 16 ? v->small : malloc(sizeof *v->reqs * (size_t)n);
@@ -201,10 +199,8 @@ MPI_Request *persist_view_begin(persist_view *v, int n, MPI_Request *reqs)
     return v->reqs;
 }
 
-void persist_view_end(persist_view *v, int n, MPI_Request *reqs)
+void persist_view_write_back(persist_view *v, int n, MPI_Request *reqs)
 {
-    if (!v->copied)
-        return;
     for (int i = 0; i < n; i++) {
         persistent_req *p = persistent_get(reqs[i]);
         if (p && p->oneshot && v->reqs[i] == MPI_REQUEST_NULL) {

@@ -18,6 +18,7 @@
 
 #include <mpi.h>
 #include "shim/send.h"
+#include "shim/handles.h"
 
 typedef struct {
     MPI_Request small[16];
@@ -25,10 +26,39 @@ typedef struct {
     int copied;
 } persist_view;
 
-/* The array to hand to MPICH in place of reqs. */
-MPI_Request *persist_view_begin(persist_view *v, int n, MPI_Request *reqs);
+/* A persistent or one-shot send handle: an Omnibus request that is not a
+ * receive's. */
+static inline int persist_handle_is(MPI_Request r)
+{
+    return handle_is_omni((int)r) && !handle_is_recv((int)r);
+}
+
+/* The out-of-line halves of the two below: the copy of reqs with each
+ * persistent handle replaced by its inner request (reqs itself, with
+ * v->copied left 0, when none is persistent), and the write-back of a
+ * copy's completions into the caller's array. */
+MPI_Request *persist_view_copy(persist_view *v, int n, MPI_Request *reqs);
+void persist_view_write_back(persist_view *v, int n, MPI_Request *reqs);
+
+/* The array to hand to MPICH in place of reqs: reqs itself unless it holds
+ * a persistent handle.  Inline because MPI_Wait and MPI_Test on one request
+ * run it per call and that request is rarely persistent. */
+static inline MPI_Request *persist_view_begin(persist_view *v, int n,
+                                              MPI_Request *reqs)
+{
+    v->copied = 0;
+    v->reqs = reqs;
+    if (n == 1 && !persist_handle_is(reqs[0]))
+        return reqs;
+    return persist_view_copy(v, n, reqs);
+}
+
 /* Writes completions back into the caller's array. */
-void persist_view_end(persist_view *v, int n, MPI_Request *reqs);
+static inline void persist_view_end(persist_view *v, int n, MPI_Request *reqs)
+{
+    if (v->copied)
+        persist_view_write_back(v, n, reqs);
+}
 
 /* MPI_Send_init and its modes on a managed communicator; the arguments are
  * checked when the send starts, as for its nonblocking form. */
