@@ -13,15 +13,14 @@ static int dtype_is_named(MPI_Datatype t)
     return combiner == MPI_COMBINER_NAMED;
 }
 
-int dtype_hold(MPI_Datatype t, MPI_Datatype *held)
+int dtype_hold_other(MPI_Datatype t, MPI_Datatype *held)
 {
-    *held = t;
     if (t == MPI_DATATYPE_NULL || dtype_is_named(t))
         return MPI_SUCCESS;
     return PMPI_Type_dup(t, held);
 }
 
-void dtype_release(MPI_Datatype held)
+void dtype_release_other(MPI_Datatype held)
 {
     if (held != MPI_DATATYPE_NULL && !dtype_is_named(held))
         PMPI_Type_free(&held);

@@ -53,8 +53,21 @@ int dtype_unpack(const void *in, MPI_Count insize, MPI_Count *pos, void *buf,
 /* A reference to t that outlives the program's handle: t itself for a
  * named type (never freed), a duplicate for a derived one.  Returns an MPI
  * error code; on success *held is what dtype_release takes back. */
-int dtype_hold(MPI_Datatype t, MPI_Datatype *held);
-void dtype_release(MPI_Datatype held);
+int dtype_hold_other(MPI_Datatype t, MPI_Datatype *held);
+void dtype_release_other(MPI_Datatype held);
+/* Inline for the predefined types that most receives name, which need no
+ * reference; the rest is out of line. */
+static inline int dtype_hold(MPI_Datatype t, MPI_Datatype *held)
+{
+    *held = t;
+    return dtype_builtin_size(t) ? MPI_SUCCESS : dtype_hold_other(t, held);
+}
+
+static inline void dtype_release(MPI_Datatype held)
+{
+    if (!dtype_builtin_size(held))
+        dtype_release_other(held);
+}
 
 static inline void status_fill(MPI_Status *st, int source, int tag,
                                MPI_Count bytes, int cancelled)
