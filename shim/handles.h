@@ -49,11 +49,54 @@ typedef struct {
     int free_head;      /* slot index, -1 when none */
 } handle_pool;
 
+#define HANDLE_CHUNK 256
+
 void handle_pool_init(handle_pool *p, size_t slot_size);
 void handle_pool_destroy(handle_pool *p);
+/* Adds a chunk of free slots; out of line, the rare half of handle_take. */
+void handle_pool_grow(handle_pool *p);
+
+static inline void *handle_slot_at(const handle_pool *p, int index)
+{
+    unsigned i = (unsigned)index;
+    return (char *)p->chunks[i / HANDLE_CHUNK] +
+           (size_t)(i % HANDLE_CHUNK) * p->slot_size;
+}
+
+/* A new slot and its handle; the slot's contents are undefined, for a
+ * caller that writes all of it.  Inline, as are the two below: a receive
+ * handle is taken, read and released once per message. */
+static inline void *handle_take(handle_pool *p, int *handle)
+{
+    if (p->free_head < 0)
+        handle_pool_grow(p);
+    int index = p->free_head;
+    void *slot = handle_slot_at(p, index);
+    p->free_head = *(int *)slot;
+    *handle = index + 1;
+    return slot;
+}
+
 /* A new slot and its handle; the slot is zeroed. */
 void *handle_new(handle_pool *p, int *handle);
-void *handle_get(const handle_pool *p, int handle);
-void handle_release(handle_pool *p, int handle);
+
+/* The slot a handle names, or NULL for a value no slot of this pool ever
+ * had. */
+static inline void *handle_get(const handle_pool *p, int handle)
+{
+    int index = handle - 1;
+    if (!handle_is_omni(handle) || index >= p->nchunks * HANDLE_CHUNK)
+        return NULL;
+    return handle_slot_at(p, index);
+}
+
+static inline void handle_release(handle_pool *p, int handle)
+{
+    void *slot = handle_get(p, handle);
+    if (!slot)
+        return;
+    *(int *)slot = p->free_head;
+    p->free_head = handle - 1;
+}
 
 #endif

@@ -120,17 +120,18 @@ int impl_Imrecv(void *buf, MPI_Count count, MPI_Datatype dtype,
     held_message *h = held_get(*message);
     if (!h)
         return PMPI_Imrecv_c(buf, count, dtype, message, request);
-    match_recv *r = match_recv_alloc();
+    MPI_Request req;
+    match_recv *r = request_new_recv(&req);
     *r = (match_recv){.buf = buf, .count = count, .dtype = dtype,
                       .src = MPI_ANY_SOURCE, .tag = MPI_ANY_TAG,
-                      .comm = h->comm};
+                      .comm = h->comm, .user_comm = h->comm->handle,
+                      .req = req};
     int rc = recv_hold_dtype(r);
     if (rc != MPI_SUCCESS) {
-        match_recv_free(r);
+        request_abandon_recv(r);
         return recv_raise(h->comm->handle, rc);
     }
-    request_start_recv(r);
-    *request = r->req;
+    *request = req;
     held_receive(h, message, r);
     return MPI_SUCCESS;
 }

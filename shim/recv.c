@@ -330,16 +330,16 @@ int impl_Irecv(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
     if (!c || source == MPI_PROC_NULL || !recv_args_valid(count, source, tag, c) ||
         dtype_size(dtype) < 0)
         return PMPI_Irecv_c(buf, count, dtype, source, tag, comm, request);
-    match_recv *r = match_recv_alloc();
+    MPI_Request req;
+    match_recv *r = request_new_recv(&req);
     *r = (match_recv){.buf = buf, .count = count, .dtype = dtype, .src = source,
-                      .tag = tag, .comm = c};
+                      .tag = tag, .comm = c, .user_comm = comm, .req = req};
     int rc = recv_hold_dtype(r);
     if (rc != MPI_SUCCESS) {
-        match_recv_free(r);
+        request_abandon_recv(r);
         return recv_raise(comm, rc);
     }
-    request_start_recv(r);
-    *request = r->req;
+    *request = req;
     recv_start(r);
     return MPI_SUCCESS;
 }

@@ -10,10 +10,6 @@
 
 /* --- receive handles ---------------------------------------------------- */
 
-typedef struct {
-    match_recv *r;
-} recv_slot;
-
 /* What HANDLE_SENT stands for: a receive record that is done, with the
  * status MPI gives a completed send.  Never written: the paths that change
  * a record (cancel, drop, free) see it is done, or that it is this one. */
@@ -27,8 +23,7 @@ static match_recv *recv_of(MPI_Request h)
         return NULL;
     if ((int)h == HANDLE_SENT)
         return (match_recv *)&sent_record;
-    recv_slot *s = handle_get(&omni.recv_reqs, (int)h & ~HANDLE_RECV_BIT);
-    return s ? s->r : NULL;
+    return handle_get(&omni.recv_reqs, (int)h & ~HANDLE_RECV_BIT);
 }
 
 static int recv_is_done(const match_recv *r)
@@ -36,13 +31,12 @@ static int recv_is_done(const match_recv *r)
     return r->state == RECV_DONE;
 }
 
-void request_start_recv(match_recv *r)
+match_recv *request_new_recv(MPI_Request *req)
 {
     int h;
-    recv_slot *s = handle_new(&omni.recv_reqs, &h);
-    s->r = r;
-    r->req = (MPI_Request)(h | HANDLE_RECV_BIT);
-    r->user_comm = r->comm->handle;
+    match_recv *r = handle_take(&omni.recv_reqs, &h);
+    *req = (MPI_Request)(h | HANDLE_RECV_BIT);
+    return r;
 }
 
 static void recv_handle_drop(match_recv *r)
@@ -50,7 +44,11 @@ static void recv_handle_drop(match_recv *r)
     if (r == &sent_record)
         return;
     handle_release(&omni.recv_reqs, (int)r->req & ~HANDLE_RECV_BIT);
-    match_recv_free(r);
+}
+
+void request_abandon_recv(match_recv *r)
+{
+    recv_handle_drop(r);
 }
 
 void request_complete_recv(match_recv *r)
@@ -173,7 +171,7 @@ static int sync_wait_fn(int n, void **states, double timeout, MPI_Status *st)
 
 int request_init(void)
 {
-    handle_pool_init(&omni.recv_reqs, sizeof(recv_slot));
+    handle_pool_init(&omni.recv_reqs, sizeof(match_recv));
     if (MPIX_Grequest_class_create(sync_query, sync_free, sync_cancel,
                                    greq_poll, sync_wait_fn,
                                    &omni.sync_class) != MPI_SUCCESS)

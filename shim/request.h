@@ -30,8 +30,13 @@
 int request_init(void);
 void request_finalize(void);
 
-/* Gives r its receive handle (r->req); r->comm must be set. */
-void request_start_recv(match_recv *r);
+/* The record of a new receive, which its handle (*req) names: the pool of
+ * receive handles holds the records themselves, so a handle costs no
+ * allocation of its own.  The contents are undefined; the caller writes
+ * every field, r->req = *req and r->user_comm among them.  A record never
+ * handed to the program goes back with request_abandon_recv. */
+match_recv *request_new_recv(MPI_Request *req);
+void request_abandon_recv(match_recv *r);
 /* r is done (RECV_DONE): a receive the program already freed goes now;
  * any other waits for the completion call that finds it. */
 void request_complete_recv(match_recv *r);
