@@ -22,13 +22,8 @@ void credit_finalize(void)
     omni.credit = omni.owed = NULL;
 }
 
-void credit_consumed(uint32_t src, uint32_t size)
+void credit_return(uint32_t src)
 {
-    if ((int)src == omni.rank || !omni.on)
-        return;
-    omni.owed[src] += size;
-    if (omni.owed[src] < omni.window / 4)
-        return;
     rt_item_hdr h = {.dst = src, .src = (uint32_t)omni.rank, .comm = 0,
                      .tag = 0, .len = 0,
                      .meta = rt_meta(RT_CREDIT, omni.owed[src])};

@@ -42,8 +42,19 @@ static inline void credit_refund(int dst, uint32_t size)
         omni.credit[dst] += size;
 }
 
-/* The application here consumed `size` item bytes from world rank src. */
-void credit_consumed(uint32_t src, uint32_t size);
+/* Sends world rank src what it is owed, in one CREDIT item. */
+void credit_return(uint32_t src);
+
+/* The application here consumed `size` item bytes from world rank src.
+ * Inline: every received item passes here. */
+static inline void credit_consumed(uint32_t src, uint32_t size)
+{
+    if ((int)src == omni.rank || !omni.on)
+        return;
+    omni.owed[src] += size;
+    if (omni.owed[src] >= omni.window / 4)
+        credit_return(src);
+}
 
 /* A CREDIT item from world rank src arrived. */
 static inline void credit_returned(uint32_t src, uint32_t bytes)
