@@ -6,6 +6,7 @@
 #include "shim/dtype.h"
 #include "shim/impl.h"
 #include "shim/handles.h"
+#include "shim/credit.h"
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -25,13 +26,14 @@ int recv_raise(MPI_Comm comm, int err)
     return err;
 }
 
-/* Unpacks n bytes into a derived datatype.  A message that ends inside an
+/* Unpacks n bytes into a derived datatype (out of line, so that
+ * recv_copy_in's builtin case keeps a small frame).  A message that ends inside an
  * element fills only that element's first basic items (MPI_Get_elements
  * counts them): the element is packed from the user's buffer, its head
  * overwritten with the bytes that arrived, and unpacked back.  Returns an
  * MPI error code. */
-static int recv_unpack(match_recv *r, const char *data, MPI_Count n,
-                       MPI_Count esize)
+static __attribute__((noinline)) int
+recv_unpack(match_recv *r, const char *data, MPI_Count n, MPI_Count esize)
 {
     MPI_Count whole = n / esize, rest = n % esize;
     MPI_Count pos = 0;
@@ -190,51 +192,84 @@ void recv_poll_payloads(void)
     pending_poll(&omni.payloads, recv_payload_done);
 }
 
-/* An arrival while receives are posted, or for a freed communicator. */
-static __attribute__((noinline)) void recv_arrived_to_posted(comm_rec *c,
-                                                             match_msg *m)
+/* An eager message's bytes go back to its sender's window (credit.h) once
+ * consumed; a header took none.  match_msg_free does this for a queued
+ * message. */
+static void recv_settle(const match_msg *m)
+{
+    if (rt_kind_is_eager(m->kind))
+        credit_consumed(m->src_world, RT_HDR_SIZE + (uint32_t)m->bytes);
+}
+
+/* An arrival while receives are posted, or for a freed communicator: m
+ * (the caller's, not queued) goes to the oldest posted receive it matches,
+ * or is dropped when no handle can ever receive it.  Returns 0 when it is
+ * still the caller's, to queue as unexpected. */
+static __attribute__((noinline)) int recv_arrived_to_posted(comm_rec *c,
+                                                            const match_msg *m)
 {
     match_recv *r = c->posted_head ? match_take_posted(c, m->src, m->tag) : NULL;
     if (r) {
         recv_take_message(r, m);
-        match_msg_free(m);
+        recv_settle(m);
         comm_release_if_idle(c);
-    } else if (c->freed) {
-        match_msg_free(m); /* no handle can ever receive it */
-    } else {
-        match_push_unexpected(c, m);
+        return 1;
     }
+    if (c->freed) {
+        recv_settle(m);
+        return 1;
+    }
+    return 0;
 }
 
-void recv_arrived(const rt_item_hdr *h, const char *body, omni_block *b)
+/* Fills m from an arrived item; m holds no block reference yet. */
+static inline void recv_describe(match_msg *m, const comm_rec *c,
+                                 const rt_item_hdr *h, const char *body)
 {
-    comm_rec *c = comm_for_arrival(h->comm);
-    if (!c)
-        return; /* its communicator was freed with nothing left to receive */
-    match_msg *m = match_msg_alloc();
     m->src = c->placeholder ? -1 : c->from_world[h->src];
     m->tag = h->tag;
     m->kind = rt_meta_kind(h->meta);
     m->src_world = h->src;
     m->value = rt_meta_value(h->meta);
-    if (!rt_kind_is_eager(m->kind)) {
-        uint64_t size;
-        memcpy(&size, body, sizeof size);
-        if (m->kind == RT_RNDV)
-            memcpy(&m->rndv_id, body + sizeof size, sizeof m->rndv_id);
-        m->bytes = (MPI_Count)size;
-        m->data = NULL;
-        m->block = NULL;
-    } else {
+    m->block = NULL;
+    if (rt_kind_is_eager(m->kind)) {
         m->bytes = h->len;
         m->data = body;
-        m->block = b;
+        return;
+    }
+    uint64_t size;
+    memcpy(&size, body, sizeof size);
+    if (m->kind == RT_RNDV)
+        memcpy(&m->rndv_id, body + sizeof size, sizeof m->rndv_id);
+    m->bytes = (MPI_Count)size;
+    m->data = NULL;
+}
+
+/* With receives posted the item is described on the stack, and only one
+ * that none takes becomes a queued match_msg; with none posted it is
+ * queued at once. */
+void recv_arrived(const rt_item_hdr *h, const char *body, omni_block *b)
+{
+    comm_rec *c = comm_for_arrival(h->comm);
+    if (!c)
+        return; /* its communicator was freed with nothing left to receive */
+    match_msg *q;
+    if (c->posted_head || c->freed) {
+        match_msg m;
+        recv_describe(&m, c, h, body);
+        if (recv_arrived_to_posted(c, &m))
+            return;
+        q = match_msg_alloc();
+        *q = m;
+    } else {
+        q = match_msg_alloc();
+        recv_describe(q, c, h, body);
+    }
+    if (rt_kind_is_eager(q->kind)) {
+        q->block = b;
         b->refs++;
     }
-    if (c->posted_head || c->freed)
-        recv_arrived_to_posted(c, m);
-    else
-        match_push_unexpected(c, m);
+    match_push_unexpected(c, q);
 }
 
 void recv_start(match_recv *r)
