@@ -15,14 +15,24 @@
  *
  *   send        rank 0: k MPI_Send of s bytes to rank 1
  *   arrival     rank 1: one MPI_Barrier entered once all k messages are on
- *               their way, so the barrier's progress takes every one of
- *               them in (Omnibus: unpacks its blocks into the unexpected
- *               queue; MPICH: drains them into its own)
+ *               their way, then MPI_Iprobe for a marker rank 0 sent after
+ *               them until it is there, so that every message has been
+ *               taken in (Omnibus: unpacks its blocks into the unexpected
+ *               queue; MPICH: drains them into its own).  The barrier alone
+ *               is not enough: Omnibus takes a bounded number of records
+ *               from a node ring per progress round, and a barrier may
+ *               return after a few rounds.  The marker travels on a
+ *               duplicate of MPI_COMM_WORLD, so that a probe does not scan
+ *               the k messages queued on MPI_COMM_WORLD; under Omnibus it
+ *               arrives after them all the same, since every item between
+ *               two ranks takes one FIFO route whatever its communicator.
+ *               Each probe that finds nothing is one progress round, a
+ *               fraction of an instruction per message here
  *   barrier     rank 1: the same barrier with nothing arriving, to subtract
  *   recv        rank 1: k MPI_Recv, every message already there
  *   post        rank 1: k MPI_Irecv posted before anything is sent
- *   arrival_posted  rank 1: the barrier that takes k messages in, each
- *               matching a posted receive
+ *   arrival_posted  rank 1: the barrier and probes that take k messages
+ *               in, each matching a posted receive
  *   wait        rank 1: MPI_Wait on each of the k completed receives
  *
  * Instruction counts of code that polls depend on how long it waits.  So no
@@ -53,6 +63,7 @@
 #endif
 
 #define TAG 7
+#define TAG_MARK 8 /* the marker behind a phase's messages */
 
 typedef struct {
     const char *dir;
@@ -60,6 +71,7 @@ typedef struct {
     unsigned char *msgs; /* k messages of `bytes` each */
     MPI_Request *reqs;
     long long bad;
+    MPI_Comm mark_comm; /* the markers' communicator */
 } paths;
 
 static void phase_begin(void)
@@ -106,8 +118,11 @@ static void await(const paths *p, const char *what)
     sleep_ms(p->delay_ms);
 }
 
-/* The barrier in which rank 1 takes in what rank 0 sent before it. */
-static void measured_barrier(const paths *p, int rank, const char *name)
+/* The barrier in which rank 1 takes in what rank 0 sent before it; with
+ * `marked`, also the probes until the marker behind it is there, and then
+ * (unmeasured) the marker's receive. */
+static void measured_barrier(const paths *p, int rank, const char *name,
+                             int marked)
 {
     if (rank == 0) {
         hand_over(p, name);
@@ -117,7 +132,14 @@ static void measured_barrier(const paths *p, int rank, const char *name)
     await(p, name);
     phase_begin();
     MPI_Barrier(MPI_COMM_WORLD);
+    for (int flag = !marked; !flag;)
+        MPI_Iprobe(0, TAG_MARK, p->mark_comm, &flag, MPI_STATUS_IGNORE);
     phase_end(p, name);
+    if (marked) {
+        char mark;
+        MPI_Recv(&mark, 1, MPI_CHAR, 0, TAG_MARK, p->mark_comm,
+                 MPI_STATUS_IGNORE);
+    }
 }
 
 static unsigned char *msg(const paths *p, int i)
@@ -143,7 +165,8 @@ static void check_all(paths *p)
     memset(p->msgs, 0, (size_t)p->k * (size_t)p->bytes);
 }
 
-/* Rank 0's k sends, measured as phase "send" or not. */
+/* Rank 0's k sends, measured as phase "send" or not, and the marker
+ * behind them. */
 static void send_all(paths *p, int measured)
 {
     for (int i = 0; i < p->k; i++)
@@ -154,14 +177,16 @@ static void send_all(paths *p, int measured)
         MPI_Send(msg(p, i), p->bytes, MPI_BYTE, 1, TAG, MPI_COMM_WORLD);
     if (measured)
         phase_end(p, "send");
+    char mark = 1;
+    MPI_Send(&mark, 1, MPI_CHAR, 1, TAG_MARK, p->mark_comm);
 }
 
 static void round_unexpected(paths *p, int rank)
 {
     if (rank == 0)
         send_all(p, 1);
-    measured_barrier(p, rank, "arrival");
-    measured_barrier(p, rank, "barrier");
+    measured_barrier(p, rank, "arrival", 1);
+    measured_barrier(p, rank, "barrier", 0);
     if (rank == 1) {
         phase_begin();
         for (int i = 0; i < p->k; i++)
@@ -185,7 +210,7 @@ static void round_posted(paths *p, int rank)
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         send_all(p, 0);
-    measured_barrier(p, rank, "arrival_posted");
+    measured_barrier(p, rank, "arrival_posted", 1);
     if (rank == 1) {
         phase_begin();
         for (int i = 0; i < p->k; i++)
@@ -228,6 +253,7 @@ int main(int argc, char **argv)
     }
     p.msgs = calloc((size_t)p.k, (size_t)p.bytes);
     p.reqs = malloc((size_t)p.k * sizeof *p.reqs);
+    MPI_Comm_dup(MPI_COMM_WORLD, &p.mark_comm);
     if (!p.msgs || !p.reqs)
         MPI_Abort(MPI_COMM_WORLD, 2);
     for (p.round = 0; p.round < p.rounds; p.round++) {
@@ -241,6 +267,7 @@ int main(int argc, char **argv)
                 bad);
     free(p.msgs);
     free(p.reqs);
+    MPI_Comm_free(&p.mark_comm);
     MPI_Finalize();
     return bad ? 1 : 0;
 }
