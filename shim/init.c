@@ -9,6 +9,7 @@
 #include "shim/state.h"
 #include "shim/comm.h"
 #include "shim/credit.h"
+#include "shim/deliver.h"
 #include "shim/impl.h"
 #include "shim/match.h"
 #include "shim/progress.h"
@@ -155,7 +156,7 @@ static void omni_setup(int app_level, int real_level)
     if (!omni.sent_to || comm_table_init() != 0 || comm_register_world() != 0 ||
         request_init() != 0 || send_init() != 0 || rndv_init() != 0 ||
         credit_init() != 0 ||
-        transport_init() != 0)
+        transport_init(deliver_block) != 0)
         init_refuse("out of memory while setting up");
     omni.on = 1;
     if (omni.cfg.progress == CFG_PROGRESS_THREAD) {

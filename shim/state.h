@@ -154,6 +154,9 @@ typedef struct omni_state {
     size_t ring_record_max; /* largest block a ring takes (shm.c); 0
                                without rings */
 
+    /* what becomes of an arrived block (deliver.h), set by transport_init */
+    void (*deliver)(omni_block *b);
+
     /* block allocation */
     omni_block *free_blocks;                      /* capacity block_cap */
     omni_block *free_cut[OMNI_BLOCK_CLASSES];     /* cut blocks, by class */

@@ -1,8 +1,4 @@
 #include "shim/transport.h"
-#include "shim/recv.h"
-#include "shim/send.h"
-#include "shim/credit.h"
-#include "shim/rndv.h"
 #include "shim/shm.h"
 #include "router/flow.h"
 #include <stdio.h>
@@ -144,61 +140,6 @@ char *transport_reserve_slow(int p, uint32_t size)
     return at;
 }
 
-/* --- dispatch: what happens to a block that arrived ------------------ */
-
-/* Every item of an arrived block is either delivered here or appended to the
- * buffer of its next hop, in block order.  Urgent items make their next hop's
- * buffer go out once the whole block has been handled, so a block's worth of
- * them still travels together. */
-static void dispatch(omni_block *b)
-{
-    int urgent_peers[8], nurgent = 0, urgent_overflow = 0;
-    b->refs++; /* held while parsing, so delivery cannot free it under us */
-    for (size_t at = 0; at < b->len;) {
-        rt_item_hdr h;
-        rt_hdr_read(b->data + at, &h);
-        const char *body = b->data + at + RT_HDR_SIZE;
-        uint32_t size = rt_item_size(&h);
-        if ((int)h.dst == omni.rank) {
-            omni.stats.delivered++;
-            switch (rt_meta_kind(h.meta)) {
-            case RT_ACK:
-                send_sync_acked(rt_meta_value(h.meta));
-                break;
-            case RT_CREDIT:
-                credit_returned(h.src, rt_meta_value(h.meta));
-                break;
-            case RT_CTS:
-                rndv_clear_to_send(rt_meta_value(h.meta), body);
-                break;
-            case RT_RNDV_DATA:
-                recv_rndv_data(rt_meta_value(h.meta), body, h.len);
-                break;
-            default:
-                recv_arrived(&h, body, b);
-            }
-        } else {
-            char *to = transport_reserve((int)h.dst, size);
-            memcpy(to, b->data + at, size);
-            omni.stats.forwarded_items++;
-            if (rt_kind_is_urgent(rt_meta_kind(h.meta))) {
-                int p = omni.next_hop[h.dst];
-                if (nurgent < 8)
-                    urgent_peers[nurgent++] = p;
-                else
-                    urgent_overflow = 1;
-            }
-        }
-        at += size;
-    }
-    transport_block_unref(b);
-    if (urgent_overflow)
-        transport_flush_all(&omni.stats.flush_urgent);
-    else
-        for (int i = 0; i < nurgent; i++)
-            transport_ship(urgent_peers[i], &omni.stats.flush_urgent);
-}
-
 /* --- shipping -------------------------------------------------------- */
 
 static void inflight_push(MPI_Request req, omni_block *b)
@@ -320,7 +261,7 @@ void transport_ship(int p, uint64_t *reason)
     }
     (*reason)++;
     if (p == omni.rank) {
-        dispatch(b);
+        omni.deliver(b);
         return;
     }
     transport_ship_block(p, b);
@@ -445,7 +386,7 @@ static void rx_post(omni_inflight *slot, omni_block *b)
 #define RING_TURN 8
 
 /* A block in a ring is copied out and its room handed back before it is
- * dispatched: the matching engine may keep pointing into an arrived block
+ * delivered: the matching engine may keep pointing into an arrived block
  * (unexpected messages), and a ring's room must come back in order. */
 static int rings_poll(void)
 {
@@ -459,7 +400,7 @@ static int rings_poll(void)
             memcpy(b->data, rec, len);
             b->len = len;
             rg_pop(r);
-            dispatch(b);
+            omni.deliver(b);
             n++;
         }
     }
@@ -467,7 +408,7 @@ static int rings_poll(void)
 }
 
 /* At most one turn of the ring per call: blocks that keep arriving while
- * earlier ones are dispatched must not keep the rest of progress (payload
+ * earlier ones are delivered must not keep the rest of progress (payload
  * completions, reaping, flushing) from ever running. */
 int transport_poll_arrivals(void)
 {
@@ -483,11 +424,11 @@ int transport_poll_arrivals(void)
         PMPI_Get_count(&st, MPI_BYTE, &bytes);
         omni_block *b = slot->block;
         b->len = (size_t)bytes;
-        /* Repost before dispatching: dispatch may run long (forwarding) and
+        /* Repost before delivering: delivery may run long (forwarding) and
          * the next block from any neighbour should find a receive. */
         rx_post(slot, transport_block_get());
         omni.rx_head = (omni.rx_head + 1) % omni.rx_count;
-        dispatch(b);
+        omni.deliver(b);
         n++;
     }
     return n;
@@ -495,8 +436,9 @@ int transport_poll_arrivals(void)
 
 /* --- life cycle ------------------------------------------------------ */
 
-int transport_init(void)
+int transport_init(transport_deliver_fn deliver)
 {
+    omni.deliver = deliver;
     omni.block_cap = omni.cfg.buffer_size;
     omni.peers = calloc((size_t)omni.size, sizeof *omni.peers);
     omni.inflight_cap = INFLIGHT_INITIAL;

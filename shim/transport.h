@@ -5,7 +5,7 @@
  * peer next_hop[d]; a block ships when the next item does not fit, when
  * progress finds it idle or too old (router/adapt.h), before any call that
  * can wait, and at once after an urgent item.  A block for this rank itself
- * never leaves: shipping it dispatches it in place.  A block for a rank of
+ * never leaves: shipping it delivers it in place (deliver.h).  A block for a rank of
  * this node goes into the node ring to it (shm.h), or, while that ring is
  * full, to the end of the peer's backlog, which progress moves into the
  * ring in order; any other block goes to MPICH (PMPI_Isend on wire_comm).
@@ -15,11 +15,12 @@
  * sends here through MPICH, a ring of PMPI_Irecv(MPI_ANY_SOURCE) on
  * wire_comm, processed strictly in posting order.  MPI matches one sender's
  * messages to identical receives in posting order, so processing the ring
- * in order keeps every link FIFO.  Dispatch delivers each item addressed
- * here to the matching engine and appends every other item to the buffer
- * of its next hop.
+ * in order keeps every link FIFO.  Each block taken in goes, in that order,
+ * to the delivery function the engine gave transport_init (deliver.h),
+ * which hands each item addressed here to the engine and appends every
+ * other item to the buffer of its next hop.
  *
- * Nothing here ever waits: forwarding and dispatch never refuse, and the
+ * Nothing here ever waits: forwarding and delivery never refuse, and the
  * send path never stalls on the wire (flow control chooses a message's
  * path instead, credit.h).  Memory stays bounded by router/flow.h's rule:
  * at most FL_FILL_CAP buffers fill at once, and a partly filled buffer is
@@ -33,7 +34,10 @@
 /* Tags on wire_comm: blocks use 1; comm.c's group drain uses 2. */
 #define TRANSPORT_WIRE_TAG 1
 
-int transport_init(void);
+/* What the transport does with each block it takes in (deliver.h): the
+ * function is the engine's, so that the transport calls nothing above it. */
+typedef void (*transport_deliver_fn)(omni_block *b);
+int transport_init(transport_deliver_fn deliver);
 void transport_finalize(void);
 
 omni_block *transport_block_get(void);
