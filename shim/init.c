@@ -12,6 +12,7 @@
 #include "shim/deliver.h"
 #include "shim/impl.h"
 #include "shim/match.h"
+#include "shim/neighbor.h"
 #include "shim/progress.h"
 #include "shim/mprobe.h"
 #include "shim/persist.h"
@@ -105,6 +106,17 @@ static void choose_yield(void)
     }
 }
 
+/* The work progress rounds do besides the transport's, in the order a
+ * round does it (progress.h). */
+static void register_pollers(void)
+{
+    omni.npollers = omni.nafter_round = 0;
+    prog_add_poller(recv_poll_payloads, 0);
+    prog_add_poller(isendrecv_poll, 0);
+    prog_add_poller(send_poll_bsends, 0);
+    prog_add_poller(nbr_poll, 1);
+}
+
 static void omni_setup(int app_level, int real_level)
 {
     char err[CFG_ERR_LEN];
@@ -158,6 +170,7 @@ static void omni_setup(int app_level, int real_level)
         credit_init() != 0 ||
         transport_init(deliver_block) != 0)
         init_refuse("out of memory while setting up");
+    register_pollers();
     omni.on = 1;
     if (omni.cfg.progress == CFG_PROGRESS_THREAD) {
         if (real_level < MPI_THREAD_MULTIPLE || prog_thread_start() != 0)

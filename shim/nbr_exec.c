@@ -380,6 +380,8 @@ static void op_finish(nbr_op *op)
 
 void nbr_poll(void)
 {
+    if (!nbr_busy())
+        return;
     nbr_module *mod = omni.nbr;
     if (mod->polling)
         return;

@@ -11,7 +11,8 @@
  * is built and every neighbourhood collective goes to MPICH.
  *
  * A collective runs as an operation (nbr_exec.h) that progress drives:
- * prog_poll calls nbr_poll while operations are in flight.
+ * nbr_poll is one of progress's pollers (progress.h), run after each
+ * round.
  */
 #ifndef OMNIBUS_NEIGHBOR_H
 #define OMNIBUS_NEIGHBOR_H
@@ -50,8 +51,9 @@ static inline int nbr_busy(void)
     return omni.nbr && omni.nbr->active;
 }
 
-/* Advances every operation in flight; called at the end of prog_poll, with
- * Omnibus's own progress free to run again (sending may need it). */
+/* Advances every operation in flight, if any; registered as a poller that
+ * runs after each progress round (progress.h), with Omnibus's own progress
+ * free to run again (sending may need it). */
 void nbr_poll(void);
 
 /* A managed communicator was just made: builds its schedule when it has a

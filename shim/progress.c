@@ -1,11 +1,5 @@
 #include "shim/progress.h"
 #include "shim/transport.h"
-#include "shim/recv.h"
-#include "shim/request.h"
-#include "shim/impl.h"
-#include "shim/send.h"
-#include "shim/rndv.h"
-#include "shim/neighbor.h"
 #include <sched.h>
 #include <stdlib.h>
 #include <time.h>
@@ -19,28 +13,31 @@ void prog_block_enter(void)
     transport_flush_all(&omni.stats.flush_block);
 }
 
+void prog_add_poller(void (*poll)(void), int after_round)
+{
+    int *n = after_round ? &omni.nafter_round : &omni.npollers;
+    void (**list)(void) = after_round ? omni.after_round : omni.pollers;
+    if (*n == OMNI_POLLERS_MAX)
+        omni_out_of_memory("a progress poller (OMNI_POLLERS_MAX)");
+    list[(*n)++] = poll;
+}
+
 void prog_poll(void)
 {
     if (omni.in_progress)
         return;
     omni.in_progress = 1;
     transport_poll_arrivals();
-    if (pending_any(&omni.payloads))
-        recv_poll_payloads();
-    if (omni.pairs)
-        isendrecv_poll();
-    if (omni.bsends)
-        send_poll_bsends();
+    for (int i = 0; i < omni.npollers; i++)
+        omni.pollers[i]();
     if (omni.inflight_count || omni.ring_backlogs)
         transport_reap_sends();
     if (omni.soon_count)
         transport_ship_soon();
     transport_flush_stale();
     omni.in_progress = 0;
-    /* Outside the guard: a schedule's receives are started here, and an
-     * answer they owe (a CTS, an ACK) goes at once, not at a round's end. */
-    if (nbr_busy())
-        nbr_poll();
+    for (int i = 0; i < omni.nafter_round; i++)
+        omni.after_round[i]();
 }
 
 void prog_pause(unsigned *spins)

@@ -43,6 +43,16 @@ static inline void omni_unlock(void)
 int prog_thread_start(void);
 void prog_thread_stop(void);
 
+/* The work of a progress round besides the transport's: each module that
+ * has some (receives whose payload MPICH moves, Isendrecv pairs, buffered
+ * sends, neighbourhood schedules) registers its poll function once, at
+ * start-up, so that progress calls up into no module.  A poll function
+ * returns at once when it has nothing to do.  Those registered with
+ * after_round run once the round's re-entry guard is released, so that
+ * progress may run again inside them (a neighbourhood schedule starts
+ * receives, and an answer they owe goes at once). */
+void prog_add_poller(void (*poll)(void), int after_round);
+
 /* Sends every partly filled buffer; called before any call that may wait. */
 void prog_block_enter(void);
 

@@ -189,7 +189,8 @@ static void recv_payload_done(void *owner, const MPI_Status *st, int rc)
 
 void recv_poll_payloads(void)
 {
-    pending_poll(&omni.payloads, recv_payload_done);
+    if (pending_any(&omni.payloads))
+        pending_poll(&omni.payloads, recv_payload_done);
 }
 
 /* An eager message's bytes go back to its sender's window (credit.h) once

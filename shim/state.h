@@ -93,6 +93,9 @@ struct comm_rec;
 struct match_msg;
 struct match_recv;
 
+/* Poll functions of each kind a progress round calls (progress.h). */
+#define OMNI_POLLERS_MAX 4
+
 typedef struct omni_state {
     int on;                 /* wrappers act (else pass-through) */
     int initialized;        /* Omnibus set itself up in MPI_Init */
@@ -200,6 +203,12 @@ typedef struct omni_state {
 
     /* receives whose payload MPICH is receiving (recv.c) */
     pending_set payloads;
+
+    /* what a progress round polls besides the transport (progress.h) */
+    void (*pollers[OMNI_POLLERS_MAX])(void);
+    int npollers;
+    void (*after_round[OMNI_POLLERS_MAX])(void);
+    int nafter_round;
 
     /* progress policy */
     int yield;              /* sched_yield in wait loops */
