@@ -11,6 +11,7 @@
  * creation), the rank translations, and the two matching queues.  A freed
  * communicator leaves the handle table at once (MPICH reuses handles) but
  * stays in the id table while receives posted on it are still pending.
+ * The calls that make and free communicators are comm_calls.c's.
  */
 #ifndef OMNIBUS_COMM_H
 #define OMNIBUS_COMM_H
@@ -63,13 +64,9 @@ static inline comm_rec *comm_for_arrival(uint32_t id)
     return c && c->id == id ? c : comm_for_arrival_slow(id);
 }
 
-/* Registers a communicator just made by a constructor; collective over its
- * members. Intercommunicators and MPI_COMM_NULL are left unmanaged. */
-int comm_register_new(MPI_Comm comm);
-
-/* Forgets a communicator the user frees; its record lives on while posted
- * receives still refer to it. */
-void comm_forget(MPI_Comm comm);
+/* Builds the record of an intracommunicator whose members agreed on `id`
+ * (comm_calls.c agrees on it); -1 when out of memory. */
+int comm_add(MPI_Comm comm, uint32_t id);
 
 /* Releases a freed record once nothing refers to it. */
 void comm_release_if_idle(comm_rec *c);

@@ -267,6 +267,7 @@ OMNI_EXPORT int MPI_Finalize(void)
         stats_report();
         omni.on = 0;
         transport_finalize();
+        nbr_finalize();
         comm_table_destroy();
         match_release_slabs();
         send_finalize();
