@@ -17,7 +17,7 @@
 #define OMNIBUS_PERSIST_H
 
 #include <mpi.h>
-#include "shim/send.h"
+#include "shim/send_mode.h"
 #include "shim/handles.h"
 
 typedef struct {

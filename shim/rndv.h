@@ -29,7 +29,7 @@
 #define OMNIBUS_RNDV_H
 
 #include "shim/comm.h"
-#include "shim/send.h"
+#include "shim/send_mode.h"
 
 int rndv_init(void);
 void rndv_finalize(void);

@@ -18,8 +18,7 @@
 #define OMNIBUS_SEND_H
 
 #include "shim/comm.h"
-
-enum send_mode { SEND_STANDARD, SEND_SYNC, SEND_READY, SEND_BUFFERED };
+#include "shim/send_mode.h"
 
 /* Starts a send; with req == NULL it is blocking and returns when complete.
  * *req is a request the user holds: MPI_Cancel never withdraws it. */
