@@ -121,7 +121,7 @@ static int pair_start(const void *sendbuf, MPI_Count sendcount,
         MPIX_Grequest_class_create(pair_query, pair_free, pair_cancel,
                                    pair_poll, pair_wait,
                                    &omni.pair_class) != MPI_SUCCESS)
-        return recv_raise(c->handle, MPI_ERR_OTHER);
+        return omni_raise(c->handle, MPI_ERR_OTHER);
     sendrecv_pair *p = calloc(1, sizeof *p);
     if (!p)
         omni_out_of_memory("an MPI_Isendrecv");
@@ -139,13 +139,13 @@ static int pair_start(const void *sendbuf, MPI_Count sendcount,
                             .comm = c, .user_comm = c->handle,
                             .req = MPI_REQUEST_NULL};
     if (source != MPI_PROC_NULL) {
-        rc = recv_hold_dtype(p->recv);
+        rc = match_hold_dtype(p->recv);
         if (rc != MPI_SUCCESS) {
             /* The send half is on its way: its request completes alone. */
             PMPI_Request_free(&p->send);
             match_recv_free(p->recv);
             free(p);
-            return recv_raise(c->handle, rc);
+            return omni_raise(c->handle, rc);
         }
     }
     if (source == MPI_PROC_NULL) {

@@ -21,6 +21,7 @@
 
 #include <mpi.h>
 #include "shim/comm.h"
+#include "shim/dtype.h"
 #include "router/wire.h"
 
 typedef struct match_msg {
@@ -62,6 +63,24 @@ typedef struct match_recv {
     MPI_Request payload;         /* RECV_PAYLOAD: PMPI_Irecv into buf */
     char *spill;                 /* the payload of a truncated receive */
 } match_recv;
+
+/* A receive that completes after the call that posted it returns (a
+ * request) holds its datatype, so that the program may free its handle at
+ * once (dtype.h); the hold is dropped when the receive completes or is
+ * cancelled.  match_hold_dtype returns an MPI error code. */
+static inline int match_hold_dtype(match_recv *r)
+{
+    int rc = dtype_hold(r->dtype, &r->dtype);
+    r->dtype_held = rc == MPI_SUCCESS;
+    return rc;
+}
+
+static inline void match_release_dtype(match_recv *r)
+{
+    if (r->dtype_held)
+        dtype_release(r->dtype);
+    r->dtype_held = 0;
+}
 
 static inline int match_fits(int want_src, int want_tag, int src, int tag)
 {

@@ -111,7 +111,7 @@ int impl_Mrecv(void *buf, MPI_Count count, MPI_Datatype dtype,
     held_receive(h, message, &r);
     recv_wait(&r);
     status_fill(status, r.st_source, r.st_tag, r.st_bytes, 0);
-    return r.error == MPI_SUCCESS ? MPI_SUCCESS : recv_raise(c->handle, r.error);
+    return r.error == MPI_SUCCESS ? MPI_SUCCESS : omni_raise(c->handle, r.error);
 }
 
 int impl_Imrecv(void *buf, MPI_Count count, MPI_Datatype dtype,
@@ -126,10 +126,10 @@ int impl_Imrecv(void *buf, MPI_Count count, MPI_Datatype dtype,
                       .src = MPI_ANY_SOURCE, .tag = MPI_ANY_TAG,
                       .comm = h->comm, .user_comm = h->comm->handle,
                       .req = req};
-    int rc = recv_hold_dtype(r);
+    int rc = match_hold_dtype(r);
     if (rc != MPI_SUCCESS) {
         request_abandon_recv(r);
-        return recv_raise(h->comm->handle, rc);
+        return omni_raise(h->comm->handle, rc);
     }
     *request = req;
     held_receive(h, message, r);

@@ -6,7 +6,6 @@
 #include "shim/impl.h"
 #include "shim/persist.h"
 #include "shim/progress.h"
-#include "shim/recv.h"
 #include "shim/dtype.h"
 #include <stdlib.h>
 
@@ -183,7 +182,7 @@ static int nbr_run(const nbr_args *a, MPI_Comm comm, enum nbr_how how,
         int rc = hold_types(op, a);
         if (rc != MPI_SUCCESS) {
             nbr_op_put(op);
-            return recv_raise(comm, rc);
+            return omni_raise(comm, rc);
         }
     }
     op->tag = next_tag(t);
@@ -198,7 +197,7 @@ static int nbr_run(const nbr_args *a, MPI_Comm comm, enum nbr_how how,
         return rc;
     rc = nbr_op_wait(op);
     nbr_op_put(op);
-    return rc == MPI_SUCCESS ? rc : recv_raise(comm, rc);
+    return rc == MPI_SUCCESS ? rc : omni_raise(comm, rc);
 }
 
 /* --- entry points: a call goes by its schedule, or to MPICH -------------- */

@@ -2,7 +2,6 @@
 #include "shim/handles.h"
 #include "shim/impl.h"
 #include "shim/send.h"
-#include "shim/recv.h"
 #include "shim/transport.h"
 #include "shim/dtype.h"
 #include "shim/request.h"
@@ -48,7 +47,7 @@ static int persistent_new(int is_recv, enum send_mode mode, const void *sbuf,
     MPI_Datatype held;
     int rc = dtype_hold(dtype, &held);
     if (rc != MPI_SUCCESS)
-        return recv_raise(comm, rc);
+        return omni_raise(comm, rc);
     int handle;
     persistent_req *p = handle_new(&omni.persistent, &handle);
     *p = (persistent_req){.in_use = 1, .is_recv = is_recv, .mode = mode,
@@ -118,12 +117,12 @@ static int persist_start(MPI_Request *request)
     if (!p)
         return PMPI_Start(request);
     if (p->oneshot || p->inner != MPI_REQUEST_NULL)
-        return recv_raise(p->comm, MPI_ERR_REQUEST); /* not startable now */
+        return omni_raise(p->comm, MPI_ERR_REQUEST); /* not startable now */
     if (p->ops)
         return p->ops->start(p->state, &p->inner);
     comm_rec *c = comm_lookup(p->comm);
     if (!c)
-        return recv_raise(MPI_COMM_WORLD, MPI_ERR_COMM);
+        return omni_raise(MPI_COMM_WORLD, MPI_ERR_COMM);
     if (p->is_recv)
         return impl_Irecv(p->rbuf, p->count, p->dtype, p->peer, p->tag, p->comm,
                           &p->inner);
@@ -177,6 +176,18 @@ int impl_Cancel(MPI_Request *request)
     if (!p->is_recv || p->inner == MPI_REQUEST_NULL)
         return MPI_SUCCESS;
     return request_cancel(&p->inner);
+}
+
+/* A persistent handle is looked at through its inner request; nothing is
+ * freed (request_get_status). */
+int impl_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    persist_view v;
+    MPI_Request *req = persist_view_begin(&v, 1, &request);
+    int rc = request_get_status(*req, flag, status);
+    if (v.copied && v.reqs != v.small)
+        free(v.reqs);
+    return rc;
 }
 
 /* --- the view the completion calls give MPICH -------------------------- */

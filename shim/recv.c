@@ -20,12 +20,6 @@ void recv_finalize(void)
     handle_pool_destroy(&omni.awaiting);
 }
 
-int recv_raise(MPI_Comm comm, int err)
-{
-    PMPI_Comm_call_errhandler(comm, err);
-    return err;
-}
-
 /* Unpacks n bytes into a derived datatype (out of line, so that
  * recv_copy_in's builtin case keeps a small frame).  A message that ends inside an
  * element fills only that element's first basic items (MPI_Get_elements
@@ -76,24 +70,10 @@ static void recv_copy_in(match_recv *r, const char *data, MPI_Count bytes)
                                  : MPI_SUCCESS;
 }
 
-int recv_hold_dtype(match_recv *r)
-{
-    int rc = dtype_hold(r->dtype, &r->dtype);
-    r->dtype_held = rc == MPI_SUCCESS;
-    return rc;
-}
-
-void recv_release_dtype(match_recv *r)
-{
-    if (r->dtype_held)
-        dtype_release(r->dtype);
-    r->dtype_held = 0;
-}
-
 /* The receive is complete: hand it back to whoever waits on it. */
 static void recv_finish(match_recv *r)
 {
-    recv_release_dtype(r);
+    match_release_dtype(r);
     r->state = RECV_DONE;
     if (r->req != MPI_REQUEST_NULL)
         request_complete_recv(r);
@@ -347,7 +327,7 @@ static __attribute__((noinline)) int recv_general(void *buf, MPI_Count count,
     recv_start(&r);
     recv_wait(&r);
     status_fill(status, r.st_source, r.st_tag, r.st_bytes, 0);
-    return r.error == MPI_SUCCESS ? MPI_SUCCESS : recv_raise(comm, r.error);
+    return r.error == MPI_SUCCESS ? MPI_SUCCESS : omni_raise(comm, r.error);
 }
 
 int impl_Recv(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
@@ -370,10 +350,10 @@ int impl_Irecv(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
     match_recv *r = request_new_recv(&req);
     *r = (match_recv){.buf = buf, .count = count, .dtype = dtype, .src = source,
                       .tag = tag, .comm = c, .user_comm = comm, .req = req};
-    int rc = recv_hold_dtype(r);
+    int rc = match_hold_dtype(r);
     if (rc != MPI_SUCCESS) {
         request_abandon_recv(r);
-        return recv_raise(comm, rc);
+        return omni_raise(comm, rc);
     }
     *request = req;
     recv_start(r);
@@ -452,15 +432,15 @@ int recv_pack_aside(const void *buf, MPI_Count count, MPI_Datatype dtype,
     *packed = 0;
     int rc = PMPI_Pack_size_c(count, dtype, comm, &size);
     if (rc != MPI_SUCCESS)
-        return recv_raise(comm, rc);
+        return omni_raise(comm, rc);
     *copy = malloc(size > 0 ? (size_t)size : 1);
     if (!*copy)
-        return recv_raise(comm, MPI_ERR_NO_MEM);
+        return omni_raise(comm, MPI_ERR_NO_MEM);
     rc = dtype_pack(buf, count, dtype, *copy, size, packed);
     if (rc != MPI_SUCCESS) {
         free(*copy);
         *copy = NULL;
-        return recv_raise(comm, rc);
+        return omni_raise(comm, rc);
     }
     return rc;
 }

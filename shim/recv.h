@@ -33,13 +33,6 @@ void recv_start(match_recv *r);
 /* r takes message m, which is in no queue any more (the caller frees m). */
 void recv_take_message(match_recv *r, const match_msg *m);
 
-/* A receive that completes after the call that posted it returns (a
- * request) holds its datatype, so that the program may free its handle at
- * once (dtype.h); the hold is dropped when the receive completes or is
- * cancelled.  recv_hold_dtype returns an MPI error code. */
-int recv_hold_dtype(match_recv *r);
-void recv_release_dtype(match_recv *r);
-
 /* Blocks (driving progress) until r is complete. */
 void recv_wait(match_recv *r);
 
@@ -48,8 +41,5 @@ void recv_wait(match_recv *r);
  * failure the copy is NULL and the error is returned. */
 int recv_pack_aside(const void *buf, MPI_Count count, MPI_Datatype dtype,
                     MPI_Comm comm, void **copy, MPI_Count *packed);
-
-/* Raises err through the communicator's error handler; returns err. */
-int recv_raise(MPI_Comm comm, int err);
 
 #endif

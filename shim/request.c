@@ -1,9 +1,7 @@
 #include "shim/request.h"
 #include "shim/progress.h"
-#include "shim/recv.h"
 #include "shim/dtype.h"
 #include "shim/impl.h"
-#include "shim/persist.h"
 #include "shim/transport.h"
 #include <stdint.h>
 #include <stdlib.h>
@@ -78,7 +76,7 @@ static int recv_complete_single(MPI_Request *req, match_recv *r,
 {
     MPI_Comm comm;
     int err = recv_complete(req, r, st, &comm);
-    return err == MPI_SUCCESS ? MPI_SUCCESS : recv_raise(comm, err);
+    return err == MPI_SUCCESS ? MPI_SUCCESS : omni_raise(comm, err);
 }
 
 /* Blocks, driving progress, until r is done. */
@@ -99,7 +97,7 @@ static void recv_cancel(match_recv *r)
 {
     if (r->state != RECV_POSTED || match_unpost(r->comm, r) != 0)
         return;
-    recv_release_dtype(r);
+    match_release_dtype(r);
     r->cancelled = 1;
     r->st_bytes = 0;
     r->error = MPI_SUCCESS;
@@ -249,7 +247,7 @@ static int ledger_raise_single(int rc)
         return rc;
     struct req_error e = omni.ledger[0];
     omni.ledger_n = 0;
-    return recv_raise(e.comm, e.error);
+    return omni_raise(e.comm, e.error);
 }
 
 /* Multiple-completion calls: MPI_ERR_IN_STATUS, with each completed
@@ -280,7 +278,7 @@ static int ledger_raise_multi(int rc, const req_snapshot *s, int n,
         }
     }
     omni.ledger_n = 0;
-    return recv_raise(comm, MPI_ERR_IN_STATUS);
+    return omni_raise(comm, MPI_ERR_IN_STATUS);
 }
 
 /* --- completion of arrays of MPICH requests ------------------------------ */
@@ -481,7 +479,7 @@ static int recv_complete_multi(int rc, MPI_Request reqs[], MPI_Status sts[],
     }
     if (!failed || rc == MPI_ERR_IN_STATUS)
         return rc; /* an MPICH-side error was raised already */
-    return recv_raise(failed_comm, MPI_ERR_IN_STATUS);
+    return omni_raise(failed_comm, MPI_ERR_IN_STATUS);
 }
 
 /* --- completion entry points ------------------------------------------ */
@@ -737,24 +735,20 @@ int request_waitsome(int incount, MPI_Request requests[], int *outcount,
  * call query_fn, whose ledger entry is dropped: the error is raised when the
  * request is completed by a Wait or Test.  A receive handle is only looked
  * at, never freed. */
-int impl_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+int request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
-    persist_view v;
-    MPI_Request *req = persist_view_begin(&v, 1, &request);
     prog_poll();
     int rc = MPI_SUCCESS;
-    match_recv *r = recv_of(*req);
+    match_recv *r = recv_of(request);
     if (r) {
         *flag = recv_is_done(r);
         if (*flag)
             status_fill(status, r->st_source, r->st_tag, r->st_bytes,
                         r->cancelled);
     } else {
-        rc = prog_get_status(*req, flag, status);
+        rc = prog_get_status(request, flag, status);
         omni.ledger_n = 0;
     }
     polled(*flag, rc);
-    if (v.copied && v.reqs != v.small)
-        free(v.reqs);
     return rc;
 }

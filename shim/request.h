@@ -45,6 +45,9 @@ void request_complete_recv(match_recv *r);
  * the rest by MPICH. */
 int request_free(MPI_Request *request);
 int request_cancel(MPI_Request *request);
+/* MPI_Request_get_status on a request that is not persistent (persist.c
+ * looks through a persistent one first): drives one progress round. */
+int request_get_status(MPI_Request request, int *flag, MPI_Status *status);
 /* A generalized request for synchronous send `id`. */
 MPI_Request request_start_sync(uint32_t id);
 /* A real MPICH request that is already complete, for Omnibus's own

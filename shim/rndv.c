@@ -1,7 +1,6 @@
 #include "shim/rndv.h"
 #include "shim/dtype.h"
 #include "shim/progress.h"
-#include "shim/recv.h"
 #include "shim/request.h"
 #include "shim/transport.h"
 #include "shim/handles.h"
@@ -171,7 +170,7 @@ int rndv_start(const void *buf, MPI_Count count, MPI_Datatype dtype,
         rc = rndv_copy_aside(s, bytes);
     if (rc != MPI_SUCCESS) {
         rndv_put(id);
-        return recv_raise(c->handle, rc);
+        return omni_raise(c->handle, rc);
     }
     rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.rank,
                      .comm = c->id, .tag = tag, .len = RT_RNDV_BODY,
@@ -224,7 +223,7 @@ void rndv_clear_to_send(uint32_t id, const char *cts_body)
     if (rc != MPI_SUCCESS)
         /* The receiver waits for these bytes: they go as they are, and the
          * error reaches the program through the communicator. */
-        recv_raise(s->comm, rc);
+        omni_raise(s->comm, rc);
     omni.stats.acks_sent++; /* an item finalize's count must see delivered */
     transport_push_soon(s->dst);
     int buffered = s->copy != NULL;

@@ -4,7 +4,6 @@
 #include "shim/progress.h"
 #include "shim/request.h"
 #include "shim/dtype.h"
-#include "shim/recv.h"
 #include "shim/impl.h"
 #include "shim/persist.h"
 #include "shim/rndv.h"
@@ -169,7 +168,7 @@ static int send_bsend_payload(const void *buf, MPI_Count count,
     MPI_Count packed = 0, pos = 0;
     int rc = PMPI_Pack_size_c(count, dtype, c->handle, &packed);
     if (rc != MPI_SUCCESS)
-        return recv_raise(c->handle, rc);
+        return omni_raise(c->handle, rc);
     bsend_copy *b = malloc(sizeof *b);
     void *data = malloc(packed > 0 ? (size_t)packed : 1);
     if (!b || !data)
@@ -183,7 +182,7 @@ static int send_bsend_payload(const void *buf, MPI_Count count,
     if (rc != MPI_SUCCESS) {
         free(data);
         free(b);
-        return recv_raise(c->handle, rc);
+        return omni_raise(c->handle, rc);
     }
     omni.bsend_used += (size_t)b->charge;
     b->next = omni.bsends;
@@ -230,7 +229,7 @@ static int send_large(const void *buf, MPI_Count count, MPI_Datatype dtype,
     else
         rc = PMPI_Isend_c(buf, count, dtype, dst, (int)ptag, omni.payload_comm, &preq);
     if (rc != MPI_SUCCESS)
-        return mode == SEND_BUFFERED ? rc : recv_raise(c->handle, rc);
+        return mode == SEND_BUFFERED ? rc : omni_raise(c->handle, rc);
 
     rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.rank,
                      .comm = c->id, .tag = tag, .len = RT_LARGE_BODY,
@@ -318,7 +317,7 @@ send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
         (MPI_Count)(omni.bsend_size - omni.bsend_used) < bytes + MPI_BSEND_OVERHEAD)
         /* No room left in the attached buffer: MPI refuses the send
          * (MPI_ERR_BUFFER through the communicator) and nothing is sent. */
-        return recv_raise(c->handle, MPI_ERR_BUFFER);
+        return omni_raise(c->handle, MPI_ERR_BUFFER);
     int rc = MPI_SUCCESS;
     if ((size_t)bytes > omni.threshold) {
         int went = mode != SEND_SYNC && transport_ring_eager_ok(dst, (size_t)bytes)
@@ -326,7 +325,7 @@ send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
                                          (uint32_t)bytes, dst, tag, c, &rc)
                        : 0;
         if (went < 0)
-            return recv_raise(c->handle, rc);
+            return omni_raise(c->handle, rc);
         if (went == 0)
             return send_large(buf, count, dtype, bytes, dst, tag, c, mode,
                               req, user_req);
@@ -338,7 +337,7 @@ send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
                    : send_eager(buf, count, dtype, builtin, (uint32_t)bytes, dst,
                                 tag, c, rt_meta(RT_EAGER, 0), &rc);
     if (went < 0)
-        return recv_raise(c->handle, rc);
+        return omni_raise(c->handle, rc);
     if (went == 0)
         return rndv_start(buf, count, dtype, bytes, dst, tag, c, mode, req);
     if (mode == SEND_SYNC)

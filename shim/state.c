@@ -19,3 +19,9 @@ _Noreturn void omni_out_of_memory(const char *what)
     PMPI_Abort(MPI_COMM_WORLD, 1);
     abort();
 }
+
+int omni_raise(MPI_Comm comm, int err)
+{
+    PMPI_Comm_call_errhandler(comm, err);
+    return err;
+}

@@ -230,6 +230,10 @@ uint64_t omni_now_ns(void);
 /* Ends the job: an allocation Omnibus cannot do without failed. */
 _Noreturn void omni_out_of_memory(const char *what);
 
+/* Raises err through the communicator's error handler, as MPI raises an
+ * error of a call on that communicator; returns err. */
+int omni_raise(MPI_Comm comm, int err);
+
 /* Wrappers must be visible: the library is built with -fvisibility=hidden
  * so that only the MPI_ entry points override MPICH. */
 #ifndef OMNI_EXPORT
