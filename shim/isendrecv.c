@@ -12,7 +12,6 @@
 #include "shim/recv.h"
 #include "shim/request.h"
 #include "shim/send.h"
-#include "shim/transport.h"
 #include "shim/dtype.h"
 #include <stdlib.h>
 

@@ -2,7 +2,6 @@
 #include "shim/send.h"
 #include "shim/recv.h"
 #include "shim/progress.h"
-#include "shim/transport.h"
 #include "shim/dtype.h"
 #include <stdlib.h>
 #include <string.h>

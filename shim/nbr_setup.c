@@ -4,7 +4,6 @@
 #include "shim/neighbor.h"
 #include "shim/nbr_exec.h"
 #include "shim/progress.h"
-#include "shim/transport.h"
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,6 @@
 #include "shim/handles.h"
 #include "shim/impl.h"
 #include "shim/send.h"
-#include "shim/transport.h"
 #include "shim/dtype.h"
 #include "shim/request.h"
 #include <stdlib.h>

@@ -2,7 +2,6 @@
 #include "shim/progress.h"
 #include "shim/dtype.h"
 #include "shim/impl.h"
-#include "shim/transport.h"
 #include <stdint.h>
 #include <stdlib.h>
 
