@@ -21,4 +21,14 @@
 
 void deliver_block(omni_block *b);
 
+/* The items of `len` bytes at `data`, which the caller must not keep (a
+ * record in a node ring), delivered in place for as long as each is done
+ * with at once: a control item, an item forwarded, or a message that a
+ * posted receive takes.  Returns the bytes so delivered; the rest, from
+ * the first message that would have to wait in the unexpected queue on,
+ * is the caller's to copy into a block and deliver with deliver_block.  So
+ * a posted receive gets its data straight from the ring, with no copy in
+ * between, and order is kept. */
+size_t deliver_in_place(const char *data, size_t len);
+
 #endif

@@ -168,7 +168,7 @@ static void omni_setup(int app_level, int real_level)
     if (!omni.sent_to || comm_table_init() != 0 || comm_register_world() != 0 ||
         request_init() != 0 || send_init() != 0 || rndv_init() != 0 ||
         credit_init() != 0 ||
-        transport_init(deliver_block) != 0)
+        transport_init(deliver_block, deliver_in_place) != 0)
         init_refuse("out of memory while setting up");
     register_pollers();
     omni.on = 1;

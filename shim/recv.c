@@ -253,6 +253,18 @@ void recv_arrived(const rt_item_hdr *h, const char *body, omni_block *b)
     match_push_unexpected(c, q);
 }
 
+int recv_arrived_if_taken(const rt_item_hdr *h, const char *body)
+{
+    comm_rec *c = comm_for_arrival(h->comm);
+    if (!c)
+        return 1; /* its communicator was freed with nothing left to receive */
+    if (!c->posted_head && !c->freed)
+        return 0;
+    match_msg m;
+    recv_describe(&m, c, h, body);
+    return recv_arrived_to_posted(c, &m);
+}
+
 void recv_start(match_recv *r)
 {
     comm_rec *c = r->comm;

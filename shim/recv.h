@@ -18,6 +18,10 @@ void recv_init(void);
 void recv_finalize(void);
 
 void recv_arrived(const rt_item_hdr *h, const char *body, omni_block *b);
+/* As recv_arrived, without a block (deliver_in_place): only a message that
+ * a posted receive takes at once, or that a freed communicator drops, is
+ * handled; for any other it returns 0 having done nothing. */
+int recv_arrived_if_taken(const rt_item_hdr *h, const char *body);
 
 /* The data of the rendezvous message that receive `id` (from its CTS)
  * waits for arrived: the receive completes. */

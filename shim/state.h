@@ -159,6 +159,7 @@ typedef struct omni_state {
 
     /* what becomes of an arrived block (deliver.h), set by transport_init */
     void (*deliver)(omni_block *b);
+    size_t (*deliver_in_place)(const char *data, size_t len);
 
     /* block allocation */
     omni_block *free_blocks;                      /* capacity block_cap */

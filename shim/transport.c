@@ -385,9 +385,11 @@ static void rx_post(omni_inflight *slot, omni_block *b)
 /* Blocks taken from one node ring per call at most, for the reason below. */
 #define RING_TURN 8
 
-/* A block in a ring is copied out and its room handed back before it is
- * delivered: the matching engine may keep pointing into an arrived block
- * (unexpected messages), and a ring's room must come back in order. */
+/* A ring's record is delivered in place for as long as its items are done
+ * with at once (deliver_in_place: a posted receive copies its data straight
+ * from the ring); from the first item that must wait in the unexpected
+ * queue on, the rest is copied into a block, since the matching engine
+ * keeps pointing into that, and a ring's room must come back in order. */
 static int rings_poll(void)
 {
     int n = 0;
@@ -396,11 +398,16 @@ static int rings_poll(void)
         const void *rec;
         uint32_t len;
         for (int k = 0; k < RING_TURN && (rec = rg_peek(r, &len)); k++) {
-            omni_block *b = block_holding(len);
-            memcpy(b->data, rec, len);
-            b->len = len;
+            size_t done = omni.deliver_in_place(rec, len);
+            omni_block *b = NULL;
+            if (done < len) {
+                b = block_holding(len - done);
+                memcpy(b->data, (const char *)rec + done, len - done);
+                b->len = len - done;
+            }
             rg_pop(r);
-            omni.deliver(b);
+            if (b)
+                omni.deliver(b);
             n++;
         }
     }
@@ -436,9 +443,11 @@ int transport_poll_arrivals(void)
 
 /* --- life cycle ------------------------------------------------------ */
 
-int transport_init(transport_deliver_fn deliver)
+int transport_init(transport_deliver_fn deliver,
+                   transport_deliver_in_place_fn deliver_in_place)
 {
     omni.deliver = deliver;
+    omni.deliver_in_place = deliver_in_place;
     omni.block_cap = omni.cfg.buffer_size;
     omni.peers = calloc((size_t)omni.size, sizeof *omni.peers);
     omni.inflight_cap = INFLIGHT_INITIAL;

@@ -37,7 +37,12 @@
 /* What the transport does with each block it takes in (deliver.h): the
  * function is the engine's, so that the transport calls nothing above it. */
 typedef void (*transport_deliver_fn)(omni_block *b);
-int transport_init(transport_deliver_fn deliver);
+/* What the transport does first with a node-ring record, whose bytes it
+ * must not keep (deliver_in_place): returns the bytes done with; the rest
+ * is copied into a block for the first function. */
+typedef size_t (*transport_deliver_in_place_fn)(const char *data, size_t len);
+int transport_init(transport_deliver_fn deliver,
+                   transport_deliver_in_place_fn deliver_in_place);
 void transport_finalize(void);
 
 omni_block *transport_block_get(void);
