@@ -299,26 +299,57 @@ static int recv_args_valid(MPI_Count count, int source, int tag, comm_rec *c)
            tag <= omni.tag_ub && source >= MPI_ANY_SOURCE && source < c->size;
 }
 
-/* The common case of a fine-grained stream, taken without building a
- * receive: the oldest unexpected message is an eager one that this receive
- * matches and that fits a builtin type's buffer.  Anything else (another
- * message first, a derived type, a large or synchronous message) goes the
+/* The common case of a fine-grained stream, taken without the general
+ * matching path: the oldest unexpected message is an eager one that this
+ * receive matches and that fits a builtin type's buffer.  Returns it,
+ * taken out of the queue, or NULL for anything else (another message
+ * first, a derived type, a large or synchronous message), which goes the
  * general way. */
-static int recv_from_head(comm_rec *c, void *buf, MPI_Count count,
-                          MPI_Datatype dtype, int source, int tag,
-                          MPI_Status *status)
+static inline match_msg *recv_head_taken(comm_rec *c, MPI_Count count,
+                                         MPI_Datatype dtype, int source,
+                                         int tag)
 {
     match_msg *m = c->unx_head;
     int esize = dtype_builtin_size(dtype);
     if (!m || m->kind != RT_EAGER || !esize ||
         !match_fits(source, tag, m->src, m->tag) || m->bytes > esize * count ||
         tag > omni.tag_ub || count < 0)
-        return 0;
-    rt_copy(buf, m->data, (size_t)m->bytes);
-    status_fill(status, m->src, m->tag, m->bytes, 0);
+        return NULL;
     c->unx_head = m->next;
     if (!m->next)
         c->unx_tail = &c->unx_head;
+    return m;
+}
+
+static int recv_from_head(comm_rec *c, void *buf, MPI_Count count,
+                          MPI_Datatype dtype, int source, int tag,
+                          MPI_Status *status)
+{
+    match_msg *m = recv_head_taken(c, count, dtype, source, tag);
+    if (!m)
+        return 0;
+    rt_copy(buf, m->data, (size_t)m->bytes);
+    status_fill(status, m->src, m->tag, m->bytes, 0);
+    match_msg_free(m);
+    return 1;
+}
+
+/* MPI_Irecv's form of the same: the receive is done as it is posted, so
+ * its record holds only its status (and no datatype reference). */
+static int irecv_from_head(comm_rec *c, void *buf, MPI_Count count,
+                           MPI_Datatype dtype, int source, int tag,
+                           MPI_Comm comm, MPI_Request *request)
+{
+    match_msg *m = recv_head_taken(c, count, dtype, source, tag);
+    if (!m)
+        return 0;
+    rt_copy(buf, m->data, (size_t)m->bytes);
+    match_recv *r = request_new_recv(request);
+    *r = (match_recv){.buf = buf, .count = count, .dtype = dtype, .src = source,
+                      .tag = tag, .comm = c, .user_comm = comm, .req = *request,
+                      .state = RECV_DONE, .error = MPI_SUCCESS,
+                      .st_source = m->src, .st_tag = m->tag,
+                      .st_bytes = m->bytes};
     match_msg_free(m);
     return 1;
 }
@@ -355,6 +386,8 @@ int impl_Irecv(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
                int tag, MPI_Comm comm, MPI_Request *request)
 {
     comm_rec *c = comm_lookup(comm);
+    if (c && irecv_from_head(c, buf, count, dtype, source, tag, comm, request))
+        return MPI_SUCCESS;
     if (!c || source == MPI_PROC_NULL || !recv_args_valid(count, source, tag, c) ||
         dtype_size(dtype) < 0)
         return PMPI_Irecv_c(buf, count, dtype, source, tag, comm, request);
