@@ -19,9 +19,10 @@
  *    destination is rarely written.  Rounds without sends (a drain loop's
  *    successive polls) do not count: they say nothing about whether more
  *    items for this buffer are coming.
- *  - the buffer is OLD: its first item has waited `flush_ns`
- *    (OMNIBUS_FLUSH_US), a bound on any item's delay while the program
- *    keeps polling.
+ *  - the buffer is OLD: it has held items for `flush_ns`
+ *    (OMNIBUS_FLUSH_US), timed from the first round that saw it non-empty
+ *    (the send path does not read the clock), a bound on any item's delay
+ *    while the program keeps polling.
  *
  * Why not idle_rounds = 1, the rule before issue 12: a program that polls
  * once per send (MPI_Isend + MPI_Test per item, to random destinations, as

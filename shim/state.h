@@ -45,7 +45,10 @@ typedef struct omni_block {
 /* The buffer this rank fills for one next-hop rank. */
 typedef struct {
     omni_block *fill;     /* NULL until the first item; owned */
-    uint64_t first_ns;    /* when the oldest item in fill was appended */
+    uint64_t first_ns;    /* when the first progress round saw fill
+                             non-empty (0: none has yet); the clock is
+                             read by rounds, not by the send path, where
+                             it cost a tenth of a small send */
     uint64_t stamp;       /* omni.epoch at the latest append */
     int dirty_next;       /* link in the dirty list; -1 ends it */
     int dirty;            /* fill is non-empty and on the dirty list */

@@ -132,7 +132,7 @@ char *transport_reserve_slow(int p, uint32_t size)
     omni_block *b = peer->fill;
     if (!peer->dirty) {
         dirty_add(p);
-        peer->first_ns = omni_now_ns();
+        peer->first_ns = 0; /* stamped by the next progress round */
     }
     char *at = b->data + b->len;
     b->len += size;
@@ -341,7 +341,9 @@ void transport_flush_stale(void)
         case AD_KEEP:
             if (!now)
                 now = omni_now_ns();
-            if (ad_is_old(&omni.adapt, (int64_t)(now - peer->first_ns)))
+            if (!peer->first_ns)
+                peer->first_ns = now;
+            else if (ad_is_old(&omni.adapt, (int64_t)(now - peer->first_ns)))
                 transport_ship(p, &omni.stats.flush_age);
             break;
         }
