@@ -55,8 +55,9 @@ int impl_Isendrecv(const void *sendbuf, MPI_Count sendcount,
 int impl_Isendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dtype,
                            int dest, int sendtag, int source, int recvtag,
                            MPI_Comm comm, MPI_Request *request);
-/* Completes the pairs whose two halves are done (called by progress). */
-void isendrecv_poll(void);
+/* Completes the pairs whose two halves are done; returns whether any is
+ * left (a progress poller). */
+int isendrecv_poll(void);
 
 /* request.c */
 int impl_Request_get_status(MPI_Request request, int *flag,

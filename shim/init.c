@@ -110,11 +110,12 @@ static void choose_yield(void)
  * round does it (progress.h). */
 static void register_pollers(void)
 {
-    omni.npollers = omni.nafter_round = 0;
-    prog_add_poller(recv_poll_payloads, 0);
-    prog_add_poller(isendrecv_poll, 0);
-    prog_add_poller(send_poll_bsends, 0);
-    prog_add_poller(nbr_poll, 1);
+    omni.npollers = 0;
+    omni.after_round = omni.poll_work = 0;
+    omni.payload_poller = prog_add_poller(recv_poll_payloads, 0);
+    omni.pair_poller = prog_add_poller(isendrecv_poll, 0);
+    omni.bsend_poller = prog_add_poller(send_poll_bsends, 0);
+    omni.nbr_poller = prog_add_poller(nbr_poll, 1);
 }
 
 static void omni_setup(int app_level, int real_level)

@@ -85,7 +85,7 @@ static int pair_wait(int n, void **states, double timeout, MPI_Status *st)
     return MPI_SUCCESS;
 }
 
-void isendrecv_poll(void)
+int isendrecv_poll(void)
 {
     sendrecv_pair **link = (sendrecv_pair **)&omni.pairs;
     while (*link) {
@@ -108,6 +108,7 @@ void isendrecv_poll(void)
             PMPI_Grequest_complete(p->greq);
         }
     }
+    return omni.pairs != NULL;
 }
 
 static int pair_start(const void *sendbuf, MPI_Count sendcount,
@@ -158,6 +159,7 @@ static int pair_start(const void *sendbuf, MPI_Count sendcount,
     *request = p->greq;
     p->next = omni.pairs;
     omni.pairs = p;
+    prog_has_work(omni.pair_poller);
     return MPI_SUCCESS;
 }
 

@@ -377,13 +377,13 @@ static void op_finish(nbr_op *op)
         nbr_op_put(op);
 }
 
-void nbr_poll(void)
+int nbr_poll(void)
 {
     if (!nbr_busy())
-        return;
+        return 0;
     nbr_module *mod = omni.nbr;
     if (mod->polling)
-        return;
+        return 1;
     mod->polling = 1;
     nbr_op **link = &mod->active;
     while (*link) {
@@ -398,6 +398,7 @@ void nbr_poll(void)
         }
     }
     mod->polling = 0;
+    return nbr_busy();
 }
 
 /* --- starting and waiting ----------------------------------------------- */
@@ -455,6 +456,7 @@ int nbr_op_start(nbr_op *op, MPI_Request *request)
     }
     op->next = omni.nbr->active;
     omni.nbr->active = op;
+    prog_has_work(omni.nbr_poller);
     return MPI_SUCCESS;
 }
 

@@ -53,8 +53,9 @@ static inline int nbr_busy(void)
 
 /* Advances every operation in flight, if any; registered as a poller that
  * runs after each progress round (progress.h), with Omnibus's own progress
- * free to run again (sending may need it). */
-void nbr_poll(void);
+ * free to run again (sending may need it).  Returns whether any is still in
+ * flight. */
+int nbr_poll(void);
 
 /* A managed communicator was just made: builds its schedule when it has a
  * topology and the mode is not plain.  Collective over its members. */

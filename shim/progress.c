@@ -13,13 +13,26 @@ void prog_block_enter(void)
     transport_flush_all(&omni.stats.flush_block);
 }
 
-void prog_add_poller(void (*poll)(void), int after_round)
+int prog_add_poller(int (*poll)(void), int after_round)
 {
-    int *n = after_round ? &omni.nafter_round : &omni.npollers;
-    void (**list)(void) = after_round ? omni.after_round : omni.pollers;
-    if (*n == OMNI_POLLERS_MAX)
+    if (omni.npollers == OMNI_POLLERS_MAX)
         omni_out_of_memory("a progress poller (OMNI_POLLERS_MAX)");
-    list[(*n)++] = poll;
+    int id = omni.npollers++;
+    omni.pollers[id] = poll;
+    if (after_round)
+        omni.after_round |= 1u << id;
+    return id;
+}
+
+/* Calls the pollers of `which` that have work, and forgets the work of
+ * those that report none left. */
+static void run_pollers(unsigned which)
+{
+    for (unsigned work = omni.poll_work & which; work; work &= work - 1) {
+        int id = __builtin_ctz(work);
+        if (!omni.pollers[id]())
+            omni.poll_work &= ~(1u << id);
+    }
 }
 
 void prog_poll(void)
@@ -28,16 +41,16 @@ void prog_poll(void)
         return;
     omni.in_progress = 1;
     transport_poll_arrivals();
-    for (int i = 0; i < omni.npollers; i++)
-        omni.pollers[i]();
+    if (omni.poll_work & ~omni.after_round)
+        run_pollers(~omni.after_round);
     if (omni.inflight_count || omni.ring_backlogs)
         transport_reap_sends();
     if (omni.soon_count)
         transport_ship_soon();
     transport_flush_stale();
     omni.in_progress = 0;
-    for (int i = 0; i < omni.nafter_round; i++)
-        omni.after_round[i]();
+    if (omni.poll_work & omni.after_round)
+        run_pollers(omni.after_round);
 }
 
 void prog_pause(unsigned *spins)

@@ -46,12 +46,20 @@ void prog_thread_stop(void);
 /* The work of a progress round besides the transport's: each module that
  * has some (receives whose payload MPICH moves, Isendrecv pairs, buffered
  * sends, neighbourhood schedules) registers its poll function once, at
- * start-up, so that progress calls up into no module.  A poll function
- * returns at once when it has nothing to do.  Those registered with
- * after_round run once the round's re-entry guard is released, so that
- * progress may run again inside them (a neighbourhood schedule starts
- * receives, and an answer they owe goes at once). */
-void prog_add_poller(void (*poll)(void), int after_round);
+ * start-up, and gets an id, so that progress calls up into no module.  A
+ * round calls a poller only while it has work: its module calls
+ * prog_has_work(id) whenever it adds some, and the poller returns 0 once
+ * none is left.  So an idle round costs one test, not a call per module.
+ * Pollers registered with after_round run once the round's re-entry guard
+ * is released, so that progress may run again inside them (a
+ * neighbourhood schedule starts receives, and an answer they owe goes at
+ * once). */
+int prog_add_poller(int (*poll)(void), int after_round);
+
+static inline void prog_has_work(int id)
+{
+    omni.poll_work |= 1u << id;
+}
 
 /* Sends every partly filled buffer; called before any call that may wait. */
 void prog_block_enter(void);

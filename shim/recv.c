@@ -138,6 +138,7 @@ void recv_take_message(match_recv *r, const match_msg *m)
     }
     r->state = RECV_PAYLOAD;
     pending_add(&omni.payloads, r, r->payload);
+    prog_has_work(omni.payload_poller);
 }
 
 void recv_rndv_data(uint32_t id, const char *data, uint32_t bytes)
@@ -167,10 +168,10 @@ static void recv_payload_done(void *owner, const MPI_Status *st, int rc)
     recv_finish(r);
 }
 
-void recv_poll_payloads(void)
+int recv_poll_payloads(void)
 {
-    if (pending_any(&omni.payloads))
-        pending_poll(&omni.payloads, recv_payload_done);
+    pending_poll(&omni.payloads, recv_payload_done);
+    return pending_any(&omni.payloads);
 }
 
 /* An eager message's bytes go back to its sender's window (credit.h) once

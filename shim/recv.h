@@ -27,8 +27,9 @@ int recv_arrived_if_taken(const rt_item_hdr *h, const char *body);
  * waits for arrived: the receive completes. */
 void recv_rndv_data(uint32_t id, const char *data, uint32_t bytes);
 
-/* Tests pending large-payload receives; completes those that are done. */
-void recv_poll_payloads(void);
+/* Tests pending large-payload receives; completes those that are done.
+ * Returns whether any is still pending (a progress poller). */
+int recv_poll_payloads(void);
 
 /* Starts a receive into r (already filled with buffer, source, tag, comm and
  * req): takes a matching unexpected message or posts r. */

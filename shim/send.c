@@ -187,10 +187,11 @@ static int send_bsend_payload(const void *buf, MPI_Count count,
     omni.bsend_used += (size_t)b->charge;
     b->next = omni.bsends;
     omni.bsends = b;
+    prog_has_work(omni.bsend_poller);
     return MPI_SUCCESS;
 }
 
-void send_poll_bsends(void)
+int send_poll_bsends(void)
 {
     bsend_copy **link = (bsend_copy **)&omni.bsends;
     while (*link) {
@@ -206,6 +207,7 @@ void send_poll_bsends(void)
         free(b->data);
         free(b);
     }
+    return omni.bsends != NULL;
 }
 
 /* A message above the threshold: a LARGE header along the ordered route and

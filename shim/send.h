@@ -37,8 +37,9 @@ void send_sync_acked(uint32_t id);
 /* Answers a synchronous send: its receive has matched. */
 void send_ack(uint32_t src_world, uint32_t id);
 
-/* Frees the buffered-send payloads MPICH has finished sending. */
-void send_poll_bsends(void);
+/* Frees the buffered-send payloads MPICH has finished sending; returns
+ * whether any is left (a progress poller). */
+int send_poll_bsends(void);
 
 int send_init(void);
 void send_finalize(void);

@@ -97,7 +97,7 @@ struct match_msg;
 struct match_recv;
 
 /* Poll functions of each kind a progress round calls (progress.h). */
-#define OMNI_POLLERS_MAX 4
+#define OMNI_POLLERS_MAX 8
 
 typedef struct omni_state {
     int on;                 /* wrappers act (else pass-through) */
@@ -209,10 +209,11 @@ typedef struct omni_state {
     pending_set payloads;
 
     /* what a progress round polls besides the transport (progress.h) */
-    void (*pollers[OMNI_POLLERS_MAX])(void);
+    int (*pollers[OMNI_POLLERS_MAX])(void);
     int npollers;
-    void (*after_round[OMNI_POLLERS_MAX])(void);
-    int nafter_round;
+    unsigned after_round;   /* pollers run after the round's guard */
+    unsigned poll_work;     /* pollers with work, one bit each */
+    int payload_poller, pair_poller, bsend_poller, nbr_poller; /* their ids */
 
     /* progress policy */
     int yield;              /* sched_yield in wait loops */
