@@ -30,7 +30,7 @@ typedef struct {
  * receive's. */
 static inline int persist_handle_is(MPI_Request r)
 {
-    return handle_is_omni((int)r) && !handle_is_recv((int)r);
+    return (unsigned)r - 1u < (unsigned)HANDLE_RECV_BIT - 1u;
 }
 
 /* The out-of-line halves of the two below: the copy of reqs with each
