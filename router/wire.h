@@ -123,9 +123,16 @@ static inline void rt_hdr_write(char *at, const rt_item_hdr *h)
     memcpy(at + offsetof(rt_item_hdr, meta), &h->meta, sizeof h->meta);
 }
 
+/* Field by field too, for the same reason: the fields are then read back
+ * with loads of the size they were stored with. */
 static inline void rt_hdr_read(const char *at, rt_item_hdr *h)
 {
-    memcpy(h, at, sizeof *h);
+    memcpy(&h->dst, at + offsetof(rt_item_hdr, dst), sizeof h->dst);
+    memcpy(&h->src, at + offsetof(rt_item_hdr, src), sizeof h->src);
+    memcpy(&h->comm, at + offsetof(rt_item_hdr, comm), sizeof h->comm);
+    memcpy(&h->tag, at + offsetof(rt_item_hdr, tag), sizeof h->tag);
+    memcpy(&h->len, at + offsetof(rt_item_hdr, len), sizeof h->len);
+    memcpy(&h->meta, at + offsetof(rt_item_hdr, meta), sizeof h->meta);
 }
 
 /* Total bytes the item at `at` occupies in its block. */
