@@ -289,7 +289,9 @@ static void one(MPI_Comm c, MPI_Comm ref, const lists *l, const char *graph,
     int me;
     MPI_Comm_rank(c, &me);
     const char *type = zero ? "zero counts" : base == vec ? "strided vector" : "MPI_INT";
-    bufs b;
+    /* Zeroed: a rank without out-neighbours still passes scnt[0] as the
+     * alltoall count, which MPI checks (memcheck saw it uninitialised). */
+    bufs b = {0};
     layout(&b, l, k, me, base, zero);
     fill(&b, me, calls++);
     reference(ref, l, k, &b);
