@@ -99,12 +99,10 @@ match_msg *match_msg_alloc(void)
     return m;
 }
 
-/* A message leaves Omnibus here, received or dropped: an eager one's bytes
- * return to its sender's window (credit.h); a header took none. */
+/* A message leaves Omnibus here, received or dropped (match_msg_settle). */
 void match_msg_free(match_msg *m)
 {
-    if (rt_kind_is_eager(m->kind))
-        credit_consumed(m->src_world, RT_HDR_SIZE + (uint32_t)m->bytes);
+    match_msg_settle(m);
     if (m->block)
         transport_block_unref(m->block);
     m->next = omni.free_msgs;

@@ -22,6 +22,7 @@
 #include <mpi.h>
 #include "shim/comm.h"
 #include "shim/dtype.h"
+#include "shim/credit.h"
 #include "router/wire.h"
 
 typedef struct match_msg {
@@ -104,6 +105,16 @@ match_msg *match_msg_alloc(void);
 /* Frees every record at MPI_Finalize. */
 void match_release_slabs(void);
 void match_msg_free(match_msg *m);        /* drops its block reference */
+
+/* A message has been received or dropped: an eager one's bytes return to
+ * its sender's window (credit.h); a header took none.  match_msg_free does
+ * this; a message described on the stack and never queued (recv.c) calls
+ * it alone. */
+static inline void match_msg_settle(const match_msg *m)
+{
+    if (rt_kind_is_eager(m->kind))
+        credit_consumed(m->src_world, RT_HDR_SIZE + (uint32_t)m->bytes);
+}
 match_recv *match_recv_alloc(void);
 void match_recv_free(match_recv *r);
 

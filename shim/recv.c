@@ -6,7 +6,6 @@
 #include "shim/dtype.h"
 #include "shim/impl.h"
 #include "shim/handles.h"
-#include "shim/credit.h"
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -187,15 +186,6 @@ int recv_poll_payloads(void)
     return pending_any(&omni.payloads);
 }
 
-/* An eager message's bytes go back to its sender's window (credit.h) once
- * consumed; a header took none.  match_msg_free does this for a queued
- * message. */
-static void recv_settle(const match_msg *m)
-{
-    if (rt_kind_is_eager(m->kind))
-        credit_consumed(m->src_world, RT_HDR_SIZE + (uint32_t)m->bytes);
-}
-
 /* An arrival while receives are posted, or for a freed communicator: m
  * (the caller's, not queued) goes to the oldest posted receive it matches,
  * or is dropped when no handle can ever receive it.  Returns 0 when it is
@@ -206,12 +196,12 @@ static __attribute__((noinline)) int recv_arrived_to_posted(comm_rec *c,
     match_recv *r = c->posted_head ? match_take_posted(c, m->src, m->tag) : NULL;
     if (r) {
         recv_take_message(r, m);
-        recv_settle(m);
+        match_msg_settle(m);
         comm_release_if_idle(c);
         return 1;
     }
     if (c->freed) {
-        recv_settle(m);
+        match_msg_settle(m);
         return 1;
     }
     return 0;
