@@ -509,11 +509,8 @@ int request_wait(MPI_Request *request, MPI_Status *status)
 int request_test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     match_recv *r = recv_of(*request);
-    if (r && recv_is_done(r)) {
-        *flag = 1;
-        return polled(1, recv_complete_single(request, r, status));
-    }
-    prog_poll();
+    if (!r || !recv_is_done(r))
+        prog_poll();
     if (!r) {
         int rc = ledger_raise_single(prog_test(request, flag, status));
         return polled(*flag, rc);
