@@ -181,12 +181,8 @@ int impl_Cancel(MPI_Request *request)
  * freed (request_get_status). */
 int impl_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
-    persist_view v;
-    MPI_Request *req = persist_view_begin(&v, 1, &request);
-    int rc = request_get_status(*req, flag, status);
-    if (v.copied && v.reqs != v.small)
-        free(v.reqs);
-    return rc;
+    persistent_req *p = persistent_get(request);
+    return request_get_status(p ? p->inner : request, flag, status);
 }
 
 /* --- the view the completion calls give MPICH -------------------------- */
