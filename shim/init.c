@@ -169,7 +169,8 @@ static void omni_setup(int app_level, int real_level)
     if (!omni.sent_to || comm_table_init() != 0 || comm_register_world() != 0 ||
         request_init() != 0 || send_init() != 0 || rndv_init() != 0 ||
         credit_init() != 0 ||
-        transport_init(deliver_block, deliver_in_place) != 0)
+        transport_init(deliver_block, deliver_in_place) != 0 ||
+        prog_init() != 0)
         init_refuse("out of memory while setting up");
     register_pollers();
     omni.on = 1;
@@ -267,6 +268,7 @@ OMNI_EXPORT int MPI_Finalize(void)
         omni.in_progress = 1; /* no callback may run progress from here on */
         stats_report();
         omni.on = 0;
+        prog_finalize();
         transport_finalize();
         nbr_finalize();
         comm_table_destroy();

@@ -61,6 +61,16 @@ static inline void prog_has_work(int id)
     omni.poll_work |= 1u << id;
 }
 
+/* MPICH's own progress (MPI 4.1 §3.7.4).  A rank whose peers are all node
+ * rings makes no MPICH call in a progress round, yet MPICH's own operations
+ * may need it inside MPICH: another rank's nonblocking collective, the
+ * answer that completes a rendezvous send to this rank.  prog_init posts a
+ * receive that never matches (the anchor); on such a rank every
+ * PROG_MPICH_ROUNDS-th round tests it, and a PMPI_Test of an incomplete
+ * request runs MPICH's progress engine.  prog_finalize cancels it. */
+int prog_init(void);
+void prog_finalize(void);
+
 /* Sends every partly filled buffer; called before any call that may wait. */
 void prog_block_enter(void);
 

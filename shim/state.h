@@ -218,6 +218,8 @@ typedef struct omni_state {
     /* progress policy */
     int yield;              /* sched_yield in wait loops */
     unsigned empty_polls;   /* consecutive Test or Iprobe calls that found nothing */
+    MPI_Request mpich_anchor; /* a receive that never matches (progress.c) */
+    unsigned mpich_rounds;  /* rounds since the anchor was last tested */
     long flush_ns;
     int app_thread_level;   /* what the application was told it got */
     int threaded;           /* the progress thread runs: take `lock` */
