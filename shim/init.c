@@ -38,14 +38,18 @@ static const char *env_lookup(const char *name, void *ctx)
     return getenv(name);
 }
 
-/* Stops the job from MPI_Init: rank 0 says why, on one line. */
+/* Stops the job from MPI_Init: rank 0 says why, on one line, and every
+ * rank exits 1.  Every rank reaches the same verdict (the settings are
+ * checked alike everywhere, or agreed on collectively), so the job ends
+ * through MPI_Finalize rather than MPI_Abort: an abort races mpiexec's
+ * forwarding of stderr, and lost rank 0's line about once in a hundred
+ * jobs.  A failure of one rank alone goes through omni_out_of_memory. */
 static _Noreturn void init_refuse(const char *why)
 {
     if (omni.rank == 0)
         fprintf(stderr, "omnibus: %s\n", why);
     fflush(stderr);
-    PMPI_Barrier(MPI_COMM_WORLD);
-    PMPI_Abort(MPI_COMM_WORLD, 1);
+    PMPI_Finalize();
     exit(1);
 }
 
@@ -171,7 +175,7 @@ static void omni_setup(int app_level, int real_level)
         credit_init() != 0 ||
         transport_init(deliver_block, deliver_in_place) != 0 ||
         prog_init() != 0)
-        init_refuse("out of memory while setting up");
+        omni_out_of_memory("its state at start-up");
     register_pollers();
     omni.on = 1;
     if (omni.cfg.progress == CFG_PROGRESS_THREAD) {
