@@ -9,9 +9,9 @@
 #define PROG_SPINS_BEFORE_YIELD 64u
 
 /* Rounds between two tests of the anchor on a rank whose rounds call no
- * MPICH function: a test costs about as much as ten idle rounds, so this
- * keeps it under a tenth of a round, and a wait loop still enters MPICH
- * every few microseconds. */
+ * MPICH function: a test runs MPICH's progress engine, about 20 ns over
+ * shared memory, so this adds a third of a nanosecond to a round, and a
+ * wait loop still enters MPICH every few microseconds. */
 #define PROG_MPICH_ROUNDS 64u
 
 /* The anchor's tag on wire_comm, which no rank sends (transport.h uses 1,
