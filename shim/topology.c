@@ -29,11 +29,11 @@ static int node_layout(int *node_of, int *local_of, int *nnodes)
     }
     int mine[2] = {my_node, my_local};
     int *all = malloc(sizeof(int) * 2 * (size_t)omni.size);
-    if (!all)
-        return -1;
+    int *dense = malloc(sizeof(int) * (size_t)omni.size);
+    if (!all || !dense)
+        omni_out_of_memory("the node layout");
     PMPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, MPI_COMM_WORLD);
     /* Number nodes densely in order of their first rank. */
-    int *dense = malloc(sizeof(int) * (size_t)omni.size);
     for (int r = 0; r < omni.size; r++)
         dense[r] = -1;
     *nnodes = 0;
@@ -83,7 +83,9 @@ static int node_grid(int *pos_of, int *dims, int *ndims)
     int *node_of = malloc(sizeof(int) * (size_t)omni.size);
     int *local_of = malloc(sizeof(int) * (size_t)omni.size);
     int nnodes = 1, rc = -1;
-    if (node_of && local_of && node_layout(node_of, local_of, &nnodes) == 0) {
+    if (!node_of || !local_of)
+        omni_out_of_memory("the node layout");
+    if (node_layout(node_of, local_of, &nnodes) == 0) {
         rc = 0;
         omni.nodes = nnodes;
         for (int r = 0; r < omni.size; r++)
@@ -106,10 +108,8 @@ int topology_setup(char *err, size_t errlen)
     omni.route_len = malloc(sizeof(int) * (size_t)P);
     omni.off_node = calloc((size_t)P, 1);
     if (!pos_of || !rank_at || !omni.next_hop || !omni.hop_dim || !omni.route_len ||
-        !omni.off_node) {
-        snprintf(err, errlen, "out of memory building the route table");
-        return -1;
-    }
+        !omni.off_node)
+        omni_out_of_memory("the route table");
     for (int r = 0; r < P; r++)
         pos_of[r] = r;
     dims[0] = P;

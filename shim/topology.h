@@ -13,7 +13,9 @@
 #include <stddef.h>
 
 /* Builds omni.grid, omni.next_hop, omni.hop_dim, omni.route_len and
- * omni.npeers; collective over MPI_COMM_WORLD.  0, or -1 with a message. */
+ * omni.npeers; collective over MPI_COMM_WORLD.  0, or -1 with a message
+ * for settings the job cannot use, a verdict every rank reaches alike;
+ * running out of memory, which one rank may alone, aborts the job. */
 int topology_setup(char *err, size_t errlen);
 void topology_free(void);
 
