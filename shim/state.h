@@ -66,13 +66,6 @@ typedef struct {
     omni_block *block;
 } omni_inflight;
 
-/* A posted wire receive's block; its request is in omni.rx_req.  `bytes`
- * is what arrived once MPICH has completed the receive, -1 before. */
-typedef struct {
-    omni_block *block;
-    int bytes;
-} omni_rx_slot;
-
 typedef struct omni_counters {
     uint64_t forwarded_items;  /* items re-aggregated at an intermediate */
     uint64_t wire_messages;    /* blocks handed to MPICH */
@@ -151,10 +144,8 @@ typedef struct omni_state {
     int inflight_cap, inflight_head, inflight_count;
 
     /* receive side: a ring of posted wire receives, processed in order
-     * (none when every other rank sends through a node ring); their
-     * requests sit side by side, so that one PMPI_Testsome tests them all */
-    omni_rx_slot *rx;
-    MPI_Request *rx_req;
+     * (none when every other rank sends through a node ring) */
+    omni_inflight *rx;
     int rx_count, rx_head;
 
     /* node rings (shm.c): blocks to and from ranks of this node */

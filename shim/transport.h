@@ -103,8 +103,9 @@ void transport_flush_all(uint64_t *reason);
  * advances the epoch after a sending round. */
 void transport_flush_stale(void);
 
-/* Processes arrived wire messages in order, at most one per posted
- * receive; returns how many. */
+/* Processes arrived blocks in order: up to a turn of each node ring, and
+ * at most one wire block, with one test of one MPICH request (transport.c
+ * says why); returns how many. */
 int transport_poll_arrivals(void);
 /* Moves blocks waiting for room into their node rings, and returns
  * completed outgoing blocks to the free list. */
