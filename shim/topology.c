@@ -98,18 +98,11 @@ static int node_grid(int *pos_of, int *dims, int *ndims)
     return rc;
 }
 
-int topology_setup(char *err, size_t errlen)
+/* The grid and this rank's routes, with pos_of and rank_at as scratch of
+ * omni.size entries each; 0, or -1 with err set. */
+static int routes_build(int *pos_of, int *rank_at, char *err, size_t errlen)
 {
     int dims[RT_MAX_DIMS], ndims = 1, P = omni.size;
-    int *pos_of = malloc(sizeof(int) * (size_t)P);
-    int *rank_at = malloc(sizeof(int) * (size_t)P);
-    omni.next_hop = malloc(sizeof(int) * (size_t)P);
-    omni.hop_dim = malloc(sizeof(int) * (size_t)P);
-    omni.route_len = malloc(sizeof(int) * (size_t)P);
-    omni.off_node = calloc((size_t)P, 1);
-    if (!pos_of || !rank_at || !omni.next_hop || !omni.hop_dim || !omni.route_len ||
-        !omni.off_node)
-        omni_out_of_memory("the route table");
     for (int r = 0; r < P; r++)
         pos_of[r] = r;
     dims[0] = P;
@@ -158,9 +151,25 @@ int topology_setup(char *err, size_t errlen)
         if (omni.hop_dim[r] >= 0 && omni.next_hop[r] == r)
             omni.npeers++;
     }
+    return 0;
+}
+
+int topology_setup(char *err, size_t errlen)
+{
+    size_t P = (size_t)omni.size;
+    int *pos_of = malloc(sizeof(int) * P);
+    int *rank_at = malloc(sizeof(int) * P);
+    omni.next_hop = malloc(sizeof(int) * P);
+    omni.hop_dim = malloc(sizeof(int) * P);
+    omni.route_len = malloc(sizeof(int) * P);
+    omni.off_node = calloc(P, 1);
+    if (!pos_of || !rank_at || !omni.next_hop || !omni.hop_dim || !omni.route_len ||
+        !omni.off_node)
+        omni_out_of_memory("the route table");
+    int rc = routes_build(pos_of, rank_at, err, errlen);
     free(pos_of);
     free(rank_at);
-    return 0;
+    return rc;
 }
 
 void topology_free(void)
