@@ -392,9 +392,8 @@ static void rx_post(omni_inflight *slot, omni_block *b)
  * from the ring); from the first item that must wait in the unexpected
  * queue on, the rest is copied into a block, since the matching engine
  * keeps pointing into that, and a ring's room must come back in order. */
-static int rings_poll(void)
+static void rings_poll(void)
 {
-    int n = 0;
     for (int i = 0; i < omni.ring_nrx; i++) {
         rg_rx *r = &omni.ring_rx[i];
         const void *rec;
@@ -410,10 +409,8 @@ static int rings_poll(void)
             rg_pop(r);
             if (b)
                 omni.deliver(b);
-            n++;
         }
     }
-    return n;
 }
 
 /* At most one block per call, from the oldest posted receive: MPICH 4.0
@@ -427,17 +424,18 @@ static int rings_poll(void)
  * that keep arriving from starving the rest of progress (payload
  * completions, reaping, flushing).  Blocks are delivered in the order
  * their receives were posted, the order MPICH matched them in. */
-int transport_poll_arrivals(void)
+void transport_poll_arrivals(void)
 {
-    int n = omni.ring_nrx ? rings_poll() : 0;
+    if (omni.ring_nrx)
+        rings_poll();
     if (!omni.rx_count)
-        return n;
+        return;
     omni_inflight *slot = &omni.rx[omni.rx_head];
     int done = 0, bytes = 0;
     MPI_Status st;
     PMPI_Test(&slot->req, &done, &st);
     if (!done)
-        return n;
+        return;
     PMPI_Get_count(&st, MPI_BYTE, &bytes);
     omni_block *b = slot->block;
     b->len = (size_t)bytes;
@@ -446,7 +444,6 @@ int transport_poll_arrivals(void)
     rx_post(slot, transport_block_get());
     omni.rx_head = (omni.rx_head + 1) % omni.rx_count;
     omni.deliver(b);
-    return n + 1;
 }
 
 /* --- life cycle ------------------------------------------------------ */

@@ -105,8 +105,8 @@ void transport_flush_stale(void);
 
 /* Processes arrived blocks in order: up to a turn of each node ring, and
  * at most one wire block, with one test of one MPICH request (transport.c
- * says why); returns how many. */
-int transport_poll_arrivals(void);
+ * says why). */
+void transport_poll_arrivals(void);
 /* Moves blocks waiting for room into their node rings, and returns
  * completed outgoing blocks to the free list. */
 void transport_reap_sends(void);
