@@ -1,0 +1,94 @@
+/* test_wire: the wire format's inline accessors (router/wire.h), which
+ * every item of every block passes through. */
+#include "router/wire.h"
+#include "tests/unit/check.h"
+
+#define GUARD 0xA5
+
+/* rt_copy moves exactly n bytes, whatever n up to past its memcpy cut-off
+ * and however source and destination are aligned: its small cases copy in
+ * overlapping words, which must neither miss nor spill a byte. */
+static void test_copy_moves_exactly_n_bytes_at_every_small_size(void)
+{
+    char from[160], to[160];
+    for (int i = 0; i < (int)sizeof from; i++)
+        from[i] = (char)(i * 7 + 1);
+    int bad = 0;
+    for (size_t n = 0; n <= 130; n++)
+        for (size_t off = 0; off < 8; off++) {
+            memset(to, GUARD, sizeof to);
+            rt_copy(to + off + 8, from + (7 - off), n);
+            for (size_t i = 0; i < sizeof to; i++) {
+                int inside = i >= off + 8 && i < off + 8 + n;
+                char want = inside ? from[7 - off + (i - off - 8)] : (char)GUARD;
+                if (to[i] != want && bad++ < 3)
+                    CHECK(0, "rt_copy(n=%zu, offset %zu): byte %zu is 0x%02x, "
+                             "expected 0x%02x (%s)", n, off, i,
+                          (unsigned char)to[i], (unsigned char)want,
+                          inside ? "a payload byte" : "outside the payload");
+            }
+        }
+    CHECK(bad == 0, "rt_copy moved every byte it was asked to and no other "
+                    "(%d wrong bytes)", bad);
+}
+
+/* A header written field by field reads back as written, at any offset in
+ * a block (blocks are not aligned). */
+static void test_header_reads_back_as_written_unaligned(void)
+{
+    char block[64];
+    rt_item_hdr h = {.dst = 7, .src = 3, .comm = 42, .tag = -5, .len = 1000,
+                     .meta = rt_meta(RT_CTS, 12345)};
+    for (size_t off = 0; off < 8; off++) {
+        rt_hdr_write(block + off, &h);
+        rt_item_hdr r;
+        rt_hdr_read(block + off, &r);
+        CHECK(memcmp(&r, &h, sizeof h) == 0,
+              "a header written at offset %zu reads back the same", off);
+        CHECK(rt_meta_kind(r.meta) == RT_CTS && rt_meta_value(r.meta) == 12345,
+              "meta keeps kind %d and value 12345 apart (read %d, %u)", RT_CTS,
+              rt_meta_kind(r.meta), rt_meta_value(r.meta));
+    }
+}
+
+static size_t put_item(char *at, enum rt_kind kind, uint32_t len)
+{
+    rt_item_hdr h = {.dst = 1, .src = 0, .comm = 0, .tag = 0, .len = len,
+                     .meta = rt_meta(kind, 0)};
+    rt_hdr_write(at, &h);
+    memset(at + RT_HDR_SIZE, 0, len);
+    return RT_HDR_SIZE + len;
+}
+
+static void test_block_of_whole_items_is_counted(void)
+{
+    char block[256];
+    size_t n = put_item(block, RT_EAGER, 8);
+    n += put_item(block + n, RT_ACK, 0);
+    n += put_item(block + n, RT_EAGER, 13);
+    CHECK(rt_block_count_items(block, n) == 3,
+          "a block of three whole items counts 3 (got %ld)",
+          rt_block_count_items(block, n));
+}
+
+static void test_truncated_block_is_refused(void)
+{
+    char block[256];
+    size_t n = put_item(block, RT_EAGER, 8);
+    n += put_item(block + n, RT_EAGER, 13);
+    CHECK(rt_block_count_items(block, n - 1) == -1,
+          "a block whose last item's body is cut short is refused (got %ld)",
+          rt_block_count_items(block, n - 1));
+    CHECK(rt_block_count_items(block, RT_HDR_SIZE - 1) == -1,
+          "a block shorter than one header is refused (got %ld)",
+          rt_block_count_items(block, RT_HDR_SIZE - 1));
+}
+
+int main(void)
+{
+    RUN(test_copy_moves_exactly_n_bytes_at_every_small_size);
+    RUN(test_header_reads_back_as_written_unaligned);
+    RUN(test_block_of_whole_items_is_counted);
+    RUN(test_truncated_block_is_refused);
+    CHECK_MAIN_END();
+}
