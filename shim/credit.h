@@ -21,17 +21,29 @@
 int credit_init(void);
 void credit_finalize(void);
 
+/* Whether `size` bytes fit the window towards world rank dst now
+ * (credit_take then takes them); counts nothing. */
+static inline int credit_fits(int dst, uint32_t size)
+{
+    return dst == omni.rank || omni.credit[dst] >= size;
+}
+
+static inline void credit_take(int dst, uint32_t size)
+{
+    if (dst != omni.rank)
+        omni.credit[dst] -= size;
+}
+
 /* Takes `size` bytes of the window towards world rank dst and returns 1,
- * or returns 0 and takes nothing when they do not fit. */
+ * or returns 0, takes nothing and counts a full window when they do not
+ * fit. */
 static inline int credit_try_take(int dst, uint32_t size)
 {
-    if (dst == omni.rank)
-        return 1;
-    if (omni.credit[dst] < size) {
+    if (!credit_fits(dst, size)) {
         omni.stats.window_full++;
         return 0;
     }
-    omni.credit[dst] -= size;
+    credit_take(dst, size);
     return 1;
 }
 

@@ -64,14 +64,8 @@ void send_ack(uint32_t src_world, uint32_t id)
     transport_push_soon((int)src_world);
 }
 
-/* A send whose arguments MPI rejects goes to MPICH, which reports the error
- * exactly as MPI defines it (and sends nothing). */
-static int send_args_valid(MPI_Count count, int dest, int tag, comm_rec *c)
-{
-    return count >= 0 && tag >= 0 && tag <= omni.tag_ub && dest >= 0 &&
-           dest < c->size;
-}
-
+/* A send whose arguments MPI rejects (send_args_valid) goes to MPICH,
+ * which reports the error exactly as MPI defines it (and sends nothing). */
 static int send_rejected(const void *buf, MPI_Count count, MPI_Datatype dtype,
                          int dest, int tag, comm_rec *c, MPI_Request *req)
 {
@@ -86,13 +80,13 @@ static inline int item_write(char *at, const void *buf, MPI_Count count,
                              MPI_Datatype dtype, int builtin, uint32_t bytes,
                              int dst, int tag, comm_rec *c, uint32_t meta)
 {
+    if (builtin) {
+        send_item_write_builtin(at, buf, bytes, dst, tag, c, meta);
+        return MPI_SUCCESS;
+    }
     rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.rank,
                      .comm = c->id, .tag = tag, .len = bytes, .meta = meta};
     rt_hdr_write(at, &h);
-    if (builtin) {
-        rt_copy(at + RT_HDR_SIZE, buf, bytes);
-        return MPI_SUCCESS;
-    }
     if (bytes == 0)
         return MPI_SUCCESS;
     MPI_Count pos = 0;
@@ -347,8 +341,9 @@ send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
     return send_copied(c, req, user_req);
 }
 
-int send_start(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
-               int tag, comm_rec *c, enum send_mode mode, MPI_Request *req)
+int send_start_general(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                       int dest, int tag, comm_rec *c, enum send_mode mode,
+                       MPI_Request *req)
 {
     return send_dispatch(buf, count, dtype, dest, tag, c, mode, req, 1);
 }

@@ -53,6 +53,10 @@ void transport_block_unref(omni_block *b);
  * caller writes the item at the returned address before anything else
  * touches the transport. */
 static inline char *transport_reserve(int dst, uint32_t size);
+/* The same without ever shipping: NULL, and nothing reserved, when the
+ * buffer now filling towards dst's next hop has no room for the item (or
+ * none is filling). */
+static inline char *transport_reserve_in_fill(int dst, uint32_t size);
 
 /* Withdraws the last reservation, of `size` bytes towards world rank dst,
  * when the item could not be written after all (nothing else may have
@@ -114,18 +118,22 @@ void transport_reap_sends(void);
 /* --- inline hot path ------------------------------------------------- */
 char *transport_reserve_slow(int p, uint32_t size);
 
+static inline char *transport_reserve_in_fill(int dst, uint32_t size)
+{
+    omni_peer *peer = &omni.peers[omni.next_hop[dst]];
+    omni_block *b = peer->fill;
+    if (!b || b->len + size > omni.block_cap)
+        return NULL;
+    char *at = b->data + b->len;
+    b->len += size;
+    peer->stamp = omni.epoch;
+    return at;
+}
+
 static inline char *transport_reserve(int dst, uint32_t size)
 {
-    int p = omni.next_hop[dst];
-    omni_peer *peer = &omni.peers[p];
-    omni_block *b = peer->fill;
-    if (b && b->len + size <= omni.block_cap) {
-        char *at = b->data + b->len;
-        b->len += size;
-        peer->stamp = omni.epoch;
-        return at;
-    }
-    return transport_reserve_slow(p, size);
+    char *at = transport_reserve_in_fill(dst, size);
+    return at ? at : transport_reserve_slow(omni.next_hop[dst], size);
 }
 
 #endif
