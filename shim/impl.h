@@ -8,9 +8,7 @@
 
 #include <mpi.h>
 
-/* recv.c */
-int impl_Recv(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
-              int tag, MPI_Comm comm, MPI_Status *status);
+/* recv.c (impl_Recv is inline in recv.h) */
 int impl_Irecv(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
                int tag, MPI_Comm comm, MPI_Request *request);
 int impl_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);

@@ -86,26 +86,12 @@ void match_release_slabs(void)
     omni.free_recvs = NULL;
 }
 
-match_msg *match_msg_alloc(void)
+void match_msgs_refill(void)
 {
-    match_msg *m = omni.free_msgs;
-    if (!m) {
-        m = slab_new(sizeof *m, "unexpected messages");
-        for (int i = 0; i < MATCH_SLAB - 1; i++)
-            m[i].next = &m[i + 1];
-        m[MATCH_SLAB - 1].next = NULL;
-    }
-    omni.free_msgs = m->next;
-    return m;
-}
-
-/* A message leaves Omnibus here, received or dropped (match_msg_settle). */
-void match_msg_free(match_msg *m)
-{
-    match_msg_settle(m);
-    if (m->block)
-        transport_block_unref(m->block);
-    m->next = omni.free_msgs;
+    match_msg *m = slab_new(sizeof *m, "unexpected messages");
+    for (int i = 0; i < MATCH_SLAB - 1; i++)
+        m[i].next = &m[i + 1];
+    m[MATCH_SLAB - 1].next = NULL;
     omni.free_msgs = m;
 }
 

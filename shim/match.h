@@ -23,6 +23,7 @@
 #include "shim/comm.h"
 #include "shim/dtype.h"
 #include "shim/credit.h"
+#include "shim/transport.h"
 #include "router/wire.h"
 
 typedef struct match_msg {
@@ -101,10 +102,21 @@ void match_post(comm_rec *c, match_recv *r);
 /* Removes r from the posted queue; 0 when it was there, -1 otherwise. */
 int match_unpost(comm_rec *c, match_recv *r);
 
-match_msg *match_msg_alloc(void);
+/* Fills the empty free list of message records with a new slab. */
+void match_msgs_refill(void);
+
+/* A message record off the free list: inline, since every message that
+ * waits in the unexpected queue takes one. */
+static inline match_msg *match_msg_alloc(void)
+{
+    if (!omni.free_msgs)
+        match_msgs_refill();
+    match_msg *m = omni.free_msgs;
+    omni.free_msgs = m->next;
+    return m;
+}
 /* Frees every record at MPI_Finalize. */
 void match_release_slabs(void);
-void match_msg_free(match_msg *m);        /* drops its block reference */
 
 /* A message has been received or dropped: an eager one's bytes return to
  * its sender's window (credit.h); a header took none.  match_msg_free does
@@ -114,6 +126,18 @@ static inline void match_msg_settle(const match_msg *m)
 {
     if (rt_kind_is_eager(m->kind))
         credit_consumed(m->src_world, RT_HDR_SIZE + (uint32_t)m->bytes);
+}
+
+/* A message leaves Omnibus here, received or dropped: settled, its block
+ * reference dropped, its record back on the free list.  Inline: every
+ * message received from the unexpected queue passes here. */
+static inline void match_msg_free(match_msg *m)
+{
+    match_msg_settle(m);
+    if (m->block)
+        transport_block_unref(m->block);
+    m->next = omni.free_msgs;
+    omni.free_msgs = m;
 }
 match_recv *match_recv_alloc(void);
 void match_recv_free(match_recv *r);

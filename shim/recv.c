@@ -303,41 +303,6 @@ static int recv_args_valid(MPI_Count count, int source, int tag, comm_rec *c)
            tag <= omni.tag_ub && source >= MPI_ANY_SOURCE && source < c->size;
 }
 
-/* The common case of a fine-grained stream, taken without the general
- * matching path: the oldest unexpected message is an eager one that this
- * receive matches and that fits a builtin type's buffer.  Returns it,
- * taken out of the queue, or NULL for anything else (another message
- * first, a derived type, a large or synchronous message), which goes the
- * general way. */
-static inline match_msg *recv_head_taken(comm_rec *c, MPI_Count count,
-                                         MPI_Datatype dtype, int source,
-                                         int tag)
-{
-    match_msg *m = c->unx_head;
-    int esize = dtype_builtin_size(dtype);
-    if (!m || m->kind != RT_EAGER || !esize ||
-        !match_fits(source, tag, m->src, m->tag) || m->bytes > esize * count ||
-        tag > omni.tag_ub || count < 0)
-        return NULL;
-    c->unx_head = m->next;
-    if (!m->next)
-        c->unx_tail = &c->unx_head;
-    return m;
-}
-
-static int recv_from_head(comm_rec *c, void *buf, MPI_Count count,
-                          MPI_Datatype dtype, int source, int tag,
-                          MPI_Status *status)
-{
-    match_msg *m = recv_head_taken(c, count, dtype, source, tag);
-    if (!m)
-        return 0;
-    rt_copy(buf, m->data, (size_t)m->bytes);
-    status_fill(status, m->src, m->tag, m->bytes, 0);
-    match_msg_free(m);
-    return 1;
-}
-
 /* MPI_Irecv's form of the same: the receive is done as it is posted, so
  * its record holds only its status (and no datatype reference). */
 static int irecv_from_head(comm_rec *c, void *buf, MPI_Count count,
@@ -358,13 +323,8 @@ static int irecv_from_head(comm_rec *c, void *buf, MPI_Count count,
     return 1;
 }
 
-/* Everything but the fast case, kept out of line so that the fast case
- * has a small frame. */
-static __attribute__((noinline)) int recv_general(void *buf, MPI_Count count,
-                                                  MPI_Datatype dtype, int source,
-                                                  int tag, comm_rec *c,
-                                                  MPI_Comm comm,
-                                                  MPI_Status *status)
+int recv_general(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
+                 int tag, comm_rec *c, MPI_Comm comm, MPI_Status *status)
 {
     if (!c || source == MPI_PROC_NULL || !recv_args_valid(count, source, tag, c) ||
         dtype_size(dtype) < 0)
@@ -375,15 +335,6 @@ static __attribute__((noinline)) int recv_general(void *buf, MPI_Count count,
     recv_wait(&r);
     status_fill(status, r.st_source, r.st_tag, r.st_bytes, 0);
     return r.error == MPI_SUCCESS ? MPI_SUCCESS : omni_raise(comm, r.error);
-}
-
-int impl_Recv(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
-              int tag, MPI_Comm comm, MPI_Status *status)
-{
-    comm_rec *c = comm_lookup(comm);
-    if (c && recv_from_head(c, buf, count, dtype, source, tag, status))
-        return MPI_SUCCESS;
-    return recv_general(buf, count, dtype, source, tag, c, comm, status);
 }
 
 int impl_Irecv(void *buf, MPI_Count count, MPI_Datatype dtype, int source,

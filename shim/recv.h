@@ -41,6 +41,59 @@ void recv_take_message(match_recv *r, const match_msg *m);
 /* Blocks (driving progress) until r is complete. */
 void recv_wait(match_recv *r);
 
+/* The common case of a fine-grained stream, taken without the general
+ * matching path: the oldest unexpected message is an eager one that this
+ * receive matches and that fits a builtin type's buffer.  Returns it,
+ * taken out of the queue, or NULL for anything else (another message
+ * first, a derived type, a large or synchronous message), which goes the
+ * general way. */
+static inline match_msg *recv_head_taken(comm_rec *c, MPI_Count count,
+                                         MPI_Datatype dtype, int source,
+                                         int tag)
+{
+    match_msg *m = c->unx_head;
+    int esize = dtype_builtin_size(dtype);
+    if (!m || m->kind != RT_EAGER || !esize ||
+        !match_fits(source, tag, m->src, m->tag) || m->bytes > esize * count ||
+        tag > omni.tag_ub || count < 0)
+        return NULL;
+    c->unx_head = m->next;
+    if (!m->next)
+        c->unx_tail = &c->unx_head;
+    return m;
+}
+
+/* MPI_Recv, whole, when recv_head_taken finds its message; 0 otherwise. */
+static inline int recv_from_head(comm_rec *c, void *buf, MPI_Count count,
+                                 MPI_Datatype dtype, int source, int tag,
+                                 MPI_Status *status)
+{
+    match_msg *m = recv_head_taken(c, count, dtype, source, tag);
+    if (!m)
+        return 0;
+    rt_copy(buf, m->data, (size_t)m->bytes);
+    status_fill(status, m->src, m->tag, m->bytes, 0);
+    match_msg_free(m);
+    return 1;
+}
+
+/* MPI_Recv in every other case (c NULL: a communicator Omnibus does not
+ * manage). */
+int recv_general(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
+                 int tag, comm_rec *c, MPI_Comm comm, MPI_Status *status);
+
+/* MPI_Recv (impl.h): inline in the entry points, so that a message already
+ * at the head of the queue costs no call of its own. */
+static inline __attribute__((always_inline)) int
+impl_Recv(void *buf, MPI_Count count, MPI_Datatype dtype, int source, int tag,
+          MPI_Comm comm, MPI_Status *status)
+{
+    comm_rec *c = comm_lookup(comm);
+    if (c && recv_from_head(c, buf, count, dtype, source, tag, status))
+        return MPI_SUCCESS;
+    return recv_general(buf, count, dtype, source, tag, c, comm, status);
+}
+
 /* The replace forms send the buffer's old content while receiving into it:
  * packs it into a new copy (the caller frees it), *packed bytes long.  On
  * failure the copy is NULL and the error is returned. */

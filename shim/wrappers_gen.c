@@ -11,6 +11,7 @@
 #include "shim/send.h"
 #include "shim/persist.h"
 #include "shim/request.h"
+#include "shim/recv.h"
 #include "shim/impl.h"
 
 /* The shim builds with -fvisibility=hidden; these must override libmpi. */
