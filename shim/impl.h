@@ -8,9 +8,7 @@
 
 #include <mpi.h>
 
-/* recv.c (impl_Recv is inline in recv.h) */
-int impl_Irecv(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
-               int tag, MPI_Comm comm, MPI_Request *request);
+/* recv.c (impl_Recv and impl_Irecv are inline in recv.h) */
 int impl_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int impl_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
                 MPI_Status *status);

@@ -2,6 +2,7 @@
 #include "shim/handles.h"
 #include "shim/impl.h"
 #include "shim/send.h"
+#include "shim/recv.h"
 #include "shim/dtype.h"
 #include "shim/request.h"
 #include <stdlib.h>

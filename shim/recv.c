@@ -303,26 +303,6 @@ static int recv_args_valid(MPI_Count count, int source, int tag, comm_rec *c)
            tag <= omni.tag_ub && source >= MPI_ANY_SOURCE && source < c->size;
 }
 
-/* MPI_Irecv's form of the same: the receive is done as it is posted, so
- * its record holds only its status (and no datatype reference). */
-static int irecv_from_head(comm_rec *c, void *buf, MPI_Count count,
-                           MPI_Datatype dtype, int source, int tag,
-                           MPI_Comm comm, MPI_Request *request)
-{
-    match_msg *m = recv_head_taken(c, count, dtype, source, tag);
-    if (!m)
-        return 0;
-    rt_copy(buf, m->data, (size_t)m->bytes);
-    match_recv *r = request_new_recv(request);
-    *r = (match_recv){.buf = buf, .count = count, .dtype = dtype, .src = source,
-                      .tag = tag, .comm = c, .user_comm = comm, .req = *request,
-                      .state = RECV_DONE, .error = MPI_SUCCESS,
-                      .st_source = m->src, .st_tag = m->tag,
-                      .st_bytes = m->bytes};
-    match_msg_free(m);
-    return 1;
-}
-
 int recv_general(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
                  int tag, comm_rec *c, MPI_Comm comm, MPI_Status *status)
 {
@@ -337,12 +317,9 @@ int recv_general(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
     return r.error == MPI_SUCCESS ? MPI_SUCCESS : omni_raise(comm, r.error);
 }
 
-int impl_Irecv(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
-               int tag, MPI_Comm comm, MPI_Request *request)
+int irecv_general(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
+                  int tag, comm_rec *c, MPI_Comm comm, MPI_Request *request)
 {
-    comm_rec *c = comm_lookup(comm);
-    if (c && irecv_from_head(c, buf, count, dtype, source, tag, comm, request))
-        return MPI_SUCCESS;
     if (!c || source == MPI_PROC_NULL || !recv_args_valid(count, source, tag, c) ||
         dtype_size(dtype) < 0)
         return PMPI_Irecv_c(buf, count, dtype, source, tag, comm, request);

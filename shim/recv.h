@@ -12,6 +12,7 @@
 #define OMNIBUS_RECV_H
 
 #include "shim/match.h"
+#include "shim/request.h"
 
 /* The receiving side's own state (receives awaiting rendezvous data). */
 void recv_init(void);
@@ -92,6 +93,42 @@ impl_Recv(void *buf, MPI_Count count, MPI_Datatype dtype, int source, int tag,
     if (c && recv_from_head(c, buf, count, dtype, source, tag, status))
         return MPI_SUCCESS;
     return recv_general(buf, count, dtype, source, tag, c, comm, status);
+}
+
+/* MPI_Irecv's form of recv_from_head: the receive is done as it is
+ * posted, so its record holds only its status (and no datatype
+ * reference). */
+static inline int irecv_from_head(comm_rec *c, void *buf, MPI_Count count,
+                                  MPI_Datatype dtype, int source, int tag,
+                                  MPI_Comm comm, MPI_Request *request)
+{
+    match_msg *m = recv_head_taken(c, count, dtype, source, tag);
+    if (!m)
+        return 0;
+    rt_copy(buf, m->data, (size_t)m->bytes);
+    match_recv *r = request_new_recv(request);
+    *r = (match_recv){.buf = buf, .count = count, .dtype = dtype, .src = source,
+                      .tag = tag, .comm = c, .user_comm = comm, .req = *request,
+                      .state = RECV_DONE, .error = MPI_SUCCESS,
+                      .st_source = m->src, .st_tag = m->tag,
+                      .st_bytes = m->bytes};
+    match_msg_free(m);
+    return 1;
+}
+
+/* MPI_Irecv in every other case, as recv_general. */
+int irecv_general(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
+                  int tag, comm_rec *c, MPI_Comm comm, MPI_Request *request);
+
+/* MPI_Irecv (impl.h), inline as impl_Recv is. */
+static inline __attribute__((always_inline)) int
+impl_Irecv(void *buf, MPI_Count count, MPI_Datatype dtype, int source, int tag,
+           MPI_Comm comm, MPI_Request *request)
+{
+    comm_rec *c = comm_lookup(comm);
+    if (c && irecv_from_head(c, buf, count, dtype, source, tag, comm, request))
+        return MPI_SUCCESS;
+    return irecv_general(buf, count, dtype, source, tag, c, comm, request);
 }
 
 /* The replace forms send the buffer's old content while receiving into it:

@@ -30,14 +30,6 @@ static int recv_is_done(const match_recv *r)
     return r->state == RECV_DONE;
 }
 
-match_recv *request_new_recv(MPI_Request *req)
-{
-    int h;
-    match_recv *r = handle_take(&omni.recv_reqs, &h);
-    *req = (MPI_Request)(h | HANDLE_RECV_BIT);
-    return r;
-}
-
 static inline __attribute__((always_inline)) void
 recv_handle_drop(match_recv *r)
 {
@@ -194,12 +186,6 @@ MPI_Request request_start_sync(uint32_t id)
 int request_complete_send(MPI_Comm comm, MPI_Request *req)
 {
     return PMPI_Isend(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, comm, req);
-}
-
-int request_give_sent(MPI_Request *req)
-{
-    *req = (MPI_Request)HANDLE_SENT;
-    return MPI_SUCCESS;
 }
 
 /* --- raising the errors query_fn left in the ledger -------------------- */

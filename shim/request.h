@@ -26,6 +26,7 @@
 #define OMNIBUS_REQUEST_H
 
 #include "shim/match.h"
+#include "shim/handles.h"
 
 int request_init(void);
 void request_finalize(void);
@@ -35,7 +36,13 @@ void request_finalize(void);
  * allocation of its own.  The contents are undefined; the caller writes
  * every field, r->req = *req and r->user_comm among them.  A record never
  * handed to the program goes back with request_abandon_recv. */
-match_recv *request_new_recv(MPI_Request *req);
+static inline match_recv *request_new_recv(MPI_Request *req)
+{
+    int h;
+    match_recv *r = handle_take(&omni.recv_reqs, &h);
+    *req = (MPI_Request)(h | HANDLE_RECV_BIT);
+    return r;
+}
 void request_abandon_recv(match_recv *r);
 /* r is done (RECV_DONE): a receive the program already freed goes now;
  * any other waits for the completion call that finds it. */
@@ -55,7 +62,11 @@ MPI_Request request_start_sync(uint32_t id);
 int request_complete_send(MPI_Comm comm, MPI_Request *req);
 /* The request a program gets for a send that completed as it was made:
  * HANDLE_SENT (handles.h), which costs MPICH nothing. */
-int request_give_sent(MPI_Request *req);
+static inline int request_give_sent(MPI_Request *req)
+{
+    *req = (MPI_Request)HANDLE_SENT;
+    return MPI_SUCCESS;
+}
 
 /* The Wait/Test family, with the parameters of MPI_Wait and friends, on
  * MPICH requests and receive handles (the generated wrappers translate
