@@ -73,9 +73,29 @@ recv_complete_single(MPI_Request *req, match_recv *r, MPI_Status *st)
     return err == MPI_SUCCESS ? MPI_SUCCESS : omni_raise(comm, err);
 }
 
+/* A wait found receive r done at its first look, before anything shipped:
+ * answers its sender (transport_answer).  The sender's world rank comes
+ * from the communicator, looked up by handle: a receive that no message
+ * completed (cancelled, HANDLE_SENT's record) answers nobody, nor does one
+ * whose communicator the program has freed since (a handle MPICH has
+ * reused names another communicator, and then shipping some other buffer
+ * early costs only aggregation).  Nothing is stored per message for it. */
+static void recv_answer(const match_recv *r)
+{
+    if (r->cancelled)
+        return;
+    comm_rec *c = comm_lookup(r->user_comm);
+    if (c && (unsigned)r->st_source < (unsigned)c->size)
+        transport_answer((uint32_t)c->to_world[r->st_source]);
+}
+
 /* Blocks, driving progress, until r is done. */
 static void recv_await(match_recv *r, unsigned *spins)
 {
+    if (*spins == 0 && recv_is_done(r)) {
+        recv_answer(r);
+        return;
+    }
     while (!recv_is_done(r)) {
         if (*spins == 0)
             prog_block_enter();
@@ -579,16 +599,19 @@ static int first_done_recv(int count, const MPI_Request requests[])
 
 /* One look at an array that holds receive handles, for Testany and
  * Waitany: a done receive first, else MPICH's share (sp->reqs, made by the
- * caller when sp->others). */
+ * caller when sp->others).  With `answer`, a wait's first look, the done
+ * receive answers its sender (transport_answer). */
 static int any_step(int count, MPI_Request requests[], req_split *sp,
-                    int *index, int *flag, MPI_Status *status)
+                    int answer, int *index, int *flag, MPI_Status *status)
 {
     int i = first_done_recv(count, requests);
     if (i >= 0) {
+        match_recv *r = recv_of(requests[i]);
+        if (answer)
+            recv_answer(r);
         *index = i;
         *flag = 1;
-        return recv_complete_single(&requests[i], recv_of(requests[i]),
-                                    status);
+        return recv_complete_single(&requests[i], r, status);
     }
     *flag = 0;
     *index = MPI_UNDEFINED;
@@ -614,7 +637,8 @@ int request_waitany(int count, MPI_Request requests[], int *index,
         int flag = 0;
         int rc;
         if (recvs)
-            rc = any_step(count, requests, &sp, index, &flag, status);
+            rc = any_step(count, requests, &sp, spins == 0, index, &flag,
+                          status);
         else
             rc = ledger_raise_single(
                 prog_testany(count, requests, index, &flag, status));
@@ -636,7 +660,7 @@ int request_testany(int count, MPI_Request requests[], int *index, int *flag,
     req_split sp;
     int rc;
     if (split_begin(&sp, count, requests)) {
-        rc = any_step(count, requests, &sp, index, flag, status);
+        rc = any_step(count, requests, &sp, 0, index, flag, status);
         split_end(&sp, count, requests);
     } else
         rc = ledger_raise_single(
@@ -646,15 +670,20 @@ int request_testany(int count, MPI_Request requests[], int *index, int *flag,
 
 /* One look for Testsome and Waitsome at an array that holds receive
  * handles: the done receives, then MPICH's share (sp->reqs, made by the
- * caller when sp->others). */
+ * caller when sp->others).  With `answer`, a wait's first look, each done
+ * receive answers its sender (transport_answer). */
 static int some_step(int incount, MPI_Request requests[], req_split *sp,
-                     int *outcount, int indices[], MPI_Status statuses[])
+                     int answer, int *outcount, int indices[],
+                     MPI_Status statuses[])
 {
     int k = 0;
     for (int i = 0; i < incount; i++) {
         match_recv *r = recv_of(requests[i]);
-        if (r && recv_is_done(r))
+        if (r && recv_is_done(r)) {
+            if (answer)
+                recv_answer(r);
             indices[k++] = i;
+        }
     }
     int rc = MPI_SUCCESS;
     int nrecv = k;
@@ -685,7 +714,8 @@ int request_testsome(int incount, MPI_Request requests[], int *outcount,
     req_split sp;
     int rc;
     if (split_begin(&sp, incount, requests)) {
-        rc = some_step(incount, requests, &sp, outcount, indices, statuses);
+        rc = some_step(incount, requests, &sp, 0, outcount, indices,
+                       statuses);
         split_end(&sp, incount, requests);
     } else {
         rc = mpich_testsome(incount, requests, outcount, indices, statuses);
@@ -700,8 +730,8 @@ int request_waitsome(int incount, MPI_Request requests[], int *outcount,
     req_split sp;
     int recvs = split_begin(&sp, incount, requests);
     for (;;) {
-        int rc = recvs ? some_step(incount, requests, &sp, outcount, indices,
-                                   statuses)
+        int rc = recvs ? some_step(incount, requests, &sp, spins == 0,
+                                   outcount, indices, statuses)
                        : mpich_testsome(incount, requests, outcount, indices,
                                         statuses);
         if (*outcount != 0 || (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)) {

@@ -7,7 +7,7 @@
 enum {
     S_USER, S_DIRECT, S_FORWARDED, S_WIRE_MSGS, S_WIRE_BYTES, S_DELIVERED,
     S_ACKS, S_WINDOW_FULL, S_RNDV, S_FULL, S_IDLE, S_AGE, S_BLOCK, S_URGENT,
-    S_QUIET,
+    S_QUIET, S_ANSWER,
     S_OFF_NODE, S_OFF_NODE_BYTES, S_RING, S_ALONE,
     S_NBR_COLLS, S_NBR_MSGS, S_NBR_MPICH,
     S_DIM0, S_HOP0 = S_DIM0 + RT_MAX_DIMS, S_COUNT = S_HOP0 + RT_MAX_DIMS + 1
@@ -36,6 +36,7 @@ static void collect(uint64_t *v)
     v[S_BLOCK] = c->flush_block;
     v[S_URGENT] = c->flush_urgent;
     v[S_QUIET] = c->flush_quiet;
+    v[S_ANSWER] = c->flush_answer;
     v[S_OFF_NODE] = c->wire_off_node;
     v[S_OFF_NODE_BYTES] = c->wire_bytes_off_node;
     v[S_RING] = c->wire_ring;
@@ -92,10 +93,12 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *peak)
             (unsigned long long)t[S_OFF_NODE_BYTES],
             (unsigned long long)t[S_RING], (unsigned long long)t[S_ALONE]);
     fprintf(f, "\"flushes\":{\"full\":%llu,\"idle\":%llu,\"age\":%llu,"
-               "\"before_blocking\":%llu,\"urgent\":%llu,\"quiet\":%llu},",
+               "\"before_blocking\":%llu,\"urgent\":%llu,\"quiet\":%llu,"
+               "\"answer\":%llu},",
             (unsigned long long)t[S_FULL], (unsigned long long)t[S_IDLE],
             (unsigned long long)t[S_AGE], (unsigned long long)t[S_BLOCK],
-            (unsigned long long)t[S_URGENT], (unsigned long long)t[S_QUIET]);
+            (unsigned long long)t[S_URGENT], (unsigned long long)t[S_QUIET],
+            (unsigned long long)t[S_ANSWER]);
     fprintf(f, "\"neighbor\":{\"collectives\":%llu,\"messages\":%llu,"
                "\"mpich_collectives\":%llu},",
             (unsigned long long)t[S_NBR_COLLS],

@@ -101,6 +101,25 @@ void transport_ship_soon(void);
 
 /* Ships every non-empty buffer. */
 void transport_flush_all(uint64_t *reason);
+
+/* A Wait call (MPI_Wait, Waitall, Waitany, Waitsome) found a receive
+ * from world rank src already done, so it waits for nothing and ships
+ * nothing before it returns: ships the buffer towards src.  A program that
+ * waits for a partner's message is in an exchange, and the partner, having
+ * sent, is likely waiting for what this rank holds for it; left to the
+ * next wait, that item goes a step late and two ride in one block from
+ * then on (a neighbour exchange ran at 0.87x of MPICH so).  Buffers
+ * towards other ranks keep filling, so a rank that receives from one side
+ * and sends to another keeps its aggregation.  MPI_Recv does not answer:
+ * after a probe it is how a program drains what arrived, and answering
+ * there cut gups over TCP by 6%. */
+static inline void transport_answer(uint32_t src)
+{
+    int p = omni.next_hop[src];
+    if (p != omni.rank && omni.peers[p].fill)
+        transport_ship(p, &omni.stats.flush_answer);
+}
+
 /* A progress round's verdicts on the partly filled buffers
  * (router/adapt.h): ships those of a rank that waits, those idle for
  * OMNIBUS_IDLE_ROUNDS sending rounds and those older than OMNIBUS_FLUSH_US;
