@@ -353,15 +353,30 @@ void transport_flush_stale(void)
         omni.epoch++;
 }
 
+/* Whether MPICH request *req is complete; if it is, frees it, with its
+ * status in *st.  MPICH 4.0 turns its progress engine in every PMPI_Test,
+ * even of a complete request (534 ns over TCP), while
+ * PMPI_Request_get_status turns it only for an incomplete one and
+ * PMPI_Wait of a complete one does not: measured over TCP, 42 ns for a
+ * complete request against 544, and the same turn as PMPI_Test (482 ns)
+ * for an incomplete one.  So a send that completed in an earlier turn is
+ * reaped, and a block that arrived in one is taken, without another. */
+static int mpich_take_if_done(MPI_Request *req, MPI_Status *st)
+{
+    int done = 0;
+    PMPI_Request_get_status(*req, &done, st);
+    if (done)
+        PMPI_Wait(req, MPI_STATUS_IGNORE);
+    return done;
+}
+
 void transport_reap_sends(void)
 {
     if (omni.ring_backlogs > 0)
         ring_push_backlogs();
     while (omni.inflight_count > 0) {
         omni_inflight *f = &omni.inflight[omni.inflight_head];
-        int done = 0;
-        PMPI_Test(&f->req, &done, MPI_STATUS_IGNORE);
-        if (!done)
+        if (!mpich_take_if_done(&f->req, MPI_STATUS_IGNORE))
             return;
         block_put(f->block);
         omni.inflight_head = (omni.inflight_head + 1) % omni.inflight_cap;
@@ -431,10 +446,9 @@ void transport_poll_arrivals(void)
     if (!omni.rx_count)
         return;
     omni_inflight *slot = &omni.rx[omni.rx_head];
-    int done = 0, bytes = 0;
+    int bytes = 0;
     MPI_Status st;
-    PMPI_Test(&slot->req, &done, &st);
-    if (!done)
+    if (!mpich_take_if_done(&slot->req, &st))
         return;
     PMPI_Get_count(&st, MPI_BYTE, &bytes);
     omni_block *b = slot->block;
