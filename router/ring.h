@@ -15,6 +15,11 @@
  *    the ring has no room for it, writes nothing and returns 0: it never
  *    waits.  A record of up to rg_max_record(cap) bytes always fits an
  *    empty ring.
+ *  - rg_reserve is rg_put in two steps, for a producer that builds the
+ *    payload in place: it returns the room for a payload of `len` bytes
+ *    (NULL when there is none, as rg_put), and rg_commit(len) publishes
+ *    it.  Until then the consumer sees nothing of it; a producer that
+ *    does not commit just reserves again, or puts, later.
  *  - rg_peek shows the oldest record in place (acquire), or NULL; the
  *    payload stays valid and unchanged until rg_pop, which hands its room
  *    back to the producer.
@@ -78,7 +83,7 @@ static inline uint64_t rg_record_bytes(uint64_t len)
     return 8 + ((len + 7) & ~(uint64_t)7);
 }
 
-static inline int rg_put(rg_tx *t, const void *payload, uint32_t len)
+static inline void *rg_reserve(rg_tx *t, uint32_t len)
 {
     uint64_t need = rg_record_bytes(len), cap = t->mask + 1;
     uint64_t off = t->tail & t->mask;
@@ -86,17 +91,33 @@ static inline int rg_put(rg_tx *t, const void *payload, uint32_t len)
     if (t->tail + skip + need - t->head_seen > cap) {
         t->head_seen = __atomic_load_n(&t->sh->head, __ATOMIC_ACQUIRE);
         if (t->tail + skip + need - t->head_seen > cap)
-            return 0;
+            return NULL;
     }
     if (skip) {
+        /* Unpublished until the record after it is: a reservation not
+         * committed leaves the SKIP for the next record, which starts at
+         * offset 0 as this one would have. */
         memcpy(t->sh->data + off, &(uint64_t){RG_SKIP}, 8);
         t->tail += skip;
         off = 0;
     }
-    memcpy(t->sh->data + off, &(uint64_t){len}, 8);
-    memcpy(t->sh->data + off + 8, payload, len);
-    t->tail += need;
+    return t->sh->data + off + 8;
+}
+
+static inline void rg_commit(rg_tx *t, uint32_t len)
+{
+    memcpy(t->sh->data + (t->tail & t->mask), &(uint64_t){len}, 8);
+    t->tail += rg_record_bytes(len);
     __atomic_store_n(&t->sh->tail, t->tail, __ATOMIC_RELEASE);
+}
+
+static inline int rg_put(rg_tx *t, const void *payload, uint32_t len)
+{
+    void *at = rg_reserve(t, len);
+    if (!at)
+        return 0;
+    memcpy(at, payload, len);
+    rg_commit(t, len);
     return 1;
 }
 

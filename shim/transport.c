@@ -221,14 +221,20 @@ void transport_unreserve(int dst, uint32_t size)
         dirty_remove(p);
 }
 
+/* The statistics of a wire message of `len` bytes to next hop p. */
+static void count_wire_message(int p, size_t len)
+{
+    omni.stats.wire_messages++;
+    omni.stats.wire_bytes += len;
+    omni.stats.wire_by_dim[omni.hop_dim[p] < 0 ? 0 : omni.hop_dim[p]]++;
+    omni.stats.wire_off_node += omni.off_node[p];
+    omni.stats.wire_bytes_off_node += omni.off_node[p] * (uint64_t)len;
+}
+
 void transport_ship_block(int p, omni_block *b)
 {
     omni_peer *peer = &omni.peers[p];
-    omni.stats.wire_messages++;
-    omni.stats.wire_bytes += b->len;
-    omni.stats.wire_by_dim[omni.hop_dim[p] < 0 ? 0 : omni.hop_dim[p]]++;
-    omni.stats.wire_off_node += omni.off_node[p];
-    omni.stats.wire_bytes_off_node += omni.off_node[p] * (uint64_t)b->len;
+    count_wire_message(p, b->len);
     if (peer->ring) {
         ring_ship(peer, b);
         return;
@@ -265,6 +271,20 @@ void transport_ship(int p, uint64_t *reason)
         return;
     }
     transport_ship_block(p, b);
+}
+
+char *transport_ring_reserve(int dst, uint32_t size)
+{
+    transport_ship(dst, &omni.stats.flush_urgent);
+    omni_peer *peer = &omni.peers[dst];
+    return peer->backlog ? NULL : rg_reserve(peer->ring, size);
+}
+
+void transport_ring_commit(int dst, uint32_t size)
+{
+    count_wire_message(dst, size);
+    omni.stats.wire_ring++;
+    rg_commit(omni.peers[dst].ring, size);
 }
 
 omni_block *transport_block_for_item(int dst, uint32_t size)

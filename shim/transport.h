@@ -80,6 +80,15 @@ static inline int transport_ring_eager_ok(int dst, size_t bytes)
  * block to transport_ship_block, or to transport_block_drop when the item
  * could not be written; nothing else may touch the transport meanwhile. */
 omni_block *transport_block_for_item(int dst, uint32_t size);
+/* The same item straight in dst's node ring, without the copy through a
+ * block (an 8 KiB ping-pong paid that copy at each end): the room for it,
+ * once the buffer filling for dst has shipped, or NULL, with nothing
+ * reserved, while the ring has a backlog or no room (then the caller takes
+ * transport_block_for_item).  The caller writes the item there and calls
+ * transport_ring_commit, or nothing when the item could not be written;
+ * nothing else may touch the transport meanwhile. */
+char *transport_ring_reserve(int dst, uint32_t size);
+void transport_ring_commit(int dst, uint32_t size);
 void transport_block_drop(omni_block *b);
 /* A block leaves for next-hop peer p (not this rank): counted in the
  * statistics, then into p's node ring (or its backlog) or to MPICH. */

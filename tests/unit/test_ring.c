@@ -107,6 +107,64 @@ static void test_record_at_the_end_restarts_at_offset_zero(void)
     free(mem);
 }
 
+static void test_reserved_record_is_unseen_until_committed(void)
+{
+    void *mem = ring_new();
+    rg_tx t;
+    rg_rx r;
+    rg_tx_open(&t, mem, CAP);
+    rg_rx_open(&r, mem, CAP);
+    uint32_t len = 0;
+    char *at = rg_reserve(&t, 24);
+    CHECK(at != NULL, "a 24-byte reservation must fit an empty ring");
+    if (!at) {
+        free(mem);
+        return;
+    }
+    memset(at, 'x', 24);
+    CHECK(rg_peek(&r, &len) == NULL, "a reserved record must stay unseen "
+          "until rg_commit, peek showed one of %u bytes", len);
+    rg_commit(&t, 24);
+    const char *p = rg_peek(&r, &len);
+    CHECK(p == at && len == 24, "once committed the record must show in "
+          "place, 24 bytes, got %u bytes at %p (reserved at %p)",
+          p ? len : 0, (const void *)p, (void *)at);
+    free(mem);
+}
+
+/* A reservation left uncommitted (the producer could not build its
+ * payload) costs nothing: the records after it come out as if it had never
+ * been made, also when it had to skip to the start of the data area. */
+static void test_abandoned_reservation_leaves_no_record(void)
+{
+    void *mem = ring_new();
+    rg_tx t;
+    rg_rx r;
+    rg_tx_open(&t, mem, CAP);
+    rg_rx_open(&r, mem, CAP);
+    char big[rg_max_record(CAP)];
+    int wrong = 0;
+    uint32_t len;
+    for (int round = 0; round < 50; round++) {
+        uint32_t n = (uint32_t)(round * 53) % (uint32_t)sizeof big + 1;
+        CHECK(rg_reserve(&t, n) != NULL, "round %d: a reservation of %u "
+              "bytes must fit a ring just emptied", round, n);
+        memset(big, round, sizeof big);
+        CHECK(rg_put(&t, big, n), "round %d: a record of %u bytes must fit "
+              "after an abandoned reservation", round, n);
+        const char *p = rg_peek(&r, &len);
+        if (!p || len != n || memcmp(p, big, n) != 0)
+            wrong++;
+        else
+            rg_pop(&r);
+        CHECK(rg_peek(&r, &len) == NULL, "round %d: only the committed "
+              "record may come out, a second one of %u bytes did", round, len);
+    }
+    CHECK(!wrong, "%d of 50 records put after an abandoned reservation came "
+          "back changed or missing", wrong);
+    free(mem);
+}
+
 /* Two threads stand in for two processes: every record is seen once, in
  * order, whole (a missing acquire or release shows up here under
  * ThreadSanitizer, and as corrupt records on weaker memory models). */
@@ -167,6 +225,8 @@ int main(void)
     RUN(test_records_come_out_in_order_with_their_lengths);
     RUN(test_full_ring_refuses_without_writing);
     RUN(test_record_at_the_end_restarts_at_offset_zero);
+    RUN(test_reserved_record_is_unseen_until_committed);
+    RUN(test_abandoned_reservation_leaves_no_record);
     RUN(test_two_threads_stream_every_record_once_in_order);
     CHECK_MAIN_END();
 }
