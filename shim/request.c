@@ -79,10 +79,11 @@ recv_complete_single(MPI_Request *req, match_recv *r, MPI_Status *st)
  * completed (cancelled, HANDLE_SENT's record) answers nobody, nor does one
  * whose communicator the program has freed since (a handle MPICH has
  * reused names another communicator, and then shipping some other buffer
- * early costs only aggregation).  Nothing is stored per message for it. */
+ * early costs only aggregation).  Nothing is stored per message for it,
+ * and a rank with nothing buffered pays one test. */
 static void recv_answer(const match_recv *r)
 {
-    if (r->cancelled)
+    if (!transport_any_filling() || r->cancelled)
         return;
     comm_rec *c = comm_lookup(r->user_comm);
     if (c && (unsigned)r->st_source < (unsigned)c->size)

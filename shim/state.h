@@ -74,8 +74,8 @@ typedef struct omni_counters {
     uint64_t delivered;        /* items that reached their destination here */
     uint64_t flush_full, flush_idle, flush_age, flush_block, flush_urgent;
     uint64_t flush_quiet;      /* shipped because the rank stopped sending */
-    uint64_t flush_answer;     /* shipped to the sender of a message the rank
-                                  waited for and found there (transport.h) */
+    uint64_t flush_answer;     /* shipped towards the sender of a receive
+                                  that a Wait call found done (transport.h) */
     uint64_t peak_bytes;       /* most block bytes allocated at once */
     uint64_t acks_sent;        /* control items (ACK, CREDIT) created here */
     uint64_t window_full;      /* small sends that found their pair's window

@@ -110,6 +110,12 @@ void transport_ship_soon(void);
 
 /* Ships every non-empty buffer. */
 void transport_flush_all(uint64_t *reason);
+/* Whether any buffer holds items: every one that does is on the list that
+ * transport_flush_all ships. */
+static inline int transport_any_filling(void)
+{
+    return omni.dirty_head >= 0;
+}
 
 /* A Wait call (MPI_Wait, Waitall, Waitany, Waitsome) found a receive
  * from world rank src already done, so it waits for nothing and ships
