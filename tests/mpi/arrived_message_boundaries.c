@@ -27,17 +27,6 @@
 static MPI_Comm comm;
 static int peer;
 
-static void await_arrival(int tag)
-{
-    int flag = 0;
-    double t0 = tl_now();
-    while (!flag) {
-        MPI_OK(MPI_Iprobe(peer, tag, comm, &flag, MPI_STATUS_IGNORE));
-        CHECK(flag || tl_now() - t0 < 10,
-              "the tag-%d message from rank %d never arrived", tag, peer);
-    }
-}
-
 /* Receives into buf with MPI_Recv (method 0) or MPI_Irecv + MPI_Wait. */
 static int receive(int method, void *buf, int count, MPI_Datatype type,
                    int tag, MPI_Status *st)
@@ -71,7 +60,7 @@ static void receiver(int method, MPI_Datatype int_pair)
     unsigned char buf[8 + GUARD];
     MPI_Status st;
     for (int i = 0; i < NFIT; i++) {
-        await_arrival(1 + i);
+        tl_await_arrival(peer, 1 + i, comm);
         memset(buf, GUARD_BYTE, sizeof buf);
         int rc = receive(method, buf, fits[i].count, fits[i].type, 1 + i, &st);
         CHECK(rc == MPI_SUCCESS,
@@ -89,7 +78,7 @@ static void receiver(int method, MPI_Datatype int_pair)
                      "%s into %s: memory past the buffer", how, fits[i].name);
     }
 
-    await_arrival(8);
+    tl_await_arrival(peer, 8, comm);
     memset(buf, GUARD_BYTE, sizeof buf);
     int rc = receive(method, buf, 8, MPI_BYTE, 8, &st);
     CHECK(tl_class(rc) == MPI_ERR_TRUNCATE,
@@ -102,7 +91,7 @@ static void receiver(int method, MPI_Datatype int_pair)
     CHECK_FILLED(buf + 8, GUARD, GUARD_BYTE,
                  "%s of 9 bytes into 8: memory past the buffer", how);
 
-    await_arrival(9);
+    tl_await_arrival(peer, 9, comm);
     MPI_OK(receive(method, buf, 8, MPI_BYTE, 9, &st));
     CHECK_STATUS(st, peer, 9, 4,
                  "%s: the message sent after the truncated one", how);

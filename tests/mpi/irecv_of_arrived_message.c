@@ -27,17 +27,6 @@
 
 static int peer;
 
-static void await_arrival(int tag)
-{
-    int flag = 0;
-    double t0 = tl_now();
-    while (!flag) {
-        MPI_OK(MPI_Iprobe(peer, tag, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
-        CHECK(flag || tl_now() - t0 < 10,
-              "the tag-%d message from rank %d never arrived", tag, peer);
-    }
-}
-
 static void check_msg(const unsigned char *b, const MPI_Status *st, int tag,
                       const char *what)
 {
@@ -55,7 +44,7 @@ static void leader(void)
 
     /* round 1 (see the header) */
     MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD));
-    await_arrival(4);
+    tl_await_arrival(peer, 4, MPI_COMM_WORLD);
     MPI_OK(MPI_Irecv(a, N, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
                      MPI_COMM_WORLD, &req));
     double t0 = tl_now();
@@ -85,7 +74,7 @@ static void leader(void)
 
     /* round 2 (see the header) */
     MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD));
-    await_arrival(6);
+    tl_await_arrival(peer, 6, MPI_COMM_WORLD);
     MPI_Request r[3];
     MPI_Status sts[3];
     unsigned char out[N];

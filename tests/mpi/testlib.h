@@ -223,6 +223,19 @@ static inline void tl_sleep(double seconds)
         ;
 }
 
+/* Returns once MPI_Iprobe sees a (src, tag) message on comm, so that the
+ * receive posted next finds it already there; fails after 10 s. */
+static inline void tl_await_arrival(int src, int tag, MPI_Comm comm)
+{
+    int flag = 0;
+    double t0 = tl_now();
+    while (!flag) {
+        MPI_OK(MPI_Iprobe(src, tag, comm, &flag, MPI_STATUS_IGNORE));
+        CHECK(flag || tl_now() - t0 < 10,
+              "the tag-%d message from rank %d never arrived", tag, src);
+    }
+}
+
 /* ---- life cycle ------------------------------------------------------- */
 
 static char tl_watchdog_msg[300];

@@ -14,6 +14,15 @@ static void *ring_new(void)
     return mem;
 }
 
+/* A new ring and both its ends; free the returned memory. */
+static void *ring_open(rg_tx *t, rg_rx *r)
+{
+    void *mem = ring_new();
+    rg_tx_open(t, mem, CAP);
+    rg_rx_open(r, mem, CAP);
+    return mem;
+}
+
 static void test_empty_ring_shows_nothing(void)
 {
     void *mem = ring_new();
@@ -28,11 +37,9 @@ static void test_empty_ring_shows_nothing(void)
 
 static void test_records_come_out_in_order_with_their_lengths(void)
 {
-    void *mem = ring_new();
     rg_tx t;
     rg_rx r;
-    rg_tx_open(&t, mem, CAP);
-    rg_rx_open(&r, mem, CAP);
+    void *mem = ring_open(&t, &r);
     char buf[64];
     for (uint32_t i = 0; i < 10; i++) {
         memset(buf, 'a' + (int)i, sizeof buf);
@@ -59,11 +66,9 @@ static void test_records_come_out_in_order_with_their_lengths(void)
 
 static void test_full_ring_refuses_without_writing(void)
 {
-    void *mem = ring_new();
     rg_tx t;
     rg_rx r;
-    rg_tx_open(&t, mem, CAP);
-    rg_rx_open(&r, mem, CAP);
+    void *mem = ring_open(&t, &r);
     char buf[200] = {0};
     int n = 0;
     while (rg_put(&t, buf, sizeof buf))
@@ -84,11 +89,9 @@ static void test_full_ring_refuses_without_writing(void)
 
 static void test_record_at_the_end_restarts_at_offset_zero(void)
 {
-    void *mem = ring_new();
     rg_tx t;
     rg_rx r;
-    rg_tx_open(&t, mem, CAP);
-    rg_rx_open(&r, mem, CAP);
+    void *mem = ring_open(&t, &r);
     char big[rg_max_record(CAP)], out = 0;
     uint32_t len;
     for (int round = 0; round < 50; round++) {
@@ -109,11 +112,9 @@ static void test_record_at_the_end_restarts_at_offset_zero(void)
 
 static void test_reserved_record_is_unseen_until_committed(void)
 {
-    void *mem = ring_new();
     rg_tx t;
     rg_rx r;
-    rg_tx_open(&t, mem, CAP);
-    rg_rx_open(&r, mem, CAP);
+    void *mem = ring_open(&t, &r);
     uint32_t len = 0;
     char *at = rg_reserve(&t, 24);
     CHECK(at != NULL, "a 24-byte reservation must fit an empty ring");
@@ -137,11 +138,9 @@ static void test_reserved_record_is_unseen_until_committed(void)
  * been made, also when it had to skip to the start of the data area. */
 static void test_abandoned_reservation_leaves_no_record(void)
 {
-    void *mem = ring_new();
     rg_tx t;
     rg_rx r;
-    rg_tx_open(&t, mem, CAP);
-    rg_rx_open(&r, mem, CAP);
+    void *mem = ring_open(&t, &r);
     char big[rg_max_record(CAP)];
     int wrong = 0;
     uint32_t len;
@@ -186,11 +185,9 @@ static void *producer(void *arg)
 
 static void test_two_threads_stream_every_record_once_in_order(void)
 {
-    void *mem = ring_new();
     rg_tx t;
     rg_rx r;
-    rg_tx_open(&t, mem, CAP);
-    rg_rx_open(&r, mem, CAP);
+    void *mem = ring_open(&t, &r);
     pthread_t th;
     pthread_create(&th, NULL, producer, &t);
     uint64_t bad = 0, i = 0;
