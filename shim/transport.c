@@ -419,6 +419,23 @@ static void rx_post(omni_inflight *slot, omni_block *b)
     }
 }
 
+/* A slot whose block was taken is posted again at the start of the next
+ * round, not at once: the reply a delivered message provokes then leaves
+ * before the PMPI_Irecv is paid, which moves it off the latency path.  The
+ * other slots stay posted meanwhile, and MPICH keeps a block that finds
+ * none; slots are posted again in the order they were taken, so blocks
+ * are still taken in the order MPICH matched them in. */
+static void rx_repost_taken(void)
+{
+    int i = omni.rx_head - omni.rx_unposted;
+    if (i < 0)
+        i += omni.rx_count;
+    for (; omni.rx_unposted > 0; omni.rx_unposted--) {
+        rx_post(&omni.rx[i], transport_block_get());
+        i = (i + 1) % omni.rx_count;
+    }
+}
+
 /* Blocks taken from one node ring per call at most, for the reason below. */
 #define RING_TURN 8
 
@@ -465,6 +482,8 @@ void transport_poll_arrivals(void)
         rings_poll();
     if (!omni.rx_count)
         return;
+    if (omni.rx_unposted)
+        rx_repost_taken();
     omni_inflight *slot = &omni.rx[omni.rx_head];
     int bytes = 0;
     MPI_Status st;
@@ -473,9 +492,8 @@ void transport_poll_arrivals(void)
     PMPI_Get_count(&st, MPI_BYTE, &bytes);
     omni_block *b = slot->block;
     b->len = (size_t)bytes;
-    /* Repost before delivering: delivery may run long (forwarding) and the
-     * next block from any neighbour should find a receive. */
-    rx_post(slot, transport_block_get());
+    slot->block = NULL;
+    omni.rx_unposted++;
     omni.rx_head = (omni.rx_head + 1) % omni.rx_count;
     omni.deliver(b);
 }
@@ -507,6 +525,8 @@ int transport_init(transport_deliver_fn deliver,
 /* Called once the job is quiescent: nothing more can arrive. */
 void transport_finalize(void)
 {
+    if (omni.rx_unposted)
+        rx_repost_taken();
     for (int i = 0; i < omni.rx_count; i++) {
         PMPI_Cancel(&omni.rx[i].req);
         PMPI_Wait(&omni.rx[i].req, MPI_STATUS_IGNORE);
