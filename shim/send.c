@@ -125,20 +125,22 @@ send_eager(const void *buf, MPI_Count count, MPI_Datatype dtype, int builtin,
  * against 1.03 and 2 KiB 1.62 against 1.54. */
 #define SEND_RING_DIRECT_MIN 4096
 
-/* A message above the threshold to a node-ring peer
- * (transport_ring_eager_ok): one eager item alone in a record of its own,
- * so the threshold still bounds what is aggregated; from
- * SEND_RING_DIRECT_MIN bytes on, written straight into the ring when it
+/* A message above the threshold to a peer that is its own next hop
+ * (transport_alone_ok): one eager item alone in a block or ring record of
+ * its own, so the threshold still bounds what is aggregated; from
+ * SEND_RING_DIRECT_MIN bytes on, written straight into a node ring when it
  * has room.  Returns as send_eager does. */
-static int send_ring_alone(const void *buf, MPI_Count count,
-                           MPI_Datatype dtype, int builtin, uint32_t bytes,
-                           int dst, int tag, comm_rec *c, int *rc)
+static int send_alone(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                      int builtin, uint32_t bytes, int dst, int tag,
+                      comm_rec *c, int *rc)
 {
     uint32_t size = RT_HDR_SIZE + bytes;
     if (!credit_try_take(dst, size))
         return 0;
-    char *at = bytes >= SEND_RING_DIRECT_MIN ? transport_ring_reserve(dst, size)
-                                             : NULL;
+    int ring = omni.peers[dst].ring != NULL;
+    char *at = ring && bytes >= SEND_RING_DIRECT_MIN
+                   ? transport_ring_reserve(dst, size)
+                   : NULL;
     omni_block *b = at ? NULL : transport_block_for_item(dst, size);
     *rc = item_write(at ? at : b->data, buf, count, dtype, builtin, bytes, dst,
                      tag, c, rt_meta(RT_EAGER, 0));
@@ -153,7 +155,10 @@ static int send_ring_alone(const void *buf, MPI_Count count,
     else
         transport_ring_commit(dst, size);
     omni.sent_to[dst]++;
-    omni.stats.ring_alone++;
+    if (ring)
+        omni.stats.ring_alone++;
+    else
+        omni.stats.wire_alone++;
     return 1;
 }
 
@@ -331,9 +336,9 @@ send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
         return omni_raise(c->handle, MPI_ERR_BUFFER);
     int rc = MPI_SUCCESS;
     if ((size_t)bytes > omni.threshold) {
-        int went = mode != SEND_SYNC && transport_ring_eager_ok(dst, (size_t)bytes)
-                       ? send_ring_alone(buf, count, dtype, builtin,
-                                         (uint32_t)bytes, dst, tag, c, &rc)
+        int went = mode != SEND_SYNC && transport_alone_ok(dst, (size_t)bytes)
+                       ? send_alone(buf, count, dtype, builtin, (uint32_t)bytes,
+                                    dst, tag, c, &rc)
                        : 0;
         if (went < 0)
             return omni_raise(c->handle, rc);

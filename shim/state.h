@@ -92,6 +92,7 @@ typedef struct omni_counters {
     uint64_t wire_ring;        /* blocks that went through a node ring */
     uint64_t ring_alone;       /* messages above the threshold sent eagerly,
                                   alone, through a node ring */
+    uint64_t wire_alone;       /* the same, alone in a block through MPICH */
 } omni_counters;
 
 struct comm_rec;

@@ -43,6 +43,16 @@ omni_block *transport_block_get(void)
     return block_of_class(-1);
 }
 
+/* The smallest class that holds `len` bytes and no less than
+ * FL_MIN_SHIPPED, or -1 (a full-size block) when that is not smaller. */
+static int block_class_for(size_t len)
+{
+    int cls = 6;
+    while (((size_t)1 << cls) < len || ((size_t)1 << cls) < FL_MIN_SHIPPED)
+        cls++;
+    return block_alloc_size(cls) >= block_alloc_size(-1) ? -1 : cls;
+}
+
 /* A block that holds `len` bytes: a full-size one, or one of the smallest
  * class that holds more. */
 static omni_block *block_holding(size_t len)
@@ -80,10 +90,8 @@ void transport_block_unref(omni_block *b)
  * in flight proportional to what it carries (router/flow.h). */
 static omni_block *block_cut(omni_block *b)
 {
-    int cls = 6;
-    while (((size_t)1 << cls) < b->len || ((size_t)1 << cls) < FL_MIN_SHIPPED)
-        cls++;
-    if (block_alloc_size(cls) >= block_alloc_size(-1))
+    int cls = block_class_for(b->len);
+    if (cls < 0)
         return b;
     omni_block *cut = block_of_class(cls);
     memcpy(cut->data, b->data, b->len);
@@ -186,7 +194,7 @@ static void ring_ship(omni_peer *peer, omni_block *b)
         block_put(b);
         return;
     }
-    if (b->len <= omni.block_cap / 2)
+    if (b->cls < 0 && b->len <= omni.block_cap / 2)
         b = block_cut(b);
     b->next = NULL;
     if (peer->backlog)
@@ -239,7 +247,7 @@ void transport_ship_block(int p, omni_block *b)
         ring_ship(peer, b);
         return;
     }
-    if (b->len <= omni.block_cap / 2)
+    if (b->cls < 0 && b->len <= omni.block_cap / 2)
         b = block_cut(b);
     MPI_Request req;
     int rc = PMPI_Isend(b->data, (int)b->len, MPI_BYTE, p, TRANSPORT_WIRE_TAG,
@@ -290,7 +298,8 @@ void transport_ring_commit(int dst, uint32_t size)
 omni_block *transport_block_for_item(int dst, uint32_t size)
 {
     transport_ship(dst, &omni.stats.flush_urgent);
-    omni_block *b = block_holding(size);
+    omni_block *b = size <= omni.block_cap ? block_of_class(block_class_for(size))
+                                           : block_holding(size);
     b->len = size;
     return b;
 }
