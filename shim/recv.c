@@ -250,10 +250,8 @@ void recv_arrived(const rt_item_hdr *h, const char *body, omni_block *b)
         q = match_msg_alloc();
         recv_describe(q, c, h, body);
     }
-    if (rt_kind_is_eager(q->kind)) {
-        q->block = b;
-        b->refs++;
-    }
+    if (rt_kind_is_eager(q->kind))
+        q->block = transport_hold_item(b, &q->data, (size_t)q->bytes);
     match_push_unexpected(c, q);
 }
 

@@ -44,25 +44,23 @@ omni_block *transport_block_get(void)
 }
 
 /* The smallest class that holds `len` bytes and no less than
- * FL_MIN_SHIPPED, or -1 (a full-size block) when that is not smaller. */
+ * FL_MIN_SHIPPED, or -1 (a full-size block) when `len` fits one and the
+ * class would not be smaller. */
 static int block_class_for(size_t len)
 {
     int cls = 6;
     while (((size_t)1 << cls) < len || ((size_t)1 << cls) < FL_MIN_SHIPPED)
         cls++;
-    return block_alloc_size(cls) >= block_alloc_size(-1) ? -1 : cls;
+    return len <= omni.block_cap && block_alloc_size(cls) >= block_alloc_size(-1)
+               ? -1
+               : cls;
 }
 
-/* A block that holds `len` bytes: a full-size one, or one of the smallest
- * class that holds more. */
+/* A block that holds `len` bytes and pins at most about twice that: of the
+ * smallest class that holds them, or full-size. */
 static omni_block *block_holding(size_t len)
 {
-    if (len <= omni.block_cap)
-        return block_of_class(-1);
-    int cls = 6;
-    while (((size_t)1 << cls) < len)
-        cls++;
-    return block_of_class(cls);
+    return block_of_class(block_class_for(len));
 }
 
 static void block_put(omni_block *b)
@@ -82,6 +80,21 @@ void transport_block_unref(omni_block *b)
 {
     if (--b->refs == 0)
         block_put(b);
+}
+
+omni_block *transport_hold_item(omni_block *b, const char **data, size_t len)
+{
+    size_t room = block_alloc_size(b->cls) - sizeof(omni_block);
+    if (2 * b->len >= room) {
+        b->refs++;
+        return b;
+    }
+    omni_block *own = block_holding(len);
+    memcpy(own->data, *data, len);
+    own->len = len;
+    own->refs = 1;
+    *data = own->data;
+    return own;
 }
 
 /* A partly filled buffer about to ship, copied into the smallest class that
@@ -298,8 +311,7 @@ void transport_ring_commit(int dst, uint32_t size)
 omni_block *transport_block_for_item(int dst, uint32_t size)
 {
     transport_ship(dst, &omni.stats.flush_urgent);
-    omni_block *b = size <= omni.block_cap ? block_of_class(block_class_for(size))
-                                           : block_holding(size);
+    omni_block *b = block_holding(size);
     b->len = size;
     return b;
 }

@@ -47,6 +47,14 @@ void transport_finalize(void);
 
 omni_block *transport_block_get(void);
 void transport_block_unref(omni_block *b);
+/* The block an eager item that must wait (the unexpected queue) holds, with
+ * a reference taken for it: the arrived block b itself when its content
+ * fills at least half of it, otherwise a block of the item's own size with
+ * a copy of its `len` payload bytes, and *data then points at the copy.
+ * So an item that waits pins at most about twice its size, however little
+ * the block it came in carried: a wire receive is always a full-size
+ * block, and a lone message in one would pin all of it. */
+omni_block *transport_hold_item(omni_block *b, const char **data, size_t len);
 
 /* Room for an item of `size` bytes (header included) in the buffer towards
  * world rank dst; ships the buffer first when the item does not fit.  The
