@@ -82,13 +82,8 @@ void transport_block_unref(omni_block *b)
         block_put(b);
 }
 
-omni_block *transport_hold_item(omni_block *b, const char **data, size_t len)
+omni_block *transport_hold_copy(const char **data, size_t len)
 {
-    size_t room = block_alloc_size(b->cls) - sizeof(omni_block);
-    if (2 * b->len >= room) {
-        b->refs++;
-        return b;
-    }
     omni_block *own = block_holding(len);
     memcpy(own->data, *data, len);
     own->len = len;

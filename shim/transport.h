@@ -54,7 +54,17 @@ void transport_block_unref(omni_block *b);
  * So an item that waits pins at most about twice its size, however little
  * the block it came in carried: a wire receive is always a full-size
  * block, and a lone message in one would pin all of it. */
-omni_block *transport_hold_item(omni_block *b, const char **data, size_t len);
+omni_block *transport_hold_copy(const char **data, size_t len);
+static inline omni_block *transport_hold_item(omni_block *b, const char **data,
+                                              size_t len)
+{
+    size_t room = b->cls < 0 ? omni.block_cap : (size_t)1 << b->cls;
+    if (2 * b->len >= room) {
+        b->refs++;
+        return b;
+    }
+    return transport_hold_copy(data, len);
+}
 
 /* Room for an item of `size` bytes (header included) in the buffer towards
  * world rank dst; ships the buffer first when the item does not fit.  The
