@@ -150,8 +150,8 @@ typedef struct omni_state {
      * (none when every other rank sends through a node ring) */
     omni_inflight *rx;
     int rx_count, rx_head;
-    int rx_unposted;        /* slots taken and not yet posted again: the
-                               rx_unposted before rx_head, in order */
+    int rx_taken;           /* the slot before rx_head was taken and is
+                               not posted again yet */
 
     /* node rings (shm.c): blocks to and from ranks of this node */
     MPI_Comm ring_comm;     /* the node's ranks, or MPI_COMM_NULL */

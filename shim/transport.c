@@ -16,7 +16,7 @@ static void bytes_out_add(size_t n)
 
 static size_t block_alloc_size(int cls)
 {
-    return sizeof(omni_block) + (cls < 0 ? omni.block_cap : (size_t)1 << cls);
+    return sizeof(omni_block) + transport_class_room(cls);
 }
 
 static omni_block *block_of_class(int cls)
@@ -92,12 +92,15 @@ omni_block *transport_hold_copy(const char **data, size_t len)
     return own;
 }
 
-/* A partly filled buffer about to ship, copied into the smallest class that
- * holds it; the full-size buffer goes back to its free list.  A copy of at
- * most half a buffer is cheap next to a wire message, and it keeps what is
- * in flight proportional to what it carries (router/flow.h). */
+/* A full-size block about to ship or wait that is at most half full,
+ * copied into the smallest class that holds it, the full-size one going
+ * back to its free list; any other block is returned as it is.  A copy of
+ * at most half a buffer is cheap next to a wire message, and it keeps what
+ * is in flight proportional to what it carries (router/flow.h). */
 static omni_block *block_cut(omni_block *b)
 {
+    if (b->cls >= 0 || b->len > omni.block_cap / 2)
+        return b;
     int cls = block_class_for(b->len);
     if (cls < 0)
         return b;
@@ -202,8 +205,7 @@ static void ring_ship(omni_peer *peer, omni_block *b)
         block_put(b);
         return;
     }
-    if (b->cls < 0 && b->len <= omni.block_cap / 2)
-        b = block_cut(b);
+    b = block_cut(b);
     b->next = NULL;
     if (peer->backlog)
         peer->backlog_tail->next = b;
@@ -255,8 +257,7 @@ void transport_ship_block(int p, omni_block *b)
         ring_ship(peer, b);
         return;
     }
-    if (b->cls < 0 && b->len <= omni.block_cap / 2)
-        b = block_cut(b);
+    b = block_cut(b);
     MPI_Request req;
     int rc = PMPI_Isend(b->data, (int)b->len, MPI_BYTE, p, TRANSPORT_WIRE_TAG,
                         omni.wire_comm, &req);
@@ -439,17 +440,14 @@ static void rx_post(omni_inflight *slot, omni_block *b)
  * round, not at once: the reply a delivered message provokes then leaves
  * before the PMPI_Irecv is paid, which moves it off the latency path.  The
  * other slots stay posted meanwhile, and MPICH keeps a block that finds
- * none; slots are posted again in the order they were taken, so blocks
- * are still taken in the order MPICH matched them in. */
+ * none.  A round takes at most one block and first posts the slot the
+ * previous one took, so only the slot just before rx_head is ever
+ * unposted, and slots are still posted in the order blocks are taken. */
 static void rx_repost_taken(void)
 {
-    int i = omni.rx_head - omni.rx_unposted;
-    if (i < 0)
-        i += omni.rx_count;
-    for (; omni.rx_unposted > 0; omni.rx_unposted--) {
-        rx_post(&omni.rx[i], transport_block_get());
-        i = (i + 1) % omni.rx_count;
-    }
+    int i = omni.rx_head > 0 ? omni.rx_head - 1 : omni.rx_count - 1;
+    rx_post(&omni.rx[i], transport_block_get());
+    omni.rx_taken = 0;
 }
 
 /* Blocks taken from one node ring per call at most, for the reason below. */
@@ -498,7 +496,7 @@ void transport_poll_arrivals(void)
         rings_poll();
     if (!omni.rx_count)
         return;
-    if (omni.rx_unposted)
+    if (omni.rx_taken)
         rx_repost_taken();
     omni_inflight *slot = &omni.rx[omni.rx_head];
     int bytes = 0;
@@ -509,7 +507,7 @@ void transport_poll_arrivals(void)
     omni_block *b = slot->block;
     b->len = (size_t)bytes;
     slot->block = NULL;
-    omni.rx_unposted++;
+    omni.rx_taken = 1;
     omni.rx_head = (omni.rx_head + 1) % omni.rx_count;
     omni.deliver(b);
 }
@@ -541,7 +539,7 @@ int transport_init(transport_deliver_fn deliver,
 /* Called once the job is quiescent: nothing more can arrive. */
 void transport_finalize(void)
 {
-    if (omni.rx_unposted)
+    if (omni.rx_taken)
         rx_repost_taken();
     for (int i = 0; i < omni.rx_count; i++) {
         PMPI_Cancel(&omni.rx[i].req);

@@ -47,6 +47,16 @@ void transport_finalize(void);
 
 omni_block *transport_block_get(void);
 void transport_block_unref(omni_block *b);
+/* The data bytes a block of class cls holds (-1: a full-size block). */
+static inline size_t transport_class_room(int cls)
+{
+    return cls < 0 ? omni.block_cap : (size_t)1 << cls;
+}
+
+/* The copying half of transport_hold_item: a block of `len` bytes' own
+ * size holding a copy of them, one reference taken. */
+omni_block *transport_hold_copy(const char **data, size_t len);
+
 /* The block an eager item that must wait (the unexpected queue) holds, with
  * a reference taken for it: the arrived block b itself when its content
  * fills at least half of it, otherwise a block of the item's own size with
@@ -54,12 +64,10 @@ void transport_block_unref(omni_block *b);
  * So an item that waits pins at most about twice its size, however little
  * the block it came in carried: a wire receive is always a full-size
  * block, and a lone message in one would pin all of it. */
-omni_block *transport_hold_copy(const char **data, size_t len);
 static inline omni_block *transport_hold_item(omni_block *b, const char **data,
                                               size_t len)
 {
-    size_t room = b->cls < 0 ? omni.block_cap : (size_t)1 << b->cls;
-    if (2 * b->len >= room) {
+    if (2 * b->len >= transport_class_room(b->cls)) {
         b->refs++;
         return b;
     }
