@@ -45,7 +45,7 @@ YIELD_SRCS := $(wildcard bench/yield/*.c)
 YIELD_LIB  := $(BUILD)/libyieldonly.so
 
 .PHONY: all deps lib unit mpitests benches test demo bench clean generate longrun \
-        sanitize valgrind stress report calibrate cluster-test profile ffi-cost
+        sanitize valgrind stress report calibrate cluster-test profile profile-time ffi-cost
 
 all: deps lib
 
@@ -157,6 +157,13 @@ calibrate: deps benches
 profile: deps lib $(BUILD)/profile/paths
 	@scripts/ensure-deps profile
 	@scripts/profile-paths $(PROFILE_ARGS)
+
+# Where each rank's time goes, by library, in the latency-bound kernels
+# under issue 12's 0.95x, plain MPICH against Omnibus (scripts/profile-time
+# --help; PROFILE_TIME_ARGS="...").  A few minutes; needs a quiet machine.
+profile-time: deps benches
+	@scripts/ensure-deps perf
+	@scripts/profile-time $(PROFILE_TIME_ARGS)
 
 # A call forwarded through a libffi closure against a direct call: the
 # figure behind the README's design note on libffi.  Plain C; never built by
