@@ -82,21 +82,28 @@ void transport_block_unref(omni_block *b)
         block_put(b);
 }
 
+/* A new block of class cls holding a copy of `len` bytes at data. */
+static omni_block *block_copy(int cls, const char *data, size_t len)
+{
+    omni_block *b = block_of_class(cls);
+    memcpy(b->data, data, len);
+    b->len = len;
+    return b;
+}
+
 omni_block *transport_hold_copy(const char **data, size_t len)
 {
-    omni_block *own = block_holding(len);
-    memcpy(own->data, *data, len);
-    own->len = len;
+    omni_block *own = block_copy(block_class_for(len), *data, len);
     own->refs = 1;
     *data = own->data;
     return own;
 }
 
-/* A full-size block about to ship or wait that is at most half full,
- * copied into the smallest class that holds it, the full-size one going
- * back to its free list; any other block is returned as it is.  A copy of
- * at most half a buffer is cheap next to a wire message, and it keeps what
- * is in flight proportional to what it carries (router/flow.h). */
+/* A full-size block about to ship that is at most half full, copied into
+ * the smallest class that holds it, the full-size one going back to its
+ * free list; any other block is returned as it is.  A copy of at most half
+ * a buffer is cheap next to a wire message, and it keeps what is in flight
+ * proportional to what it carries (router/flow.h). */
 static omni_block *block_cut(omni_block *b)
 {
     if (b->cls >= 0 || b->len > omni.block_cap / 2)
@@ -104,9 +111,7 @@ static omni_block *block_cut(omni_block *b)
     int cls = block_class_for(b->len);
     if (cls < 0)
         return b;
-    omni_block *cut = block_of_class(cls);
-    memcpy(cut->data, b->data, b->len);
-    cut->len = b->len;
+    omni_block *cut = block_copy(cls, b->data, b->len);
     block_put(b);
     return cut;
 }
