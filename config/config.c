@@ -31,7 +31,7 @@ static const char *const known_names[] = {
     "OMNIBUS_FLUSH_US",   "OMNIBUS_DISABLE",     "OMNIBUS_STATS",
     "OMNIBUS_STATS_FILE", "OMNIBUS_YIELD",       "OMNIBUS_PROGRESS",
     "OMNIBUS_EAGER_POOL", "OMNIBUS_NEIGHBOR",    "OMNIBUS_NEIGHBOR_THETA",
-    "OMNIBUS_IDLE_ROUNDS", "OMNIBUS_SHM",
+    "OMNIBUS_IDLE_ROUNDS", "OMNIBUS_SHM",        "OMNIBUS_COLLECTIVES",
     /* Read by the test suite only (a fake node layout for `auto`). */
     "OMNIBUS_FAKE_NODES",
     /* Reserved for later work; known so that setting it is not reported as
@@ -247,6 +247,8 @@ static const cfg_choice progress_choices[] = {
 static const cfg_choice neighbor_choices[] = {
     {"auto", CFG_NEIGHBOR_AUTO},       {"plain", CFG_NEIGHBOR_PLAIN},
     {"combine", CFG_NEIGHBOR_COMBINE}, {"grid", CFG_NEIGHBOR_GRID}};
+static const cfg_choice collectives_choices[] = {
+    {"omnibus", CFG_COLLECTIVES_OMNIBUS}, {"mpich", CFG_COLLECTIVES_MPICH}};
 static const cfg_choice shm_choices[] = {
     {"auto", CFG_SHM_AUTO}, {"on", CFG_SHM_ON}, {"off", CFG_SHM_OFF}};
 
@@ -324,6 +326,7 @@ int cfg_load(cfg_settings *out, cfg_lookup_fn lookup, void *ctx, char *err,
     s.progress = CFG_PROGRESS_CALLS;
     s.neighbor = CFG_NEIGHBOR_AUTO;
     s.neighbor_theta = CFG_DEFAULT_NEIGHBOR_THETA;
+    s.collectives = CFG_COLLECTIVES_OMNIBUS;
 
     name = "OMNIBUS_TOPOLOGY";
     if ((v = get(lookup, ctx, name)) != NULL) {
@@ -441,6 +444,13 @@ int cfg_load(cfg_settings *out, cfg_lookup_fn lookup, void *ctx, char *err,
                           "expected a whole number of common neighbours "
                           "from 1 to %d, such as 4",
                           CFG_MAX_NEIGHBOR_THETA);
+    }
+
+    name = "OMNIBUS_COLLECTIVES";
+    if ((v = get(lookup, ctx, name)) != NULL) {
+        if (PARSE_CHOICE(v, collectives_choices, &choice) != 0)
+            return refuse(err, errlen, name, v, "expected omnibus or mpich");
+        s.collectives = (cfg_collectives)choice;
     }
 
     name = "OMNIBUS_SHM";

@@ -33,6 +33,11 @@ typedef enum {
     CFG_NEIGHBOR_COMBINE, /* Omnibus's message-combining schedule */
     CFG_NEIGHBOR_GRID     /* one item per neighbour over Omnibus's grid */
 } cfg_neighbor;
+/* Who runs the small blocking collectives (OMNIBUS_COLLECTIVES). */
+typedef enum {
+    CFG_COLLECTIVES_OMNIBUS, /* Omnibus, over its own transport (shim/coll.h) */
+    CFG_COLLECTIVES_MPICH    /* MPICH's nonblocking form plus progress */
+} cfg_collectives;
 /* How blocks travel between ranks of one node (OMNIBUS_SHM). */
 typedef enum {
     CFG_SHM_AUTO, /* node rings unless UCX_TLS keeps MPI off shared memory */
@@ -64,6 +69,7 @@ typedef struct {
     cfg_neighbor neighbor;  /* OMNIBUS_NEIGHBOR=auto|plain|combine|grid;
                                cfg_neighbor_mode resolves auto */
     int neighbor_theta;     /* OMNIBUS_NEIGHBOR_THETA, friendship threshold */
+    cfg_collectives collectives; /* OMNIBUS_COLLECTIVES=omnibus|mpich */
     cfg_shm shm;            /* OMNIBUS_SHM=auto|on|off */
     const char *topology_text; /* OMNIBUS_TOPOLOGY as given, NULL when unset;
                                   points into the lookup's storage (kept so

@@ -107,7 +107,7 @@ comm_rec *comm_add_shadow(const comm_rec *c, uint32_t id)
     memcpy(s->from_world, c->from_world, sizeof(int) * (size_t)omni.size);
     s->unx_tail = &s->unx_head;
     s->posted_tail = &s->posted_head;
-    if (id >= omni.next_comm_id)
+    if (!(id & COMM_ID_COLL_BIT) && id >= omni.next_comm_id)
         omni.next_comm_id = id + 1;
     comm_rec *early = table_get(&omni.comm_by_id, id);
     if (early)

@@ -34,7 +34,14 @@ typedef struct comm_rec {
     struct match_msg *unx_head, **unx_tail;
     struct match_recv *posted_head, **posted_tail;
     struct nbr_topo *nbr; /* neighbourhood schedule (neighbor.h), or NULL */
+    struct comm_rec *coll; /* shadow of the collectives Omnibus runs
+                              (coll.h), made on first use, or NULL */
 } comm_rec;
+
+/* The id of a communicator's collective shadow is its own with this bit
+ * set: every member knows it without agreeing on it, and ids handed out
+ * by agreement (next_comm_id) never reach it. */
+#define COMM_ID_COLL_BIT 0x80000000u
 
 int comm_table_init(void);
 /* Registers MPI_COMM_WORLD (id 0) and MPI_COMM_SELF (id 1). */

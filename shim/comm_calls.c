@@ -47,6 +47,8 @@ static void comm_forget(MPI_Comm comm)
     c->freed = 1;
     if (c->nbr)
         nbr_comm_freed(c);
+    if (c->coll)
+        comm_drop_shadow(c->coll);
     match_drop_unexpected(c);
     comm_release_if_idle(c);
 }

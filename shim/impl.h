@@ -88,6 +88,11 @@ int impl_Dist_graph_create_adjacent(MPI_Comm comm, int indegree,
                                     int reorder, MPI_Comm *newcomm);
 int impl_Comm_free(MPI_Comm *comm);
 
+/* coll.c: small blocking collectives (coll.h) */
+int impl_Barrier(MPI_Comm comm);
+int impl_Allreduce(const void *sendbuf, void *recvbuf, MPI_Count count,
+                   MPI_Datatype dtype, MPI_Op op, MPI_Comm comm);
+
 /* neighbor.c: neighbourhood collectives; _c forms share the int form's
  * implementation except where their arrays differ */
 int impl_Neighbor_allgather(const void *sbuf, MPI_Count scount,

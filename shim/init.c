@@ -7,6 +7,7 @@
  * are built.  Only then does `omni.on` let the wrappers act.
  */
 #include "shim/state.h"
+#include "shim/coll.h"
 #include "shim/comm.h"
 #include "shim/credit.h"
 #include "shim/deliver.h"
@@ -275,6 +276,7 @@ OMNI_EXPORT int MPI_Finalize(void)
         prog_finalize();
         transport_finalize();
         nbr_finalize();
+        coll_finalize();
         comm_table_destroy();
         match_release_slabs();
         send_finalize();

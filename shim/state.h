@@ -93,6 +93,9 @@ typedef struct omni_counters {
     uint64_t ring_alone;       /* messages above the threshold sent eagerly,
                                   alone, through a node ring */
     uint64_t wire_alone;       /* the same, alone in a block through MPICH */
+    uint64_t coll_items;       /* messages of collectives Omnibus runs
+                                  (coll.h), not counted as user sends */
+    uint64_t coll_by_hops[RT_MAX_DIMS + 1]; /* the same, by route length */
 } omni_counters;
 
 struct comm_rec;
@@ -209,6 +212,10 @@ typedef struct omni_state {
 
     /* neighbourhood collectives (neighbor.h), NULL until a schedule exists */
     struct nbr_module *nbr;
+
+    /* what a partner sends in a collective Omnibus runs (coll.c) */
+    char *coll_scratch;
+    size_t coll_scratch_cap;
 
     /* receives whose payload MPICH is receiving (recv.c) */
     pending_set payloads;

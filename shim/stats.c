@@ -9,7 +9,7 @@ enum {
     S_ACKS, S_WINDOW_FULL, S_RNDV, S_FULL, S_IDLE, S_AGE, S_BLOCK, S_URGENT,
     S_QUIET, S_ANSWER,
     S_OFF_NODE, S_OFF_NODE_BYTES, S_RING, S_RING_ALONE, S_WIRE_ALONE,
-    S_NBR_COLLS, S_NBR_MSGS, S_NBR_MPICH,
+    S_NBR_COLLS, S_NBR_MSGS, S_NBR_MPICH, S_COLL_ITEMS,
     S_DIM0, S_HOP0 = S_DIM0 + RT_MAX_DIMS, S_COUNT = S_HOP0 + RT_MAX_DIMS + 1
 };
 
@@ -22,6 +22,10 @@ static void collect(uint64_t *v)
         v[S_USER] += omni.sent_to[r];
         v[S_HOP0 + omni.route_len[r]] += omni.sent_to[r];
     }
+    /* the program's sends only: a collective Omnibus runs is one call */
+    v[S_USER] -= c->coll_items;
+    for (int h = 0; h <= RT_MAX_DIMS; h++)
+        v[S_HOP0 + h] -= c->coll_by_hops[h];
     v[S_DIRECT] = c->direct_sends;
     v[S_FORWARDED] = c->forwarded_items;
     v[S_WIRE_MSGS] = c->wire_messages;
@@ -47,6 +51,7 @@ static void collect(uint64_t *v)
     v[S_NBR_COLLS] = c->nbr_collectives;
     v[S_NBR_MSGS] = c->nbr_messages;
     v[S_NBR_MPICH] = c->nbr_mpich;
+    v[S_COLL_ITEMS] = c->coll_items;
 }
 
 /* This rank's bound on the block bytes it holds (router/flow.h). */
@@ -106,6 +111,8 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *peak)
             (unsigned long long)t[S_NBR_COLLS],
             (unsigned long long)t[S_NBR_MSGS],
             (unsigned long long)t[S_NBR_MPICH]);
+    fprintf(f, "\"collectives\":{\"messages\":%llu},",
+            (unsigned long long)t[S_COLL_ITEMS]);
     fprintf(f, "\"hops_histogram\":[");
     print_list(f, t + S_HOP0, maxhop + 1);
     fprintf(f, "],\"wire_messages_per_dim\":[");

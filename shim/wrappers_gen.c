@@ -856,11 +856,27 @@ OMNI_EXPORT int MPI_Barrier(MPI_Comm comm)
     if (!omni_enabled())
         return PMPI_Barrier(comm);
     omni_lock();
-    prog_block_enter();
-    MPI_Request req;
-    int rc = PMPI_Ibarrier(comm, &req);
-    if (rc == MPI_SUCCESS)
-        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    int rc = impl_Barrier(comm);
+    omni_unlock();
+    return rc;
+}
+
+OMNI_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    if (!omni_enabled())
+        return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    omni_lock();
+    int rc = impl_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    omni_unlock();
+    return rc;
+}
+
+OMNI_EXPORT int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    if (!omni_enabled())
+        return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
+    omni_lock();
+    int rc = impl_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     omni_unlock();
     return rc;
 }
@@ -1167,34 +1183,6 @@ OMNI_EXPORT int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, &req);
-    if (rc == MPI_SUCCESS)
-        rc = prog_wait(&req, MPI_STATUS_IGNORE);
-    omni_unlock();
-    return rc;
-}
-
-OMNI_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    if (!omni_enabled())
-        return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-    omni_lock();
-    prog_block_enter();
-    MPI_Request req;
-    int rc = PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, &req);
-    if (rc == MPI_SUCCESS)
-        rc = prog_wait(&req, MPI_STATUS_IGNORE);
-    omni_unlock();
-    return rc;
-}
-
-OMNI_EXPORT int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    if (!omni_enabled())
-        return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
-    omni_lock();
-    prog_block_enter();
-    MPI_Request req;
-    int rc = PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, &req);
     if (rc == MPI_SUCCESS)
         rc = prog_wait(&req, MPI_STATUS_IGNORE);
     omni_unlock();

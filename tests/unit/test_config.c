@@ -865,6 +865,34 @@ static void test_progress_rejects_other_values(void)
     expect_refused("OMNIBUS_PROGRESS", "THREAD");
 }
 
+/* ---- OMNIBUS_COLLECTIVES -------------------------------------------------- */
+
+static void test_collectives_default_to_omnibus(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN] = "";
+    CHECK(load_table(NULL, 0, &s, err) == 0 &&
+              s.collectives == CFG_COLLECTIVES_OMNIBUS,
+          "unset OMNIBUS_COLLECTIVES must let Omnibus run the small "
+          "collectives (%d), got %d", CFG_COLLECTIVES_OMNIBUS, s.collectives);
+    expect_accepted("OMNIBUS_COLLECTIVES", "mpich", &s);
+    CHECK(s.collectives == CFG_COLLECTIVES_MPICH,
+          "OMNIBUS_COLLECTIVES=mpich must give %d, got %d",
+          CFG_COLLECTIVES_MPICH, s.collectives);
+    expect_accepted("OMNIBUS_COLLECTIVES", "omnibus", &s);
+    CHECK(s.collectives == CFG_COLLECTIVES_OMNIBUS,
+          "OMNIBUS_COLLECTIVES=omnibus must give %d, got %d",
+          CFG_COLLECTIVES_OMNIBUS, s.collectives);
+}
+
+static void test_collectives_rejects_other_values(void)
+{
+    expect_refused("OMNIBUS_COLLECTIVES", "");
+    expect_refused("OMNIBUS_COLLECTIVES", "MPICH");
+    expect_refused("OMNIBUS_COLLECTIVES", "auto");
+    expect_refused("OMNIBUS_COLLECTIVES", "off");
+}
+
 /* ---- OMNIBUS_NEIGHBOR, OMNIBUS_NEIGHBOR_THETA ---------------------------- */
 
 static void test_neighbor_defaults_to_auto_resolved_by_transport(void)
@@ -1207,6 +1235,8 @@ int main(void)
     RUN(test_yield_rejects_other_values);
     RUN(test_progress_defaults_to_calls_and_accepts_thread);
     RUN(test_progress_rejects_other_values);
+    RUN(test_collectives_default_to_omnibus);
+    RUN(test_collectives_rejects_other_values);
     RUN(test_neighbor_defaults_to_auto_resolved_by_transport);
     RUN(test_neighbor_accepts_each_mode);
     RUN(test_neighbor_rejects_other_values);

@@ -1,0 +1,285 @@
+/* small_collectives: MPI_Allreduce and MPI_Barrier give what MPI defines,
+ * whichever path runs them (Omnibus's own messages for small predefined
+ * reductions and barriers, MPICH's nonblocking form for the rest), on
+ * communicators of every size, and their traffic never meets the
+ * program's.
+ *
+ * MPI 4.1 §6.9.6 (MPI_Allreduce: every member gets the reduction of all
+ * members' data), §6.3 (MPI_Barrier: no member leaves before every member
+ * has entered), §6.12 (collectives and point-to-point traffic on one
+ * communicator do not interfere; a blocking collective and a nonblocking
+ * one in flight on one communicator both complete).
+ */
+#include "testlib.h"
+#include <string.h>
+
+#define BIG 5000 /* ints: above any threshold, so MPICH's path */
+
+/* Member r's k-th int: small, distinct, with bits that differ by rank. */
+static int value_of(int r, int k)
+{
+    return (r * 7 + k * 3) % 23 + 1 + (k % 5 == 0 ? r : 0);
+}
+
+static int logical(MPI_Op op)
+{
+    return op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR;
+}
+
+/* Member r's k-th input to op: 0 to 2 for the logical operations, 1 to 3
+ * for MPI_PROD (so that no product overflows an int), else value_of. */
+static int input_of(MPI_Op op, int r, int k)
+{
+    return logical(op) ? value_of(r, k) % 3
+         : op == MPI_PROD ? value_of(r, k) % 3 + 1 : value_of(r, k);
+}
+
+static long long reduce_int(MPI_Op op, int size, int k)
+{
+    long long acc = input_of(op, 0, k);
+    if (logical(op) && size > 1) /* one member's value is its own result */
+        acc = acc != 0;
+    for (int r = 1; r < size; r++) {
+        long long v = input_of(op, r, k);
+        if (op == MPI_SUM) acc += v;
+        else if (op == MPI_PROD) acc *= v;
+        else if (op == MPI_MAX) acc = v > acc ? v : acc;
+        else if (op == MPI_MIN) acc = v < acc ? v : acc;
+        else if (op == MPI_BAND) acc &= v;
+        else if (op == MPI_BOR) acc |= v;
+        else if (op == MPI_BXOR) acc ^= v;
+        else if (op == MPI_LAND) acc = acc && v;
+        else if (op == MPI_LOR) acc = acc || v;
+        else if (op == MPI_LXOR) acc = !acc != !v;
+    }
+    return acc;
+}
+
+static const char *op_name(MPI_Op op)
+{
+    return op == MPI_SUM ? "MPI_SUM" : op == MPI_PROD ? "MPI_PROD"
+         : op == MPI_MAX ? "MPI_MAX" : op == MPI_MIN ? "MPI_MIN"
+         : op == MPI_BAND ? "MPI_BAND" : op == MPI_BOR ? "MPI_BOR"
+         : op == MPI_BXOR ? "MPI_BXOR" : op == MPI_LAND ? "MPI_LAND"
+         : op == MPI_LOR ? "MPI_LOR" : "MPI_LXOR";
+}
+
+/* Integer reductions of 1, 3 and 40 elements, as MPI_INT and as
+ * MPI_INT64_T. */
+static void allreduce_integer_ops(MPI_Comm comm, const char *where)
+{
+    static const MPI_Op ops[] = {MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN, MPI_BAND,
+                                 MPI_BOR, MPI_BXOR, MPI_LAND, MPI_LOR, MPI_LXOR};
+    static const int counts[] = {1, 3, 40};
+    int me, size;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &size);
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+            int n = counts[c];
+            int in[40], out[40];
+            int64_t in64[40], out64[40];
+            for (int k = 0; k < n; k++) {
+                in[k] = input_of(ops[o], me, k);
+                in64[k] = in[k];
+                out[k] = out64[k] = -99;
+            }
+            MPI_OK(MPI_Allreduce(in, out, n, MPI_INT, ops[o], comm));
+            MPI_OK(MPI_Allreduce(in64, out64, n, MPI_INT64_T, ops[o], comm));
+            for (int k = 0; k < n; k++) {
+                long long want = reduce_int(ops[o], size, k);
+                CHECK(out[k] == (int)want && out64[k] == want,
+                      "MPI_Allreduce(%s) of %d elements on %s must give every "
+                      "member the reduction of all %d members' data: element "
+                      "%d should be %lld, got %d (MPI_INT) and %lld "
+                      "(MPI_INT64_T)",
+                      op_name(ops[o]), n, where, size, k, want, out[k],
+                      (long long)out64[k]);
+            }
+        }
+}
+
+/* Sums of doubles that are exact in binary, so order cannot matter. */
+static void allreduce_double_sum_in_place(MPI_Comm comm, const char *where)
+{
+    int me, size;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &size);
+    double x[4];
+    for (int k = 0; k < 4; k++)
+        x[k] = 0.5 * (me + 1) + k;
+    MPI_OK(MPI_Allreduce(MPI_IN_PLACE, x, 4, MPI_DOUBLE, MPI_SUM, comm));
+    for (int k = 0; k < 4; k++) {
+        double want = 0.25 * size * (size + 1) + (double)k * size;
+        CHECK(x[k] == want,
+              "MPI_Allreduce(MPI_IN_PLACE, MPI_DOUBLE, MPI_SUM) on %s must "
+              "leave the sum of all members' data in place: element %d "
+              "should be %g, got %g",
+              where, k, want, x[k]);
+    }
+    float f = (float)me, fmax = -1;
+    MPI_OK(MPI_Allreduce(&f, &fmax, 1, MPI_FLOAT, MPI_MAX, comm));
+    CHECK(fmax == (float)(size - 1),
+          "MPI_Allreduce(MPI_FLOAT, MPI_MAX) on %s should be %d, got %g",
+          where, size - 1, (double)fmax);
+}
+
+static void allreduce_maxloc(MPI_Comm comm, const char *where)
+{
+    int me, size;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &size);
+    int in[2] = {me % 2 ? 10 : me, me}, out[2] = {-1, -1};
+    MPI_OK(MPI_Allreduce(in, out, 1, MPI_2INT, MPI_MAXLOC, comm));
+    /* the largest value, 10 if some member is odd, at its lowest index */
+    int want = size > 1 ? 10 : 0, at = size > 1 ? 1 : 0;
+    CHECK(out[0] == want && out[1] == at,
+          "MPI_Allreduce(MPI_2INT, MPI_MAXLOC) on %s must give the largest "
+          "value at the lowest member holding it: (%d, %d), got (%d, %d)",
+          where, want, at, out[0], out[1]);
+}
+
+static void allreduce_zero_count(MPI_Comm comm, const char *where)
+{
+    int in = 5, out = 7;
+    MPI_OK(MPI_Allreduce(&in, &out, 0, MPI_INT, MPI_SUM, comm));
+    CHECK(out == 7,
+          "MPI_Allreduce of 0 elements on %s must leave the receive buffer "
+          "alone, found %d instead of 7", where, out);
+}
+
+/* Above the threshold and with a user-defined operation: MPICH's path. */
+static void add_op(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+    (void)t;
+    for (int i = 0; i < *len; i++)
+        ((int *)inout)[i] += ((int *)in)[i];
+}
+
+static void allreduce_large_and_user_op(MPI_Comm comm, const char *where)
+{
+    int me, size;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &size);
+    int *in = tl_malloc(sizeof(int) * BIG), *out = tl_malloc(sizeof(int) * BIG);
+    for (int k = 0; k < BIG; k++)
+        in[k] = value_of(me, k);
+    MPI_OK(MPI_Allreduce(in, out, BIG, MPI_INT, MPI_SUM, comm));
+    for (int k = 0; k < BIG; k++)
+        CHECK(out[k] == (int)reduce_int(MPI_SUM, size, k),
+              "MPI_Allreduce of %d ints (above the threshold) on %s: element "
+              "%d should be %lld, got %d", BIG, where, k,
+              reduce_int(MPI_SUM, size, k), out[k]);
+    free(in);
+    free(out);
+    MPI_Op op;
+    MPI_OK(MPI_Op_create(add_op, 1, &op));
+    int one = 1, got = 0, want = size;
+    MPI_OK(MPI_Allreduce(&one, &got, 1, MPI_INT, op, comm));
+    CHECK(got == want,
+          "MPI_Allreduce with a user-defined operation on %s should give "
+          "%d, got %d", where, want, got);
+    MPI_OK(MPI_Op_free(&op));
+}
+
+static void allreduce_on(MPI_Comm comm, const char *where)
+{
+    allreduce_integer_ops(comm, where);
+    allreduce_double_sum_in_place(comm, where);
+    allreduce_maxloc(comm, where);
+    allreduce_zero_count(comm, where);
+    allreduce_large_and_user_op(comm, where);
+}
+
+/* Member r enters r * 20 ms late; nobody may leave before the last
+ * entered.  All ranks run on one machine, so CLOCK_MONOTONIC is one
+ * clock (tl_now). */
+static void barrier_waits_for_every_member(void)
+{
+    int size = tl_size();
+    tl_sleep(0.02 * tl_rank());
+    double entered = tl_now();
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    double left = tl_now();
+    double *in = tl_malloc(sizeof(double) * (size_t)size);
+    double *out = tl_malloc(sizeof(double) * (size_t)size);
+    MPI_OK(MPI_Allgather(&entered, 1, MPI_DOUBLE, in, 1, MPI_DOUBLE,
+                         MPI_COMM_WORLD));
+    MPI_OK(MPI_Allgather(&left, 1, MPI_DOUBLE, out, 1, MPI_DOUBLE,
+                         MPI_COMM_WORLD));
+    double last_in = in[0], first_out = out[0];
+    for (int r = 1; r < size; r++) {
+        last_in = in[r] > last_in ? in[r] : last_in;
+        first_out = out[r] < first_out ? out[r] : first_out;
+    }
+    CHECK(first_out >= last_in,
+          "no member may leave MPI_Barrier before every member entered it: "
+          "one left %.6f s before the last entered", last_in - first_out);
+    free(in);
+    free(out);
+}
+
+/* A wildcard receive posted before the collectives, and a probe after
+ * them, see only the one message the program sends. */
+static void collective_traffic_invisible_to_wildcards(void)
+{
+    int me = tl_rank(), got = -1, flag = 1, x = me, sum = 0;
+    MPI_Request req;
+    MPI_Status st;
+    MPI_OK(MPI_Irecv(&got, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG,
+                     MPI_COMM_WORLD, &req));
+    MPI_OK(MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MPI_OK(MPI_Test(&req, &flag, &st));
+    CHECK(!flag, "an MPI_Irecv(MPI_ANY_SOURCE, MPI_ANY_TAG) posted before "
+                 "MPI_Allreduce and MPI_Barrier must not match their traffic; "
+                 "it completed with source %d, tag %d",
+          st.MPI_SOURCE, st.MPI_TAG);
+    MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
+    CHECK(!flag, "MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG) after collectives "
+                 "must find no message; it found one from %d, tag %d",
+          st.MPI_SOURCE, st.MPI_TAG);
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD)); /* every member has looked */
+    int token = 1000 + me;
+    MPI_OK(MPI_Send(&token, 1, MPI_INT, tl_right(1), 77, MPI_COMM_WORLD));
+    MPI_OK(MPI_Wait(&req, &st));
+    CHECK(got == 1000 + tl_left(1) && st.MPI_SOURCE == tl_left(1) &&
+              st.MPI_TAG == 77,
+          "the wildcard receive must take the program's own message (%d "
+          "from %d, tag 77), got %d from %d, tag %d",
+          1000 + tl_left(1), tl_left(1), got, st.MPI_SOURCE, st.MPI_TAG);
+}
+
+/* An MPICH nonblocking collective in flight while blocking ones run. */
+static void blocking_collectives_beside_a_nonblocking_one(void)
+{
+    int size = tl_size(), me = tl_rank(), x = me + 1, nb = 0, b = 0;
+    MPI_Request req;
+    MPI_OK(MPI_Iallreduce(&x, &nb, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &req));
+    MPI_OK(MPI_Allreduce(&x, &b, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK(nb == size && b == size * (size + 1) / 2,
+          "an MPI_Iallreduce in flight across an MPI_Allreduce and an "
+          "MPI_Barrier: both complete with their own results (max %d, sum "
+          "%d), got %d and %d", size, size * (size + 1) / 2, nb, b);
+}
+
+int main(int argc, char **argv)
+{
+    tl_init(&argc, &argv, 2, TL_MAX_RANKS);
+    allreduce_on(MPI_COMM_WORLD, "MPI_COMM_WORLD");
+    allreduce_on(MPI_COMM_SELF, "MPI_COMM_SELF");
+    MPI_Comm half, dup;
+    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, tl_rank() % 2, -tl_rank(), &half));
+    allreduce_on(half, "half of the ranks (reversed)");
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    allreduce_on(dup, "a duplicate of MPI_COMM_WORLD");
+    MPI_OK(MPI_Barrier(half));
+    MPI_OK(MPI_Comm_free(&half));
+    MPI_OK(MPI_Comm_free(&dup));
+    barrier_waits_for_every_member();
+    collective_traffic_invisible_to_wildcards();
+    blocking_collectives_beside_a_nonblocking_one();
+    return tl_finalize();
+}
