@@ -7,7 +7,8 @@
 #include <string.h>
 
 /* Tags on the shadow record, one per kind of collective (coll.h). */
-enum { COLL_TAG_ALLREDUCE = 1, COLL_TAG_BARRIER = 2 };
+enum { COLL_TAG_ALLREDUCE = 1, COLL_TAG_BARRIER = 2, COLL_TAG_BCAST = 3,
+       COLL_TAG_REDUCE = 4 };
 
 /* What a predefined operation applies to (MPI-4.1 §6.9.2), as bits. */
 enum {
@@ -140,31 +141,33 @@ void coll_finalize(void)
     omni.coll_scratch_cap = 0;
 }
 
-/* Omnibus's point-to-point steps on the shadow s.  A receive is posted
- * before the matching send leaves, and the wait flushes that send first,
- * so two members exchanging never wait on each other. */
-static void step_post(match_recv *r, comm_rec *s, void *buf, size_t bytes,
-                      int src, int tag)
+/* Omnibus's point-to-point steps on the shadow s, `count` elements of
+ * `dtype` at `buf` (MPI_BYTE for the reductions' contiguous data, the
+ * program's own datatype for a broadcast).  A receive is posted before the
+ * matching send leaves, and the wait flushes that send first, so two
+ * members exchanging never wait on each other. */
+static void step_post(match_recv *r, comm_rec *s, void *buf, MPI_Count count,
+                      MPI_Datatype dtype, int src, int tag)
 {
-    *r = (match_recv){.buf = buf, .count = (MPI_Count)bytes, .dtype = MPI_BYTE,
+    *r = (match_recv){.buf = buf, .count = count, .dtype = dtype,
                       .src = src, .tag = tag, .comm = s,
                       .user_comm = MPI_COMM_WORLD, .req = MPI_REQUEST_NULL};
     recv_start(r);
 }
 
-static void step_send(comm_rec *s, const void *buf, size_t bytes, int dest,
-                      int tag)
+static void step_send(comm_rec *s, const void *buf, MPI_Count count,
+                      MPI_Datatype dtype, int dest, int tag)
 {
     omni.stats.coll_items++;
     omni.stats.coll_by_hops[omni.route_len[s->to_world[dest]]]++;
-    send_start(buf, (MPI_Count)bytes, MPI_BYTE, dest, tag, s, SEND_STANDARD,
-               NULL);
+    send_start(buf, count, dtype, dest, tag, s, SEND_STANDARD, NULL);
 }
 
-static void step_recv(comm_rec *s, void *buf, size_t bytes, int src, int tag)
+static void step_recv(comm_rec *s, void *buf, MPI_Count count,
+                      MPI_Datatype dtype, int src, int tag)
 {
     match_recv r;
-    step_post(&r, s, buf, bytes, src, tag);
+    step_post(&r, s, buf, count, dtype, src, tag);
     recv_wait(&r);
 }
 
@@ -174,15 +177,15 @@ static void step_exchange(comm_rec *s, const void *out, void *in, size_t bytes,
                           int peer, int tag)
 {
     match_recv r;
-    step_post(&r, s, in, bytes, peer, tag);
-    step_send(s, out, bytes, peer, tag);
+    step_post(&r, s, in, (MPI_Count)bytes, MPI_BYTE, peer, tag);
+    step_send(s, out, (MPI_Count)bytes, MPI_BYTE, peer, tag);
     recv_wait(&r);
 }
 
-/* Whether Omnibus runs this MPI_Allreduce itself (coll.h: a choice every
- * member of a correct program makes alike). */
-static int allreduce_ours(const comm_rec *c, const void *sendbuf,
-                          const void *recvbuf, MPI_Count count,
+/* Whether Omnibus runs a reduction of `count` elements of dtype by op on
+ * c itself (coll.h: a choice every member of a correct program makes
+ * alike): the buffers are checked by the caller. */
+static int reduction_ours(const comm_rec *c, MPI_Count count,
                           MPI_Datatype dtype, MPI_Op op)
 {
     if (!c || omni.cfg.collectives != CFG_COLLECTIVES_OMNIBUS || count < 0)
@@ -190,13 +193,24 @@ static int allreduce_ours(const comm_rec *c, const void *sendbuf,
     int cls = type_class(dtype);
     if (!cls || !(op_classes(op) & cls))
         return 0;
-    if ((size_t)count > omni.threshold ||
-        (size_t)count * (size_t)dtype_builtin_size(dtype) > omni.threshold)
-        return 0;
-    if (count > 0 && (!recvbuf || recvbuf == MPI_IN_PLACE || !sendbuf ||
-                      sendbuf == recvbuf))
-        return 0;
-    return 1;
+    return (size_t)count <= omni.threshold &&
+           (size_t)count * (size_t)dtype_builtin_size(dtype) <= omni.threshold;
+}
+
+/* Buffers MPI accepts for a reduction into recvbuf from sendbuf. */
+static int reduction_buffers_valid(const void *sendbuf, const void *recvbuf,
+                                   MPI_Count count)
+{
+    return count == 0 || (recvbuf && recvbuf != MPI_IN_PLACE && sendbuf &&
+                          sendbuf != recvbuf);
+}
+
+static int allreduce_ours(const comm_rec *c, const void *sendbuf,
+                          const void *recvbuf, MPI_Count count,
+                          MPI_Datatype dtype, MPI_Op op)
+{
+    return reduction_ours(c, count, dtype, op) &&
+           reduction_buffers_valid(sendbuf, recvbuf, count);
 }
 
 /* Recursive doubling over the members (MPICH's short allreduce): with
@@ -216,10 +230,10 @@ static void allreduce_run(comm_rec *c, void *recvbuf, MPI_Count count,
     int rem = size - pof2, newrank;
     if (rank < 2 * rem) {
         if (rank % 2 == 0) {
-            step_send(s, recvbuf, bytes, rank + 1, tag);
+            step_send(s, recvbuf, (MPI_Count)bytes, MPI_BYTE, rank + 1, tag);
             newrank = -1;
         } else {
-            step_recv(s, in, bytes, rank - 1, tag);
+            step_recv(s, in, (MPI_Count)bytes, MPI_BYTE, rank - 1, tag);
             reduce(in, recvbuf, count, dtype, op);
             newrank = rank / 2;
         }
@@ -236,9 +250,9 @@ static void allreduce_run(comm_rec *c, void *recvbuf, MPI_Count count,
     }
     if (rank < 2 * rem) {
         if (rank % 2)
-            step_send(s, recvbuf, bytes, rank - 1, tag);
+            step_send(s, recvbuf, (MPI_Count)bytes, MPI_BYTE, rank - 1, tag);
         else
-            step_recv(s, recvbuf, bytes, rank + 1, tag);
+            step_recv(s, recvbuf, (MPI_Count)bytes, MPI_BYTE, rank + 1, tag);
     }
     prog_block_enter();
 }
@@ -279,11 +293,119 @@ int impl_Barrier(MPI_Comm comm)
     char none = 0;
     for (int k = 1; k < c->size; k <<= 1) {
         match_recv r;
-        step_post(&r, s, &none, 0, (c->rank - k + c->size) % c->size,
+        step_post(&r, s, &none, 0, MPI_BYTE, (c->rank - k + c->size) % c->size,
                   COLL_TAG_BARRIER);
-        step_send(s, &none, 0, (c->rank + k) % c->size, COLL_TAG_BARRIER);
+        step_send(s, &none, 0, MPI_BYTE, (c->rank + k) % c->size,
+                  COLL_TAG_BARRIER);
         recv_wait(&r);
     }
     prog_block_enter();
+    return MPI_SUCCESS;
+}
+
+/* --- MPI_Bcast and MPI_Reduce: binomial trees rooted at `root` ----------- */
+
+/* A member's place in a tree rooted at root: members are renumbered so
+ * that the root is 0; in round k (mask 2^k) a member below 2^k sends to the
+ * one 2^k above it. */
+static int tree_rank(const comm_rec *c, int root)
+{
+    return (c->rank - root + c->size) % c->size;
+}
+
+static int tree_member(const comm_rec *c, int vrank, int root)
+{
+    return (vrank + root) % c->size;
+}
+
+/* The choice for MPI_Bcast rests on its byte count, which every member's
+ * (count, datatype) gives alike (MPI requires equal type signatures, not
+ * equal datatypes), so the data travels in each member's own datatype. */
+int impl_Bcast(void *buf, MPI_Count count, MPI_Datatype dtype, int root,
+               MPI_Comm comm)
+{
+    comm_rec *c = comm_lookup(comm);
+    MPI_Count size = dtype_size(dtype);
+    if (!c || omni.cfg.collectives != CFG_COLLECTIVES_OMNIBUS || count < 0 ||
+        size < 0 || root < 0 || root >= c->size ||
+        (count > 0 && ((!buf && dtype_builtin_size(dtype)) ||
+                       (size_t)size > omni.threshold ||
+                       (size_t)count > omni.threshold ||
+                       (size_t)(count * size) > omni.threshold))) {
+        prog_block_enter();
+        MPI_Request req;
+        int rc = PMPI_Ibcast_c(buf, count, dtype, root, comm, &req);
+        return rc == MPI_SUCCESS ? prog_wait(&req, MPI_STATUS_IGNORE) : rc;
+    }
+    if (c->size == 1)
+        return MPI_SUCCESS;
+    comm_rec *s = shadow_of(c);
+    int vr = tree_rank(c, root), mask = 1;
+    for (; mask < c->size; mask <<= 1)
+        if (vr & mask) {
+            step_recv(s, buf, count, dtype, tree_member(c, vr - mask, root),
+                      COLL_TAG_BCAST);
+            break;
+        }
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (vr + mask < c->size)
+            step_send(s, buf, count, dtype, tree_member(c, vr + mask, root),
+                      COLL_TAG_BCAST);
+    prog_block_enter();
+    return MPI_SUCCESS;
+}
+
+/* MPI_Reduce: each member reduces what its subtree sent into its own
+ * accumulator (what arrived, then what it holds, as MPICH's binomial
+ * reduce does for commutative operations) and sends that to its parent. */
+static void reduce_run(comm_rec *c, const void *sendbuf, void *recvbuf,
+                       MPI_Count count, MPI_Datatype dtype, MPI_Op op,
+                       int root)
+{
+    comm_rec *s = shadow_of(c);
+    size_t bytes = (size_t)count * (size_t)dtype_builtin_size(dtype);
+    char *in = scratch(2 * bytes + 1), *acc = c->rank == root ? recvbuf
+                                                              : in + bytes;
+    if (sendbuf != MPI_IN_PLACE && bytes)
+        memcpy(acc, sendbuf, bytes);
+    int vr = tree_rank(c, root);
+    for (int mask = 1; mask < c->size; mask <<= 1) {
+        if (vr & mask) {
+            step_send(s, acc, (MPI_Count)bytes, MPI_BYTE,
+                      tree_member(c, vr - mask, root), COLL_TAG_REDUCE);
+            break;
+        }
+        if (vr + mask < c->size) {
+            step_recv(s, in, (MPI_Count)bytes, MPI_BYTE,
+                      tree_member(c, vr + mask, root), COLL_TAG_REDUCE);
+            reduce(in, acc, count, dtype, op);
+        }
+    }
+    prog_block_enter();
+}
+
+int impl_Reduce(const void *sendbuf, void *recvbuf, MPI_Count count,
+                MPI_Datatype dtype, MPI_Op op, int root, MPI_Comm comm)
+{
+    comm_rec *c = comm_lookup(comm);
+    int ours = reduction_ours(c, count, dtype, op) && root >= 0 &&
+               root < c->size &&
+               (c->rank == root
+                    ? reduction_buffers_valid(sendbuf, recvbuf, count)
+                    : count == 0 || (sendbuf && sendbuf != MPI_IN_PLACE));
+    if (!ours) {
+        prog_block_enter();
+        MPI_Request req;
+        int rc = PMPI_Ireduce_c(sendbuf, recvbuf, count, dtype, op, root, comm,
+                                &req);
+        return rc == MPI_SUCCESS ? prog_wait(&req, MPI_STATUS_IGNORE) : rc;
+    }
+    if (c->size == 1) {
+        if (sendbuf != MPI_IN_PLACE && count > 0)
+            memcpy(recvbuf, sendbuf,
+                   (size_t)count * (size_t)dtype_builtin_size(dtype));
+        return MPI_SUCCESS;
+    }
+    reduce_run(c, sendbuf, recvbuf, count, dtype, op, root);
     return MPI_SUCCESS;
 }

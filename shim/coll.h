@@ -1,4 +1,5 @@
-/* coll: small blocking collectives run as Omnibus messages.
+/* coll: small blocking collectives run as Omnibus messages
+ * (MPI_Barrier, MPI_Bcast, MPI_Reduce, MPI_Allreduce).
  *
  * Why: a rank inside a blocking collective must keep forwarding (DESIGN
  * §3), so Omnibus cannot call MPICH's blocking form, and a blocking call
@@ -12,17 +13,19 @@
  * 0.15 µs, so it runs these collectives itself.
  *
  * Contract:
- *  - Which calls (coll_allreduce_ours, coll_barrier_ours): on a managed
- *    intracommunicator, MPI_Barrier, and MPI_Allreduce with a predefined
+ *  - Which calls: on a managed intracommunicator, unless
+ *    OMNIBUS_COLLECTIVES=mpich, MPI_Barrier; MPI_Bcast of at most
+ *    omni.threshold bytes; MPI_Allreduce and MPI_Reduce with a predefined
  *    operation on a predefined, contiguous datatype it is valid for, with
- *    at most omni.threshold bytes of data; unless OMNIBUS_COLLECTIVES=mpich.
- *    Every other call is MPICH's nonblocking form plus Omnibus progress, as
- *    before.  The choice reads only what MPI requires to be the same on
- *    every member (the communicator, and for a predefined operation the
- *    operation, datatype and count: MPI-4.1 §6.9.1), plus buffer arguments
- *    that only an erroneous call gets wrong, so in a correct program every
- *    member takes the same path and a collective Omnibus runs never waits
- *    for one that MPICH runs.
+ *    at most omni.threshold bytes of data.  Every other call is MPICH's
+ *    nonblocking form plus Omnibus progress, as before.  The choice reads
+ *    only what MPI requires to be the same on every member (the
+ *    communicator and root; the byte count of a broadcast, which equal
+ *    type signatures give; for a predefined operation the operation,
+ *    datatype and count: MPI-4.1 §6.9.1), plus buffer arguments that only
+ *    an erroneous call gets wrong, so in a correct program every member
+ *    takes the same path and a collective Omnibus runs never waits for one
+ *    that MPICH runs.
  *  - Traffic goes on a private shadow record of the communicator (comm.h),
  *    whose id is the communicator's with COMM_ID_COLL_BIT set, so every
  *    member knows it without agreeing on it, and no receive or probe of the
@@ -35,7 +38,11 @@
  *    serves every route through it.
  *  - Results: MPI_Allreduce is recursive doubling, MPICH's algorithm for
  *    short data, reducing in its operand order (what arrived, then what the
- *    rank holds), with the same fold of the ranks above a power of two.
+ *    rank holds), with the same fold of the ranks above a power of two;
+ *    MPI_Reduce and MPI_Bcast are binomial trees, as MPICH's short ones;
+ *    MPI_Barrier is a dissemination barrier.  A broadcast travels in each
+ *    member's own datatype; a root's MPI_Bcast and a non-root's MPI_Reduce
+ *    complete once their data is copied, as MPI allows.
  *  - Errors: nothing the fast path accepts can fail in MPI terms; the
  *    checks MPI defines (count, buffers, operation and datatype) send every
  *    doubtful call to MPICH's path, which raises them.
@@ -45,8 +52,8 @@
 
 #include <mpi.h>
 
-/* The entry points, impl_Barrier and impl_Allreduce, are declared with
- * the others in impl.h. */
+/* The entry points, impl_Barrier, impl_Bcast, impl_Reduce and
+ * impl_Allreduce, are declared with the others in impl.h. */
 
 /* Releases the scratch buffer at MPI_Finalize. */
 void coll_finalize(void);

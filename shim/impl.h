@@ -92,6 +92,10 @@ int impl_Comm_free(MPI_Comm *comm);
 int impl_Barrier(MPI_Comm comm);
 int impl_Allreduce(const void *sendbuf, void *recvbuf, MPI_Count count,
                    MPI_Datatype dtype, MPI_Op op, MPI_Comm comm);
+int impl_Bcast(void *buf, MPI_Count count, MPI_Datatype dtype, int root,
+               MPI_Comm comm);
+int impl_Reduce(const void *sendbuf, void *recvbuf, MPI_Count count,
+                MPI_Datatype dtype, MPI_Op op, int root, MPI_Comm comm);
 
 /* neighbor.c: neighbourhood collectives; _c forms share the int form's
  * implementation except where their arrays differ */

@@ -886,11 +886,7 @@ OMNI_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int ro
     if (!omni_enabled())
         return PMPI_Bcast(buffer, count, datatype, root, comm);
     omni_lock();
-    prog_block_enter();
-    MPI_Request req;
-    int rc = PMPI_Ibcast(buffer, count, datatype, root, comm, &req);
-    if (rc == MPI_SUCCESS)
-        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    int rc = impl_Bcast(buffer, count, datatype, root, comm);
     omni_unlock();
     return rc;
 }
@@ -900,11 +896,27 @@ OMNI_EXPORT int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype
     if (!omni_enabled())
         return PMPI_Bcast_c(buffer, count, datatype, root, comm);
     omni_lock();
-    prog_block_enter();
-    MPI_Request req;
-    int rc = PMPI_Ibcast_c(buffer, count, datatype, root, comm, &req);
-    if (rc == MPI_SUCCESS)
-        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    int rc = impl_Bcast(buffer, count, datatype, root, comm);
+    omni_unlock();
+    return rc;
+}
+
+OMNI_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+    if (!omni_enabled())
+        return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    omni_lock();
+    int rc = impl_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    omni_unlock();
+    return rc;
+}
+
+OMNI_EXPORT int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+    if (!omni_enabled())
+        return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
+    omni_lock();
+    int rc = impl_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     omni_unlock();
     return rc;
 }
@@ -1155,34 +1167,6 @@ OMNI_EXPORT int MPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, &req);
-    if (rc == MPI_SUCCESS)
-        rc = prog_wait(&req, MPI_STATUS_IGNORE);
-    omni_unlock();
-    return rc;
-}
-
-OMNI_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
-{
-    if (!omni_enabled())
-        return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-    omni_lock();
-    prog_block_enter();
-    MPI_Request req;
-    int rc = PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, &req);
-    if (rc == MPI_SUCCESS)
-        rc = prog_wait(&req, MPI_STATUS_IGNORE);
-    omni_unlock();
-    return rc;
-}
-
-OMNI_EXPORT int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
-{
-    if (!omni_enabled())
-        return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
-    omni_lock();
-    prog_block_enter();
-    MPI_Request req;
-    int rc = PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, &req);
     if (rc == MPI_SUCCESS)
         rc = prog_wait(&req, MPI_STATUS_IGNORE);
     omni_unlock();

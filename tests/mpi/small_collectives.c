@@ -1,11 +1,13 @@
-/* small_collectives: MPI_Allreduce and MPI_Barrier give what MPI defines,
- * whichever path runs them (Omnibus's own messages for small predefined
- * reductions and barriers, MPICH's nonblocking form for the rest), on
+/* small_collectives: MPI_Allreduce, MPI_Reduce, MPI_Bcast and MPI_Barrier
+ * give what MPI defines, whichever path runs them (Omnibus's own messages
+ * for small ones, MPICH's nonblocking form for the rest), on
  * communicators of every size, and their traffic never meets the
  * program's.
  *
  * MPI 4.1 §6.9.6 (MPI_Allreduce: every member gets the reduction of all
- * members' data), §6.3 (MPI_Barrier: no member leaves before every member
+ * members' data), §6.9.1 (MPI_Reduce: the root gets it), §6.4 (MPI_Bcast:
+ * every member gets the root's data, each in its own datatype of the same
+ * type signature), §6.3 (MPI_Barrier: no member leaves before every member
  * has entered), §6.12 (collectives and point-to-point traffic on one
  * communicator do not interfere; a blocking collective and a nonblocking
  * one in flight on one communicator both complete).
@@ -191,6 +193,88 @@ static void allreduce_on(MPI_Comm comm, const char *where)
     allreduce_large_and_user_op(comm, where);
 }
 
+/* From every root: 5 ints as MPI_INT at the root, as two of a 3-int
+ * contiguous type on odd members and through a strided vector type on
+ * even ones (equal type signatures, different datatypes: MPI-4.1 §6.1),
+ * then 20000 ints (above any threshold, MPICH's path). */
+static void bcast_from_every_root(void)
+{
+    int me = tl_rank(), size = tl_size();
+    MPI_Datatype three, strided;
+    MPI_OK(MPI_Type_contiguous(3, MPI_INT, &three));
+    MPI_OK(MPI_Type_commit(&three));
+    MPI_OK(MPI_Type_vector(6, 1, 2, MPI_INT, &strided));
+    MPI_OK(MPI_Type_commit(&strided));
+    int *big = tl_malloc(sizeof(int) * 20000);
+    for (int root = 0; root < size; root++) {
+        int buf[12];
+        for (int k = 0; k < 12; k++)
+            buf[k] = me == root ? 100 * root + k : -1;
+        if (me == root)
+            MPI_OK(MPI_Bcast(buf, 6, MPI_INT, root, MPI_COMM_WORLD));
+        else if (me % 2)
+            MPI_OK(MPI_Bcast(buf, 2, three, root, MPI_COMM_WORLD));
+        else
+            MPI_OK(MPI_Bcast(buf, 1, strided, root, MPI_COMM_WORLD));
+        for (int k = 0; k < 6; k++) {
+            int at = me != root && me % 2 == 0 ? 2 * k : k;
+            CHECK(buf[at] == 100 * root + k,
+                  "MPI_Bcast from root %d must give every member the root's "
+                  "data in its own datatype: element %d should be %d, got %d",
+                  root, k, 100 * root + k, buf[at]);
+            if (me != root && me % 2 == 0)
+                CHECK(buf[2 * k + 1] == -1,
+                      "MPI_Bcast through a strided type must leave the gaps "
+                      "alone: int %d is %d, not -1", 2 * k + 1, buf[2 * k + 1]);
+        }
+        for (int k = 0; k < 20000; k++)
+            big[k] = me == root ? root + k : -1;
+        MPI_OK(MPI_Bcast(big, 20000, MPI_INT, root, MPI_COMM_WORLD));
+        for (int k = 0; k < 20000; k++)
+            CHECK(big[k] == root + k,
+                  "MPI_Bcast of 20000 ints (above the threshold) from root "
+                  "%d: element %d should be %d, got %d", root, k, root + k,
+                  big[k]);
+    }
+    free(big);
+    MPI_OK(MPI_Type_free(&three));
+    MPI_OK(MPI_Type_free(&strided));
+}
+
+/* To every root, with and without MPI_IN_PLACE there; non-roots pass no
+ * receive buffer (MPI: significant only at the root). */
+static void reduce_to_every_root(void)
+{
+    int me = tl_rank(), size = tl_size();
+    for (int root = 0; root < size; root++) {
+        int in[5], out[5] = {-1, -1, -1, -1, -1};
+        double d = me + 0.5, dsum = -1;
+        for (int k = 0; k < 5; k++)
+            in[k] = value_of(me, k);
+        int *rbuf = me == root ? out : NULL;
+        MPI_OK(MPI_Reduce(in, rbuf, 5, MPI_INT, MPI_MAX, root, MPI_COMM_WORLD));
+        if (me == root) {
+            MPI_OK(MPI_Reduce(MPI_IN_PLACE, &d, 1, MPI_DOUBLE, MPI_SUM, root,
+                              MPI_COMM_WORLD));
+            dsum = d;
+        } else {
+            MPI_OK(MPI_Reduce(&d, NULL, 1, MPI_DOUBLE, MPI_SUM, root,
+                              MPI_COMM_WORLD));
+        }
+        if (me != root)
+            continue;
+        for (int k = 0; k < 5; k++)
+            CHECK(out[k] == (int)reduce_int(MPI_MAX, size, k),
+                  "MPI_Reduce(MPI_MAX) to root %d: element %d should be "
+                  "%lld, got %d", root, k, reduce_int(MPI_MAX, size, k),
+                  out[k]);
+        double want = 0.5 * size * size;
+        CHECK(dsum == want,
+              "MPI_Reduce(MPI_IN_PLACE, MPI_SUM) at root %d should leave "
+              "%g, got %g", root, want, dsum);
+    }
+}
+
 /* Member r enters r * 20 ms late; nobody may leave before the last
  * entered.  All ranks run on one machine, so CLOCK_MONOTONIC is one
  * clock (tl_now). */
@@ -278,6 +362,8 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Barrier(half));
     MPI_OK(MPI_Comm_free(&half));
     MPI_OK(MPI_Comm_free(&dup));
+    bcast_from_every_root();
+    reduce_to_every_root();
     barrier_waits_for_every_member();
     collective_traffic_invisible_to_wildcards();
     blocking_collectives_beside_a_nonblocking_one();
