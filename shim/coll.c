@@ -8,7 +8,8 @@
 
 /* Tags on the shadow record, one per kind of collective (coll.h). */
 enum { COLL_TAG_ALLREDUCE = 1, COLL_TAG_BARRIER = 2, COLL_TAG_BCAST = 3,
-       COLL_TAG_REDUCE = 4 };
+       COLL_TAG_REDUCE = 4, COLL_TAG_GATHER = 5, COLL_TAG_SCATTER = 6,
+       COLL_TAG_ALLGATHER = 7, COLL_TAG_SELF = 8 };
 
 /* What a predefined operation applies to (MPI-4.1 §6.9.2), as bits. */
 enum {
@@ -109,6 +110,15 @@ static void reduce(const void *in, void *inout, MPI_Count n, MPI_Datatype t,
         PMPI_Reduce_local(in, inout, (int)n, t, op);
 }
 
+/* Whether Omnibus may run collectives on c at all (coll.h): a managed
+ * communicator, OMNIBUS_COLLECTIVES=omnibus, and a topology of one hop,
+ * the same on every rank of the job. */
+static int coll_on(const comm_rec *c)
+{
+    return c && omni.cfg.collectives == CFG_COLLECTIVES_OMNIBUS &&
+           omni.grid.ndims == 1;
+}
+
 /* The collective shadow of c, made on first use (coll.h). */
 static comm_rec *shadow_of(comm_rec *c)
 {
@@ -139,6 +149,17 @@ void coll_finalize(void)
     free(omni.coll_scratch);
     omni.coll_scratch = NULL;
     omni.coll_scratch_cap = 0;
+    free(omni.coll_recvs);
+    omni.coll_recvs = NULL;
+    omni.coll_recvs_cap = 0;
+}
+
+/* Every call Omnibus does not run itself: MPICH's nonblocking form, which
+ * the caller started (rc) after prog_block_enter, waited for with
+ * progress. */
+static int wait_mpich(int rc, MPI_Request *req)
+{
+    return rc == MPI_SUCCESS ? prog_wait(req, MPI_STATUS_IGNORE) : rc;
 }
 
 /* Omnibus's point-to-point steps on the shadow s, `count` elements of
@@ -188,7 +209,7 @@ static void step_exchange(comm_rec *s, const void *out, void *in, size_t bytes,
 static int reduction_ours(const comm_rec *c, MPI_Count count,
                           MPI_Datatype dtype, MPI_Op op)
 {
-    if (!c || omni.cfg.collectives != CFG_COLLECTIVES_OMNIBUS || count < 0)
+    if (!coll_on(c) || count < 0)
         return 0;
     int cls = type_class(dtype);
     if (!cls || !(op_classes(op) & cls))
@@ -262,11 +283,10 @@ int impl_Allreduce(const void *sendbuf, void *recvbuf, MPI_Count count,
 {
     comm_rec *c = comm_lookup(comm);
     if (!allreduce_ours(c, sendbuf, recvbuf, count, dtype, op)) {
-        prog_block_enter();
         MPI_Request req;
-        int rc = PMPI_Iallreduce_c(sendbuf, recvbuf, count, dtype, op, comm,
-                                   &req);
-        return rc == MPI_SUCCESS ? prog_wait(&req, MPI_STATUS_IGNORE) : rc;
+        prog_block_enter();
+        return wait_mpich(PMPI_Iallreduce_c(sendbuf, recvbuf, count, dtype, op,
+                                            comm, &req), &req);
     }
     if (sendbuf != MPI_IN_PLACE && count > 0)
         memcpy(recvbuf, sendbuf, (size_t)count * (size_t)dtype_builtin_size(dtype));
@@ -281,11 +301,10 @@ int impl_Allreduce(const void *sendbuf, void *recvbuf, MPI_Count count,
 int impl_Barrier(MPI_Comm comm)
 {
     comm_rec *c = comm_lookup(comm);
-    if (!c || omni.cfg.collectives != CFG_COLLECTIVES_OMNIBUS) {
-        prog_block_enter();
+    if (!coll_on(c)) {
         MPI_Request req;
-        int rc = PMPI_Ibarrier(comm, &req);
-        return rc == MPI_SUCCESS ? prog_wait(&req, MPI_STATUS_IGNORE) : rc;
+        prog_block_enter();
+        return wait_mpich(PMPI_Ibarrier(comm, &req), &req);
     }
     if (c->size == 1)
         return MPI_SUCCESS;
@@ -326,16 +345,16 @@ int impl_Bcast(void *buf, MPI_Count count, MPI_Datatype dtype, int root,
 {
     comm_rec *c = comm_lookup(comm);
     MPI_Count size = dtype_size(dtype);
-    if (!c || omni.cfg.collectives != CFG_COLLECTIVES_OMNIBUS || count < 0 ||
+    if (!coll_on(c) || count < 0 ||
         size < 0 || root < 0 || root >= c->size ||
         (count > 0 && ((!buf && dtype_builtin_size(dtype)) ||
                        (size_t)size > omni.threshold ||
                        (size_t)count > omni.threshold ||
                        (size_t)(count * size) > omni.threshold))) {
-        prog_block_enter();
         MPI_Request req;
-        int rc = PMPI_Ibcast_c(buf, count, dtype, root, comm, &req);
-        return rc == MPI_SUCCESS ? prog_wait(&req, MPI_STATUS_IGNORE) : rc;
+        prog_block_enter();
+        return wait_mpich(PMPI_Ibcast_c(buf, count, dtype, root, comm, &req),
+                          &req);
     }
     if (c->size == 1)
         return MPI_SUCCESS;
@@ -394,11 +413,10 @@ int impl_Reduce(const void *sendbuf, void *recvbuf, MPI_Count count,
                     ? reduction_buffers_valid(sendbuf, recvbuf, count)
                     : count == 0 || (sendbuf && sendbuf != MPI_IN_PLACE));
     if (!ours) {
-        prog_block_enter();
         MPI_Request req;
-        int rc = PMPI_Ireduce_c(sendbuf, recvbuf, count, dtype, op, root, comm,
-                                &req);
-        return rc == MPI_SUCCESS ? prog_wait(&req, MPI_STATUS_IGNORE) : rc;
+        prog_block_enter();
+        return wait_mpich(PMPI_Ireduce_c(sendbuf, recvbuf, count, dtype, op,
+                                         root, comm, &req), &req);
     }
     if (c->size == 1) {
         if (sendbuf != MPI_IN_PLACE && count > 0)
@@ -407,5 +425,180 @@ int impl_Reduce(const void *sendbuf, void *recvbuf, MPI_Count count,
         return MPI_SUCCESS;
     }
     reduce_run(c, sendbuf, recvbuf, count, dtype, op, root);
+    return MPI_SUCCESS;
+}
+
+/* --- MPI_Gather, MPI_Scatter, MPI_Allgather: one message per member ------- */
+
+/* Each member's piece: `count` elements of `dtype`; the choice rests on
+ * its byte count, which every member's own (count, datatype) gives alike
+ * (equal type signatures), so pieces travel in each member's datatypes. */
+typedef struct {
+    char *buf;
+    MPI_Count count;
+    MPI_Datatype dtype;
+    MPI_Aint stride; /* bytes from one member's piece to the next */
+} coll_pieces;
+
+/* The pieces of count elements of dtype at buf, one per member; -1 when
+ * MPI rejects the count or datatype, or the piece is above the threshold
+ * (then MPICH takes the call). */
+static int pieces_of(coll_pieces *p, const void *buf, MPI_Count count,
+                     MPI_Datatype dtype)
+{
+    MPI_Count size = dtype_size(dtype), lb, extent;
+    if (count < 0 || size < 0 || (count > 0 && !buf && dtype_builtin_size(dtype)) ||
+        (size_t)count > omni.threshold || (size_t)size > omni.threshold ||
+        (size_t)(count * size) > omni.threshold ||
+        PMPI_Type_get_extent_x(dtype, &lb, &extent) != MPI_SUCCESS)
+        return -1;
+    *p = (coll_pieces){.buf = (char *)buf, .count = count, .dtype = dtype,
+                       .stride = (MPI_Aint)(count * extent)};
+    return (int)(count * size);
+}
+
+static char *piece_at(const coll_pieces *p, int member)
+{
+    return p->buf + (MPI_Aint)member * p->stride;
+}
+
+/* Receive records for every member, kept between calls. */
+static match_recv *recv_slots(int n)
+{
+    if (n > omni.coll_recvs_cap) {
+        free(omni.coll_recvs);
+        omni.coll_recvs = malloc(sizeof *omni.coll_recvs * (size_t)n);
+        if (!omni.coll_recvs)
+            omni_out_of_memory("a collective's receive records");
+        omni.coll_recvs_cap = n;
+    }
+    return omni.coll_recvs;
+}
+
+/* Copies one piece into another of the same type signature, through a
+ * message to this rank on the shadow (Omnibus unpacks any datatype). */
+static void piece_copy(comm_rec *s, const void *from, MPI_Count fcount,
+                       MPI_Datatype ftype, void *to, MPI_Count tcount,
+                       MPI_Datatype ttype)
+{
+    match_recv r;
+    step_post(&r, s, to, tcount, ttype, s->rank, COLL_TAG_SELF);
+    step_send(s, from, fcount, ftype, s->rank, COLL_TAG_SELF);
+    recv_wait(&r);
+}
+
+/* Posts a receive from every other member into its piece of `in`, then
+ * sends `out` (ocount of otype; NULL: nothing) to every other member, and
+ * waits for the receives: every member posts before it sends, so a send
+ * that waits for its receiver (a full window) never waits on a member that
+ * waits for it. */
+static void pieces_exchange(comm_rec *s, const coll_pieces *in,
+                            const void *out, MPI_Count ocount,
+                            MPI_Datatype otype, int tag)
+{
+    match_recv *r = recv_slots(s->size);
+    for (int j = 0; j < s->size; j++)
+        if (j != s->rank)
+            step_post(&r[j], s, piece_at(in, j), in->count, in->dtype, j, tag);
+    for (int j = 0; out && j < s->size; j++)
+        if (j != s->rank)
+            step_send(s, out, ocount, otype, j, tag);
+    for (int j = 0; j < s->size; j++)
+        if (j != s->rank)
+            recv_wait(&r[j]);
+    prog_block_enter();
+}
+
+int impl_Gather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
+                MPI_Comm comm)
+{
+    comm_rec *c = comm_lookup(comm);
+    coll_pieces in, out;
+    int ours = coll_on(c) &&
+               root >= 0 && root < c->size;
+    if (ours && c->rank == root)
+        ours = pieces_of(&in, rbuf, rcount, rtype) >= 0 && rbuf != MPI_IN_PLACE &&
+               (sbuf == MPI_IN_PLACE ||
+                pieces_of(&out, sbuf, scount, stype) == pieces_of(&in, rbuf, rcount, rtype));
+    else if (ours)
+        ours = sbuf != MPI_IN_PLACE && pieces_of(&out, sbuf, scount, stype) >= 0;
+    if (!ours) {
+        MPI_Request req;
+        prog_block_enter();
+        return wait_mpich(PMPI_Igather_c(sbuf, scount, stype, rbuf, rcount,
+                                         rtype, root, comm, &req), &req);
+    }
+    comm_rec *s = shadow_of(c);
+    if (c->rank != root) {
+        step_send(s, sbuf, scount, stype, root, COLL_TAG_GATHER);
+        prog_block_enter();
+        return MPI_SUCCESS;
+    }
+    if (sbuf != MPI_IN_PLACE)
+        piece_copy(s, sbuf, scount, stype, piece_at(&in, root), rcount, rtype);
+    pieces_exchange(s, &in, NULL, 0, MPI_BYTE, COLL_TAG_GATHER);
+    return MPI_SUCCESS;
+}
+
+int impl_Scatter(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                 void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
+                 MPI_Comm comm)
+{
+    comm_rec *c = comm_lookup(comm);
+    coll_pieces in, out;
+    int ours = coll_on(c) &&
+               root >= 0 && root < c->size;
+    if (ours && c->rank == root)
+        ours = pieces_of(&out, sbuf, scount, stype) >= 0 && sbuf != MPI_IN_PLACE &&
+               (rbuf == MPI_IN_PLACE ||
+                pieces_of(&in, rbuf, rcount, rtype) == pieces_of(&out, sbuf, scount, stype));
+    else if (ours)
+        ours = rbuf != MPI_IN_PLACE && pieces_of(&in, rbuf, rcount, rtype) >= 0;
+    if (!ours) {
+        MPI_Request req;
+        prog_block_enter();
+        return wait_mpich(PMPI_Iscatter_c(sbuf, scount, stype, rbuf, rcount,
+                                          rtype, root, comm, &req), &req);
+    }
+    comm_rec *s = shadow_of(c);
+    if (c->rank != root) {
+        step_recv(s, rbuf, rcount, rtype, root, COLL_TAG_SCATTER);
+        return MPI_SUCCESS;
+    }
+    for (int j = 0; j < c->size; j++)
+        if (j != root)
+            step_send(s, piece_at(&out, j), scount, stype, j, COLL_TAG_SCATTER);
+    if (rbuf != MPI_IN_PLACE)
+        piece_copy(s, piece_at(&out, root), scount, stype, rbuf, rcount, rtype);
+    prog_block_enter();
+    return MPI_SUCCESS;
+}
+
+int impl_Allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                   void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
+                   MPI_Comm comm)
+{
+    comm_rec *c = comm_lookup(comm);
+    coll_pieces in, out;
+    int bytes = coll_on(c) &&
+                        rbuf != MPI_IN_PLACE
+                    ? pieces_of(&in, rbuf, rcount, rtype) : -1;
+    if (bytes < 0 ||
+        (sbuf != MPI_IN_PLACE && pieces_of(&out, sbuf, scount, stype) != bytes)) {
+        MPI_Request req;
+        prog_block_enter();
+        return wait_mpich(PMPI_Iallgather_c(sbuf, scount, stype, rbuf, rcount,
+                                            rtype, comm, &req), &req);
+    }
+    comm_rec *s = shadow_of(c);
+    if (sbuf == MPI_IN_PLACE) {
+        sbuf = piece_at(&in, c->rank);
+        scount = rcount;
+        stype = rtype;
+    } else {
+        piece_copy(s, sbuf, scount, stype, piece_at(&in, c->rank), rcount, rtype);
+    }
+    pieces_exchange(s, &in, sbuf, scount, stype, COLL_TAG_ALLGATHER);
     return MPI_SUCCESS;
 }

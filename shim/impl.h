@@ -96,6 +96,15 @@ int impl_Bcast(void *buf, MPI_Count count, MPI_Datatype dtype, int root,
                MPI_Comm comm);
 int impl_Reduce(const void *sendbuf, void *recvbuf, MPI_Count count,
                 MPI_Datatype dtype, MPI_Op op, int root, MPI_Comm comm);
+int impl_Gather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
+                MPI_Comm comm);
+int impl_Scatter(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                 void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
+                 MPI_Comm comm);
+int impl_Allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                   void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
+                   MPI_Comm comm);
 
 /* neighbor.c: neighbourhood collectives; _c forms share the int form's
  * implementation except where their arrays differ */

@@ -213,9 +213,12 @@ typedef struct omni_state {
     /* neighbourhood collectives (neighbor.h), NULL until a schedule exists */
     struct nbr_module *nbr;
 
-    /* what a partner sends in a collective Omnibus runs (coll.c) */
+    /* what a partner sends in a collective Omnibus runs, and the receive
+     * records of one that hears from every member (coll.c) */
     char *coll_scratch;
     size_t coll_scratch_cap;
+    struct match_recv *coll_recvs;
+    int coll_recvs_cap;
 
     /* receives whose payload MPICH is receiving (recv.c) */
     pending_set payloads;

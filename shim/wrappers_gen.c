@@ -926,11 +926,7 @@ OMNI_EXPORT int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype send
     if (!omni_enabled())
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     omni_lock();
-    prog_block_enter();
-    MPI_Request req;
-    int rc = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &req);
-    if (rc == MPI_SUCCESS)
-        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    int rc = impl_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     omni_unlock();
     return rc;
 }
@@ -940,11 +936,47 @@ OMNI_EXPORT int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
     if (!omni_enabled())
         return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     omni_lock();
-    prog_block_enter();
-    MPI_Request req;
-    int rc = PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &req);
-    if (rc == MPI_SUCCESS)
-        rc = prog_wait(&req, MPI_STATUS_IGNORE);
+    int rc = impl_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    omni_unlock();
+    return rc;
+}
+
+OMNI_EXPORT int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    if (!omni_enabled())
+        return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    omni_lock();
+    int rc = impl_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    omni_unlock();
+    return rc;
+}
+
+OMNI_EXPORT int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    if (!omni_enabled())
+        return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    omni_lock();
+    int rc = impl_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    omni_unlock();
+    return rc;
+}
+
+OMNI_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    if (!omni_enabled())
+        return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    omni_lock();
+    int rc = impl_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    omni_unlock();
+    return rc;
+}
+
+OMNI_EXPORT int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    if (!omni_enabled())
+        return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    omni_lock();
+    int rc = impl_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     omni_unlock();
     return rc;
 }
@@ -977,34 +1009,6 @@ OMNI_EXPORT int MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
     return rc;
 }
 
-OMNI_EXPORT int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    if (!omni_enabled())
-        return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    omni_lock();
-    prog_block_enter();
-    MPI_Request req;
-    int rc = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &req);
-    if (rc == MPI_SUCCESS)
-        rc = prog_wait(&req, MPI_STATUS_IGNORE);
-    omni_unlock();
-    return rc;
-}
-
-OMNI_EXPORT int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    if (!omni_enabled())
-        return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    omni_lock();
-    prog_block_enter();
-    MPI_Request req;
-    int rc = PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &req);
-    if (rc == MPI_SUCCESS)
-        rc = prog_wait(&req, MPI_STATUS_IGNORE);
-    omni_unlock();
-    return rc;
-}
-
 OMNI_EXPORT int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (!omni_enabled())
@@ -1027,34 +1031,6 @@ OMNI_EXPORT int MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[]
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &req);
-    if (rc == MPI_SUCCESS)
-        rc = prog_wait(&req, MPI_STATUS_IGNORE);
-    omni_unlock();
-    return rc;
-}
-
-OMNI_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    if (!omni_enabled())
-        return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    omni_lock();
-    prog_block_enter();
-    MPI_Request req;
-    int rc = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &req);
-    if (rc == MPI_SUCCESS)
-        rc = prog_wait(&req, MPI_STATUS_IGNORE);
-    omni_unlock();
-    return rc;
-}
-
-OMNI_EXPORT int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    if (!omni_enabled())
-        return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    omni_lock();
-    prog_block_enter();
-    MPI_Request req;
-    int rc = PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &req);
     if (rc == MPI_SUCCESS)
         rc = prog_wait(&req, MPI_STATUS_IGNORE);
     omni_unlock();

@@ -1,5 +1,5 @@
-/* small_collectives: MPI_Allreduce, MPI_Reduce, MPI_Bcast and MPI_Barrier
- * give what MPI defines, whichever path runs them (Omnibus's own messages
+/* small_collectives: MPI_Allreduce, MPI_Reduce, MPI_Bcast, MPI_Gather,
+ * MPI_Scatter, MPI_Allgather and MPI_Barrier give what MPI defines, whichever path runs them (Omnibus's own messages
  * for small ones, MPICH's nonblocking form for the rest), on
  * communicators of every size, and their traffic never meets the
  * program's.
@@ -7,7 +7,8 @@
  * MPI 4.1 §6.9.6 (MPI_Allreduce: every member gets the reduction of all
  * members' data), §6.9.1 (MPI_Reduce: the root gets it), §6.4 (MPI_Bcast:
  * every member gets the root's data, each in its own datatype of the same
- * type signature), §6.3 (MPI_Barrier: no member leaves before every member
+ * type signature), §6.5-6.7 (MPI_Gather, MPI_Scatter, MPI_Allgather: each
+ * member's piece in its place), §6.3 (MPI_Barrier: no member leaves before every member
  * has entered), §6.12 (collectives and point-to-point traffic on one
  * communicator do not interfere; a blocking collective and a nonblocking
  * one in flight on one communicator both complete).
@@ -275,6 +276,124 @@ static void reduce_to_every_root(void)
     }
 }
 
+/* Member r's piece k of a gather or scatter rooted at root. */
+static int piece_value(int root, int r, int k)
+{
+    return 1000 * root + 10 * r + k;
+}
+
+/* To every root: 3 ints from each member as MPI_INT, received at the root
+ * as one 3-int contiguous type per member, with and without MPI_IN_PLACE
+ * there; non-roots pass no receive buffer (MPI: significant only at the
+ * root). */
+static void gather_to_every_root(void)
+{
+    int me = tl_rank(), size = tl_size();
+    MPI_Datatype three;
+    MPI_OK(MPI_Type_contiguous(3, MPI_INT, &three));
+    MPI_OK(MPI_Type_commit(&three));
+    int *all = tl_malloc(sizeof(int) * 3 * (size_t)size);
+    for (int root = 0; root < size; root++)
+        for (int in_place = 0; in_place < 2; in_place++) {
+            int mine[3];
+            for (int k = 0; k < 3; k++)
+                mine[k] = piece_value(root, me, k);
+            for (int i = 0; i < 3 * size; i++)
+                all[i] = -1;
+            if (me != root)
+                MPI_OK(MPI_Gather(mine, 3, MPI_INT, NULL, 0, MPI_DATATYPE_NULL,
+                                  root, MPI_COMM_WORLD));
+            else if (in_place) {
+                memcpy(all + 3 * me, mine, sizeof mine);
+                MPI_OK(MPI_Gather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, 1,
+                                  three, root, MPI_COMM_WORLD));
+            } else
+                MPI_OK(MPI_Gather(mine, 3, MPI_INT, all, 1, three, root,
+                                  MPI_COMM_WORLD));
+            for (int i = 0; me == root && i < 3 * size; i++)
+                CHECK(all[i] == piece_value(root, i / 3, i % 3),
+                      "MPI_Gather to root %d%s must put member %d's piece in "
+                      "its place: int %d should be %d, got %d", root,
+                      in_place ? " (MPI_IN_PLACE)" : "", i / 3, i,
+                      piece_value(root, i / 3, i % 3), all[i]);
+        }
+    free(all);
+    MPI_OK(MPI_Type_free(&three));
+}
+
+/* From every root: 2 ints to each member, with and without MPI_IN_PLACE
+ * at the root. */
+static void scatter_from_every_root(void)
+{
+    int me = tl_rank(), size = tl_size();
+    int *all = tl_malloc(sizeof(int) * 2 * (size_t)size);
+    for (int root = 0; root < size; root++)
+        for (int in_place = 0; in_place < 2; in_place++) {
+            int mine[2] = {-1, -1};
+            for (int i = 0; i < 2 * size; i++)
+                all[i] = piece_value(root, i / 2, i % 2);
+            if (me != root)
+                MPI_OK(MPI_Scatter(NULL, 0, MPI_DATATYPE_NULL, mine, 2, MPI_INT,
+                                   root, MPI_COMM_WORLD));
+            else
+                MPI_OK(MPI_Scatter(all, 2, MPI_INT,
+                                   in_place ? MPI_IN_PLACE : (void *)mine, 2,
+                                   MPI_INT, root, MPI_COMM_WORLD));
+            if (me == root && in_place)
+                continue;
+            for (int k = 0; k < 2; k++)
+                CHECK(mine[k] == piece_value(root, me, k),
+                      "MPI_Scatter from root %d must give member %d its own "
+                      "piece: int %d should be %d, got %d", root, me, k,
+                      piece_value(root, me, k), mine[k]);
+        }
+    free(all);
+}
+
+/* 2 doubles from each member to every member, with and without
+ * MPI_IN_PLACE, received as one 2-double contiguous type per member; then
+ * 4000 ints from each (above any threshold: MPICH's path). */
+static void allgather_everyone(void)
+{
+    int me = tl_rank(), size = tl_size();
+    MPI_Datatype two;
+    MPI_OK(MPI_Type_contiguous(2, MPI_DOUBLE, &two));
+    MPI_OK(MPI_Type_commit(&two));
+    double *all = tl_malloc(sizeof(double) * 2 * (size_t)size);
+    for (int in_place = 0; in_place < 2; in_place++) {
+        double mine[2] = {me + 0.25, me + 0.5};
+        for (int i = 0; i < 2 * size; i++)
+            all[i] = -1;
+        if (in_place) {
+            memcpy(all + 2 * me, mine, sizeof mine);
+            MPI_OK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, 1,
+                                 two, MPI_COMM_WORLD));
+        } else {
+            MPI_OK(MPI_Allgather(mine, 2, MPI_DOUBLE, all, 1, two,
+                                 MPI_COMM_WORLD));
+        }
+        for (int i = 0; i < 2 * size; i++) {
+            double want = i / 2 + (i % 2 ? 0.5 : 0.25);
+            CHECK(all[i] == want,
+                  "MPI_Allgather%s must give every member every piece in "
+                  "rank order: double %d should be %g, got %g",
+                  in_place ? " (MPI_IN_PLACE)" : "", i, want, all[i]);
+        }
+    }
+    free(all);
+    MPI_OK(MPI_Type_free(&two));
+    int *big = tl_malloc(sizeof(int) * 4000 * (size_t)size), mine[4000];
+    for (int k = 0; k < 4000; k++)
+        mine[k] = me * 4000 + k;
+    MPI_OK(MPI_Allgather(mine, 4000, MPI_INT, big, 4000, MPI_INT,
+                         MPI_COMM_WORLD));
+    for (int i = 0; i < 4000 * size; i++)
+        CHECK(big[i] == i, "MPI_Allgather of 4000 ints per member (above the "
+                           "threshold): int %d should be %d, got %d",
+              i, i, big[i]);
+    free(big);
+}
+
 /* Member r enters r * 20 ms late; nobody may leave before the last
  * entered.  All ranks run on one machine, so CLOCK_MONOTONIC is one
  * clock (tl_now). */
@@ -364,6 +483,9 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Comm_free(&dup));
     bcast_from_every_root();
     reduce_to_every_root();
+    gather_to_every_root();
+    scatter_from_every_root();
+    allgather_everyone();
     barrier_waits_for_every_member();
     collective_traffic_invisible_to_wildcards();
     blocking_collectives_beside_a_nonblocking_one();
