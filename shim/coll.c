@@ -509,21 +509,30 @@ static void pieces_exchange(comm_rec *s, const coll_pieces *in,
     prog_block_enter();
 }
 
+/* The choice for MPI_Gather and MPI_Scatter: at the root, `all` holds
+ * every member's piece (*all_p describes it) and `own` its own, which may
+ * be MPI_IN_PLACE; elsewhere only `own` counts. */
+static int rooted_ours(const comm_rec *c, int root, coll_pieces *all_p,
+                       const void *all, MPI_Count acount, MPI_Datatype atype,
+                       const void *own, MPI_Count ocount, MPI_Datatype otype)
+{
+    coll_pieces own_p;
+    if (!coll_on(c) || root < 0 || root >= c->size)
+        return 0;
+    if (c->rank != root)
+        return own != MPI_IN_PLACE && pieces_of(&own_p, own, ocount, otype) >= 0;
+    int bytes = all == MPI_IN_PLACE ? -1 : pieces_of(all_p, all, acount, atype);
+    return bytes >= 0 &&
+           (own == MPI_IN_PLACE || pieces_of(&own_p, own, ocount, otype) == bytes);
+}
+
 int impl_Gather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
                 void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
                 MPI_Comm comm)
 {
     comm_rec *c = comm_lookup(comm);
-    coll_pieces in, out;
-    int ours = coll_on(c) &&
-               root >= 0 && root < c->size;
-    if (ours && c->rank == root)
-        ours = pieces_of(&in, rbuf, rcount, rtype) >= 0 && rbuf != MPI_IN_PLACE &&
-               (sbuf == MPI_IN_PLACE ||
-                pieces_of(&out, sbuf, scount, stype) == pieces_of(&in, rbuf, rcount, rtype));
-    else if (ours)
-        ours = sbuf != MPI_IN_PLACE && pieces_of(&out, sbuf, scount, stype) >= 0;
-    if (!ours) {
+    coll_pieces in;
+    if (!rooted_ours(c, root, &in, rbuf, rcount, rtype, sbuf, scount, stype)) {
         MPI_Request req;
         prog_block_enter();
         return wait_mpich(PMPI_Igather_c(sbuf, scount, stype, rbuf, rcount,
@@ -546,16 +555,8 @@ int impl_Scatter(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
                  MPI_Comm comm)
 {
     comm_rec *c = comm_lookup(comm);
-    coll_pieces in, out;
-    int ours = coll_on(c) &&
-               root >= 0 && root < c->size;
-    if (ours && c->rank == root)
-        ours = pieces_of(&out, sbuf, scount, stype) >= 0 && sbuf != MPI_IN_PLACE &&
-               (rbuf == MPI_IN_PLACE ||
-                pieces_of(&in, rbuf, rcount, rtype) == pieces_of(&out, sbuf, scount, stype));
-    else if (ours)
-        ours = rbuf != MPI_IN_PLACE && pieces_of(&in, rbuf, rcount, rtype) >= 0;
-    if (!ours) {
+    coll_pieces out;
+    if (!rooted_ours(c, root, &out, sbuf, scount, stype, rbuf, rcount, rtype)) {
         MPI_Request req;
         prog_block_enter();
         return wait_mpich(PMPI_Iscatter_c(sbuf, scount, stype, rbuf, rcount,
@@ -581,8 +582,7 @@ int impl_Allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
 {
     comm_rec *c = comm_lookup(comm);
     coll_pieces in, out;
-    int bytes = coll_on(c) &&
-                        rbuf != MPI_IN_PLACE
+    int bytes = coll_on(c) && rbuf != MPI_IN_PLACE
                     ? pieces_of(&in, rbuf, rcount, rtype) : -1;
     if (bytes < 0 ||
         (sbuf != MPI_IN_PLACE && pieces_of(&out, sbuf, scount, stype) != bytes)) {
