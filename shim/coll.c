@@ -9,7 +9,7 @@
 /* Tags on the shadow record, one per kind of collective (coll.h). */
 enum { COLL_TAG_ALLREDUCE = 1, COLL_TAG_BARRIER = 2, COLL_TAG_BCAST = 3,
        COLL_TAG_REDUCE = 4, COLL_TAG_GATHER = 5, COLL_TAG_SCATTER = 6,
-       COLL_TAG_ALLGATHER = 7, COLL_TAG_SELF = 8 };
+       COLL_TAG_ALLGATHER = 7, COLL_TAG_ALLTOALL = 8, COLL_TAG_SELF = 9 };
 
 /* What a predefined operation applies to (MPI-4.1 §6.9.2), as bits. */
 enum {
@@ -428,7 +428,8 @@ int impl_Reduce(const void *sendbuf, void *recvbuf, MPI_Count count,
     return MPI_SUCCESS;
 }
 
-/* --- MPI_Gather, MPI_Scatter, MPI_Allgather: one message per member ------- */
+/* --- MPI_Gather, MPI_Scatter, MPI_Allgather, MPI_Alltoall: a message per
+ * member and piece ------------------------------------------------------- */
 
 /* Each member's piece: `count` elements of `dtype`; the choice rests on
  * its byte count, which every member's own (count, datatype) gives alike
@@ -488,13 +489,12 @@ static void piece_copy(comm_rec *s, const void *from, MPI_Count fcount,
 }
 
 /* Posts a receive from every other member into its piece of `in`, then
- * sends `out` (ocount of otype; NULL: nothing) to every other member, and
- * waits for the receives: every member posts before it sends, so a send
- * that waits for its receiver (a full window) never waits on a member that
- * waits for it. */
+ * sends every other member its piece of `out` (NULL: nothing; a stride of
+ * 0 sends all the same piece), and waits for the receives: every member
+ * posts before it sends, so a send that waits for its receiver (a full
+ * window) never waits on a member that waits for it. */
 static void pieces_exchange(comm_rec *s, const coll_pieces *in,
-                            const void *out, MPI_Count ocount,
-                            MPI_Datatype otype, int tag)
+                            const coll_pieces *out, int tag)
 {
     match_recv *r = recv_slots(s->size);
     for (int j = 0; j < s->size; j++)
@@ -502,7 +502,7 @@ static void pieces_exchange(comm_rec *s, const coll_pieces *in,
             step_post(&r[j], s, piece_at(in, j), in->count, in->dtype, j, tag);
     for (int j = 0; out && j < s->size; j++)
         if (j != s->rank)
-            step_send(s, out, ocount, otype, j, tag);
+            step_send(s, piece_at(out, j), out->count, out->dtype, j, tag);
     for (int j = 0; j < s->size; j++)
         if (j != s->rank)
             recv_wait(&r[j]);
@@ -546,7 +546,7 @@ int impl_Gather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
     }
     if (sbuf != MPI_IN_PLACE)
         piece_copy(s, sbuf, scount, stype, piece_at(&in, root), rcount, rtype);
-    pieces_exchange(s, &in, NULL, 0, MPI_BYTE, COLL_TAG_GATHER);
+    pieces_exchange(s, &in, NULL, COLL_TAG_GATHER);
     return MPI_SUCCESS;
 }
 
@@ -592,13 +592,35 @@ int impl_Allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
                                             rtype, comm, &req), &req);
     }
     comm_rec *s = shadow_of(c);
-    if (sbuf == MPI_IN_PLACE) {
-        sbuf = piece_at(&in, c->rank);
-        scount = rcount;
-        stype = rtype;
-    } else {
+    if (sbuf == MPI_IN_PLACE)
+        out = (coll_pieces){.buf = piece_at(&in, c->rank), .count = rcount,
+                            .dtype = rtype};
+    else
         piece_copy(s, sbuf, scount, stype, piece_at(&in, c->rank), rcount, rtype);
+    out.stride = 0; /* every member gets this one piece */
+    pieces_exchange(s, &in, &out, COLL_TAG_ALLGATHER);
+    return MPI_SUCCESS;
+}
+
+/* MPI_IN_PLACE, which MPI-4.1 §6.8 has every member pass alike, stays
+ * MPICH's: a piece would arrive over one not yet sent. */
+int impl_Alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                  void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
+                  MPI_Comm comm)
+{
+    comm_rec *c = comm_lookup(comm);
+    coll_pieces in, out;
+    int bytes = coll_on(c) && sbuf != MPI_IN_PLACE && rbuf != MPI_IN_PLACE
+                    ? pieces_of(&in, rbuf, rcount, rtype) : -1;
+    if (bytes < 0 || pieces_of(&out, sbuf, scount, stype) != bytes) {
+        MPI_Request req;
+        prog_block_enter();
+        return wait_mpich(PMPI_Ialltoall_c(sbuf, scount, stype, rbuf, rcount,
+                                           rtype, comm, &req), &req);
     }
-    pieces_exchange(s, &in, sbuf, scount, stype, COLL_TAG_ALLGATHER);
+    comm_rec *s = shadow_of(c);
+    piece_copy(s, piece_at(&out, c->rank), scount, stype,
+               piece_at(&in, c->rank), rcount, rtype);
+    pieces_exchange(s, &in, &out, COLL_TAG_ALLTOALL);
     return MPI_SUCCESS;
 }

@@ -1,5 +1,6 @@
 /* coll: small blocking collectives run as Omnibus messages
- * (MPI_Barrier, MPI_Bcast, MPI_Reduce, MPI_Allreduce).
+ * (MPI_Barrier, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Gather,
+ * MPI_Scatter, MPI_Allgather, MPI_Alltoall).
  *
  * Why: a rank inside a blocking collective must keep forwarding (DESIGN
  * §3), so Omnibus cannot call MPICH's blocking form, and a blocking call
@@ -15,14 +16,15 @@
  * Contract:
  *  - Which calls: on a managed intracommunicator, under a one-hop topology
  *    (direct, what auto is on one node), unless OMNIBUS_COLLECTIVES=mpich,
- *    MPI_Barrier; MPI_Bcast of at most
+ *    MPI_Barrier; MPI_Bcast, MPI_Gather, MPI_Scatter, MPI_Allgather and
+ *    MPI_Alltoall (not in place) whose piece per member is at most
  *    omni.threshold bytes; MPI_Allreduce and MPI_Reduce with a predefined
  *    operation on a predefined, contiguous datatype it is valid for, with
  *    at most omni.threshold bytes of data.  Every other call is MPICH's
  *    nonblocking form plus Omnibus progress, as before.  The choice reads
  *    only what MPI requires to be the same on every member (the
- *    communicator and root; the byte count of a broadcast, which equal
- *    type signatures give; for a predefined operation the operation,
+ *    communicator and root; the byte count of a member's piece, which
+ *    equal type signatures give; for a predefined operation the operation,
  *    datatype and count: MPI-4.1 §6.9.1), plus buffer arguments that only
  *    an erroneous call gets wrong, so in a correct program every member
  *    takes the same path and a collective Omnibus runs never waits for one
@@ -47,8 +49,9 @@
  *    short data, reducing in its operand order (what arrived, then what the
  *    rank holds), with the same fold of the ranks above a power of two;
  *    MPI_Reduce and MPI_Bcast are binomial trees, as MPICH's short ones;
- *    MPI_Barrier is a dissemination barrier.  A broadcast travels in each
- *    member's own datatype; a root's MPI_Bcast and a non-root's MPI_Reduce
+ *    MPI_Barrier is a dissemination barrier; the gathers, the scatter and
+ *    the all-to-all send a message per member and piece.  Data travel in
+ *    each member's own datatypes; a root's MPI_Bcast and a non-root's MPI_Reduce
  *    complete once their data is copied, as MPI allows.
  *  - Errors: nothing the fast path accepts can fail in MPI terms; the
  *    checks MPI defines (count, buffers, operation and datatype) send every
@@ -59,8 +62,8 @@
 
 #include <mpi.h>
 
-/* The entry points, impl_Barrier, impl_Bcast, impl_Reduce and
- * impl_Allreduce, are declared with the others in impl.h. */
+/* The entry points (impl_Barrier, impl_Bcast, ...) are declared with the
+ * others in impl.h. */
 
 /* Releases the scratch buffer at MPI_Finalize. */
 void coll_finalize(void);

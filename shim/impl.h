@@ -105,6 +105,9 @@ int impl_Scatter(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
 int impl_Allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
                    void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
                    MPI_Comm comm);
+int impl_Alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                  void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
+                  MPI_Comm comm);
 
 /* neighbor.c: neighbourhood collectives; _c forms share the int form's
  * implementation except where their arrays differ */

@@ -1,5 +1,6 @@
 /* small_collectives: MPI_Allreduce, MPI_Reduce, MPI_Bcast, MPI_Gather,
- * MPI_Scatter, MPI_Allgather and MPI_Barrier give what MPI defines, whichever path runs them (Omnibus's own messages
+ * MPI_Scatter, MPI_Allgather, MPI_Alltoall and MPI_Barrier give what MPI
+ * defines, whichever path runs them (Omnibus's own messages
  * for small ones, MPICH's nonblocking form for the rest), on
  * communicators of every size, and their traffic never meets the
  * program's.
@@ -7,8 +8,8 @@
  * MPI 4.1 §6.9.6 (MPI_Allreduce: every member gets the reduction of all
  * members' data), §6.9.1 (MPI_Reduce: the root gets it), §6.4 (MPI_Bcast:
  * every member gets the root's data, each in its own datatype of the same
- * type signature), §6.5-6.7 (MPI_Gather, MPI_Scatter, MPI_Allgather: each
- * member's piece in its place), §6.3 (MPI_Barrier: no member leaves before every member
+ * type signature), §6.5-6.8 (MPI_Gather, MPI_Scatter, MPI_Allgather,
+ * MPI_Alltoall: each member's piece in its place), §6.3 (MPI_Barrier: no member leaves before every member
  * has entered), §6.12 (collectives and point-to-point traffic on one
  * communicator do not interfere; a blocking collective and a nonblocking
  * one in flight on one communicator both complete).
@@ -394,6 +395,41 @@ static void allgather_everyone(void)
     free(big);
 }
 
+/* Member i's piece for member j: 2 ints sent as MPI_INT, received as one
+ * 2-int contiguous type; then the same with MPI_IN_PLACE on every member
+ * (MPICH's path). */
+static void alltoall_everyone(void)
+{
+    int me = tl_rank(), size = tl_size();
+    MPI_Datatype two;
+    MPI_OK(MPI_Type_contiguous(2, MPI_INT, &two));
+    MPI_OK(MPI_Type_commit(&two));
+    int *out = tl_malloc(sizeof(int) * 2 * (size_t)size);
+    int *in = tl_malloc(sizeof(int) * 2 * (size_t)size);
+    for (int in_place = 0; in_place < 2; in_place++) {
+        for (int j = 0; j < size; j++)
+            for (int k = 0; k < 2; k++) {
+                out[2 * j + k] = 100 * me + 10 * j + k;
+                in[2 * j + k] = in_place ? out[2 * j + k] : -1;
+            }
+        if (in_place)
+            MPI_OK(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, in, 1, two,
+                                MPI_COMM_WORLD));
+        else
+            MPI_OK(MPI_Alltoall(out, 2, MPI_INT, in, 1, two, MPI_COMM_WORLD));
+        for (int i = 0; i < 2 * size; i++) {
+            int want = 100 * (i / 2) + 10 * me + i % 2;
+            CHECK(in[i] == want,
+                  "MPI_Alltoall%s must give member %d the piece each member "
+                  "meant for it: int %d should be %d, got %d",
+                  in_place ? " (MPI_IN_PLACE)" : "", me, i, want, in[i]);
+        }
+    }
+    free(out);
+    free(in);
+    MPI_OK(MPI_Type_free(&two));
+}
+
 /* Member r enters r * 20 ms late; nobody may leave before the last
  * entered.  All ranks run on one machine, so CLOCK_MONOTONIC is one
  * clock (tl_now). */
@@ -486,6 +522,7 @@ int main(int argc, char **argv)
     gather_to_every_root();
     scatter_from_every_root();
     allgather_everyone();
+    alltoall_everyone();
     barrier_waits_for_every_member();
     collective_traffic_invisible_to_wildcards();
     blocking_collectives_beside_a_nonblocking_one();
