@@ -48,9 +48,7 @@ static int type_class(MPI_Datatype t)
 static int op_classes(MPI_Op op)
 {
     switch (op) {
-    case MPI_MAX: case MPI_MIN:
-        return COLL_INTEGER | COLL_FLOAT;
-    case MPI_SUM: case MPI_PROD:
+    case MPI_MAX: case MPI_MIN: case MPI_SUM: case MPI_PROD:
         return COLL_INTEGER | COLL_FLOAT;
     case MPI_LAND: case MPI_LOR: case MPI_LXOR:
         return COLL_INTEGER | COLL_LOGICAL;
@@ -152,14 +150,6 @@ void coll_finalize(void)
     free(omni.coll_recvs);
     omni.coll_recvs = NULL;
     omni.coll_recvs_cap = 0;
-}
-
-/* Every call Omnibus does not run itself: MPICH's nonblocking form, which
- * the caller started (rc) after prog_block_enter, waited for with
- * progress. */
-static int wait_mpich(int rc, MPI_Request *req)
-{
-    return rc == MPI_SUCCESS ? prog_wait(req, MPI_STATUS_IGNORE) : rc;
 }
 
 /* Omnibus's point-to-point steps on the shadow s, `count` elements of
@@ -285,7 +275,7 @@ int impl_Allreduce(const void *sendbuf, void *recvbuf, MPI_Count count,
     if (!allreduce_ours(c, sendbuf, recvbuf, count, dtype, op)) {
         MPI_Request req;
         prog_block_enter();
-        return wait_mpich(PMPI_Iallreduce_c(sendbuf, recvbuf, count, dtype, op,
+        return prog_wait_started(PMPI_Iallreduce_c(sendbuf, recvbuf, count, dtype, op,
                                             comm, &req), &req);
     }
     if (sendbuf != MPI_IN_PLACE && count > 0)
@@ -304,7 +294,7 @@ int impl_Barrier(MPI_Comm comm)
     if (!coll_on(c)) {
         MPI_Request req;
         prog_block_enter();
-        return wait_mpich(PMPI_Ibarrier(comm, &req), &req);
+        return prog_wait_started(PMPI_Ibarrier(comm, &req), &req);
     }
     if (c->size == 1)
         return MPI_SUCCESS;
@@ -353,7 +343,7 @@ int impl_Bcast(void *buf, MPI_Count count, MPI_Datatype dtype, int root,
                        (size_t)(count * size) > omni.threshold))) {
         MPI_Request req;
         prog_block_enter();
-        return wait_mpich(PMPI_Ibcast_c(buf, count, dtype, root, comm, &req),
+        return prog_wait_started(PMPI_Ibcast_c(buf, count, dtype, root, comm, &req),
                           &req);
     }
     if (c->size == 1)
@@ -415,7 +405,7 @@ int impl_Reduce(const void *sendbuf, void *recvbuf, MPI_Count count,
     if (!ours) {
         MPI_Request req;
         prog_block_enter();
-        return wait_mpich(PMPI_Ireduce_c(sendbuf, recvbuf, count, dtype, op,
+        return prog_wait_started(PMPI_Ireduce_c(sendbuf, recvbuf, count, dtype, op,
                                          root, comm, &req), &req);
     }
     if (c->size == 1) {
@@ -535,7 +525,7 @@ int impl_Gather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
     if (!rooted_ours(c, root, &in, rbuf, rcount, rtype, sbuf, scount, stype)) {
         MPI_Request req;
         prog_block_enter();
-        return wait_mpich(PMPI_Igather_c(sbuf, scount, stype, rbuf, rcount,
+        return prog_wait_started(PMPI_Igather_c(sbuf, scount, stype, rbuf, rcount,
                                          rtype, root, comm, &req), &req);
     }
     comm_rec *s = shadow_of(c);
@@ -559,7 +549,7 @@ int impl_Scatter(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
     if (!rooted_ours(c, root, &out, sbuf, scount, stype, rbuf, rcount, rtype)) {
         MPI_Request req;
         prog_block_enter();
-        return wait_mpich(PMPI_Iscatter_c(sbuf, scount, stype, rbuf, rcount,
+        return prog_wait_started(PMPI_Iscatter_c(sbuf, scount, stype, rbuf, rcount,
                                           rtype, root, comm, &req), &req);
     }
     comm_rec *s = shadow_of(c);
@@ -588,7 +578,7 @@ int impl_Allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
         (sbuf != MPI_IN_PLACE && pieces_of(&out, sbuf, scount, stype) != bytes)) {
         MPI_Request req;
         prog_block_enter();
-        return wait_mpich(PMPI_Iallgather_c(sbuf, scount, stype, rbuf, rcount,
+        return prog_wait_started(PMPI_Iallgather_c(sbuf, scount, stype, rbuf, rcount,
                                             rtype, comm, &req), &req);
     }
     comm_rec *s = shadow_of(c);
@@ -615,7 +605,7 @@ int impl_Alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
     if (bytes < 0 || pieces_of(&out, sbuf, scount, stype) != bytes) {
         MPI_Request req;
         prog_block_enter();
-        return wait_mpich(PMPI_Ialltoall_c(sbuf, scount, stype, rbuf, rcount,
+        return prog_wait_started(PMPI_Ialltoall_c(sbuf, scount, stype, rbuf, rcount,
                                            rtype, comm, &req), &req);
     }
     comm_rec *s = shadow_of(c);

@@ -79,11 +79,6 @@ static int *mirror_of(const int *in, int indeg)
     return m;
 }
 
-static int wait_coll(int rc, MPI_Request *req)
-{
-    return rc == MPI_SUCCESS ? prog_wait(req, MPI_STATUS_IGNORE) : rc;
-}
-
 static nbr_module *module_get(void)
 {
     if (!omni.nbr) {
@@ -112,7 +107,7 @@ int nbr_comm_created(comm_rec *c)
     int mine[3] = {outdeg, indeg, (int)omni.next_comm_id};
     int *all = nbr_alloc(sizeof(int) * 3 * (size_t)n);
     MPI_Request req;
-    int rc = wait_coll(PMPI_Iallgather(mine, 3, MPI_INT, all, 3, MPI_INT, comm, &req),
+    int rc = prog_wait_started(PMPI_Iallgather(mine, 3, MPI_INT, all, 3, MPI_INT, comm, &req),
                        &req);
     int *counts = nbr_alloc(sizeof(int) * (size_t)n);
     int *displs = nbr_alloc(sizeof(int) * (size_t)n);
@@ -138,7 +133,7 @@ int nbr_comm_created(comm_rec *c)
     memcpy(mylist, out, sizeof(int) * (size_t)outdeg);
     memcpy(mylist + outdeg, in, sizeof(int) * (size_t)indeg);
     if (rc == MPI_SUCCESS)
-        rc = wait_coll(PMPI_Iallgatherv(mylist, outdeg + indeg, MPI_INT, lists,
+        rc = prog_wait_started(PMPI_Iallgatherv(mylist, outdeg + indeg, MPI_INT, lists,
                                         counts, displs, MPI_INT, comm, &req),
                        &req);
     int *gout = nbr_alloc(sizeof(int) * (size_t)(tout + 1));
@@ -156,7 +151,7 @@ int nbr_comm_created(comm_rec *c)
              ns_build(&g, theta, flags, c->rank, 1, &plan) == 0;
     int all_ok = 0;
     if (rc == MPI_SUCCESS)
-        rc = wait_coll(PMPI_Iallreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm, &req),
+        rc = prog_wait_started(PMPI_Iallreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm, &req),
                        &req);
     free(all), free(counts), free(displs), free(out_off), free(in_off);
     free(lists), free(mylist), free(gout), free(gin);

@@ -9,11 +9,6 @@
 #include "shim/dtype.h"
 #include <stdlib.h>
 
-static int wait_coll(int rc, MPI_Request *req)
-{
-    return rc == MPI_SUCCESS ? prog_wait(req, MPI_STATUS_IGNORE) : rc;
-}
-
 static int slot(MPI_Datatype type, MPI_Count cnt, MPI_Aint *ext, MPI_Count *bytes)
 {
     int builtin = dtype_builtin_size(type);
@@ -216,7 +211,7 @@ int impl_Neighbor_allgather(const void *sbuf, MPI_Count scount,
     NBR_TAKE(NBR_BLOCKING, NULL);
     MPI_Request r;
     prog_block_enter();
-    return wait_coll(PMPI_Ineighbor_allgather_c(sbuf, scount, stype, rbuf, rcount,
+    return prog_wait_started(PMPI_Ineighbor_allgather_c(sbuf, scount, stype, rbuf, rcount,
                                                 rtype, comm, &r), &r);
 }
 
@@ -254,7 +249,7 @@ int impl_Neighbor_alltoall(const void *sbuf, MPI_Count scount,
     NBR_TAKE(NBR_BLOCKING, NULL);
     MPI_Request r;
     prog_block_enter();
-    return wait_coll(PMPI_Ineighbor_alltoall_c(sbuf, scount, stype, rbuf, rcount,
+    return prog_wait_started(PMPI_Ineighbor_alltoall_c(sbuf, scount, stype, rbuf, rcount,
                                                rtype, comm, &r), &r);
 }
 
@@ -299,7 +294,7 @@ int impl_Neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype,
     NBR_TAKE(NBR_BLOCKING, NULL);
     MPI_Request r;
     prog_block_enter();
-    return wait_coll(PMPI_Ineighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts,
+    return prog_wait_started(PMPI_Ineighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts,
                                                displs, rtype, comm, &r), &r);
 }
 
@@ -313,7 +308,7 @@ int impl_Neighbor_allgatherv_c(const void *sbuf, MPI_Count scount,
     NBR_TAKE(NBR_BLOCKING, NULL);
     MPI_Request r;
     prog_block_enter();
-    return wait_coll(PMPI_Ineighbor_allgatherv_c(sbuf, scount, stype, rbuf,
+    return prog_wait_started(PMPI_Ineighbor_allgatherv_c(sbuf, scount, stype, rbuf,
                                                  rcounts, displs, rtype, comm,
                                                  &r), &r);
 }
@@ -383,7 +378,7 @@ int impl_Neighbor_alltoallv(const void *sbuf, const int scounts[],
     NBR_TAKE(NBR_BLOCKING, NULL);
     MPI_Request r;
     prog_block_enter();
-    return wait_coll(PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf,
+    return prog_wait_started(PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf,
                                               rcounts, rdispls, rtype, comm, &r),
                      &r);
 }
@@ -398,7 +393,7 @@ int impl_Neighbor_alltoallv_c(const void *sbuf, const MPI_Count scounts[],
     NBR_TAKE(NBR_BLOCKING, NULL);
     MPI_Request r;
     prog_block_enter();
-    return wait_coll(PMPI_Ineighbor_alltoallv_c(sbuf, scounts, sdispls, stype,
+    return prog_wait_started(PMPI_Ineighbor_alltoallv_c(sbuf, scounts, sdispls, stype,
                                                 rbuf, rcounts, rdispls, rtype,
                                                 comm, &r), &r);
 }
@@ -473,7 +468,7 @@ int impl_Neighbor_alltoallw(const void *sbuf, const int scounts[],
     NBR_TAKE(NBR_BLOCKING, NULL);
     MPI_Request r;
     prog_block_enter();
-    return wait_coll(PMPI_Ineighbor_alltoallw(sbuf, scounts, sdispls, stypes,
+    return prog_wait_started(PMPI_Ineighbor_alltoallw(sbuf, scounts, sdispls, stypes,
                                               rbuf, rcounts, rdispls, rtypes,
                                               comm, &r), &r);
 }
@@ -489,7 +484,7 @@ int impl_Neighbor_alltoallw_c(const void *sbuf, const MPI_Count scounts[],
     NBR_TAKE(NBR_BLOCKING, NULL);
     MPI_Request r;
     prog_block_enter();
-    return wait_coll(PMPI_Ineighbor_alltoallw_c(sbuf, scounts, sdispls, stypes,
+    return prog_wait_started(PMPI_Ineighbor_alltoallw_c(sbuf, scounts, sdispls, stypes,
                                                 rbuf, rcounts, rdispls, rtypes,
                                                 comm, &r), &r);
 }

@@ -82,6 +82,13 @@ void prog_poll(void);
  * status filled as PMPI_Test fills it. */
 int prog_wait(MPI_Request *req, MPI_Status *status);
 
+/* The tail of a call run as an MPICH nonblocking form: rc is what starting
+ * *req returned; on success waits for it with progress. */
+static inline int prog_wait_started(int rc, MPI_Request *req)
+{
+    return rc == MPI_SUCCESS ? prog_wait(req, MPI_STATUS_IGNORE) : rc;
+}
+
 /* MPICH's completion calls, made with progress switched off: MPICH calls a
  * generalized request's poll_fn from inside them, and progress must not run
  * in the middle of an Omnibus wrapper (a receive completing inside
