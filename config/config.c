@@ -501,9 +501,11 @@ int cfg_shm_wanted(const cfg_settings *s, const char *ucx_tls)
     }
 }
 
-cfg_neighbor cfg_neighbor_mode(const cfg_settings *s)
+cfg_neighbor cfg_neighbor_mode(const cfg_settings *s, int one_hop, int crowded)
 {
-    return s->neighbor == CFG_NEIGHBOR_AUTO ? CFG_NEIGHBOR_PLAIN : s->neighbor;
+    if (s->neighbor != CFG_NEIGHBOR_AUTO)
+        return s->neighbor;
+    return one_hop && !crowded ? CFG_NEIGHBOR_COMBINE : CFG_NEIGHBOR_PLAIN;
 }
 
 /* Whether the comma-separated list `list` names `word` (case-insensitive). */

@@ -27,8 +27,9 @@ typedef enum { CFG_YIELD_AUTO, CFG_YIELD_ON, CFG_YIELD_OFF } cfg_yield;
 typedef enum { CFG_PROGRESS_CALLS, CFG_PROGRESS_THREAD } cfg_progress;
 /* How neighbourhood collectives travel (OMNIBUS_NEIGHBOR). */
 typedef enum {
-    CFG_NEIGHBOR_AUTO,    /* what the benchmarks showed fastest: plain
-                             (README, "Neighbourhood collectives") */
+    CFG_NEIGHBOR_AUTO,    /* what the benchmarks showed fastest
+                             (cfg_neighbor_mode; README, "Neighbourhood
+                             collectives") */
     CFG_NEIGHBOR_PLAIN,   /* MPICH's own: one message per neighbour */
     CFG_NEIGHBOR_COMBINE, /* Omnibus's message-combining schedule */
     CFG_NEIGHBOR_GRID     /* one item per neighbour over Omnibus's grid */
@@ -106,11 +107,17 @@ typedef const char *(*cfg_lookup_fn)(const char *name, void *ctx);
  * unset take their network-calibrated defaults. */
 void cfg_use_network_defaults(cfg_settings *s);
 
-/* The neighbourhood-collective mode in force: auto is plain, on one node
- * and over a network alike, because that is what the halo benchmarks of
- * 2026-11-24 measured fastest here (README); combine and grid are the
- * user's choice. */
-cfg_neighbor cfg_neighbor_mode(const cfg_settings *s);
+/* The neighbourhood-collective mode in force.  A mode the user set stands.
+ * auto is combine when the job's topology is one hop (`one_hop`: every
+ * message goes straight to its destination) and no node runs more ranks
+ * than it has cores (`crowded` is 0 on every rank: the caller agrees on it
+ * job-wide, since members of one communicator must choose alike); else
+ * plain.  Why (halo benchmarks, README "Neighbourhood collectives"): with
+ * a core per rank, combine took 0.14x to 0.75x of MPICH's time on one node
+ * and across two emulated nodes, while on crowded cores a schedule's
+ * dependent steps each wait for the scheduler, and over a multi-hop grid a
+ * message waits at relays that may be outside MPI. */
+cfg_neighbor cfg_neighbor_mode(const cfg_settings *s, int one_hop, int crowded);
 
 /* 1 when a UCX_TLS value leaves UCX no shared-memory transport (sm, shm,
  * posix, sysv, cma, knem, xpmem, or "all"), so that even ranks on one node

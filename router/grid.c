@@ -202,6 +202,14 @@ int rt_grid_route_length(const rt_grid *g, int src, int dst)
     return hops;
 }
 
+int rt_grid_one_hop(const rt_grid *g)
+{
+    int long_dims = 0;
+    for (int d = 0; d < g->ndims; d++)
+        long_dims += g->dims[d] > 1;
+    return long_dims <= 1;
+}
+
 /* Ascending without sorting: a neighbour below me in dimension d lies at
  * least stride[d] below it, while every neighbour below it in a higher
  * dimension d' lies less than dims[d'] * stride[d'] <= stride[d] below it;

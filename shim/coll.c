@@ -114,7 +114,7 @@ static void reduce(const void *in, void *inout, MPI_Count n, MPI_Datatype t,
 static int coll_on(const comm_rec *c)
 {
     return c && omni.cfg.collectives == CFG_COLLECTIVES_OMNIBUS &&
-           omni.grid.ndims == 1;
+           rt_grid_one_hop(&omni.grid);
 }
 
 /* The collective shadow of c, made on first use (coll.h). */

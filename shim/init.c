@@ -90,8 +90,8 @@ static int cores_available(void)
     return n > 0 ? (int)n : 1;
 }
 
-/* Yield when this node runs more ranks than it has cores (DESIGN §3). */
-static void choose_yield(void)
+/* 1 when this node runs more ranks than it has cores. */
+static int node_crowded(void)
 {
     MPI_Comm shared;
     int local = 1;
@@ -99,6 +99,19 @@ static void choose_yield(void)
                          MPI_INFO_NULL, &shared);
     PMPI_Comm_size(shared, &local);
     PMPI_Comm_free(&shared);
+    return local > cores_available();
+}
+
+/* Yield when this node is crowded (DESIGN §3).  The neighbourhood mode
+ * takes whether any node is: every member of a communicator must build the
+ * same kind of schedule, whatever its own node looks like. */
+static void choose_yield_and_neighbor_mode(void)
+{
+    int crowded = node_crowded(), crowded_anywhere = crowded;
+    PMPI_Allreduce(&crowded, &crowded_anywhere, 1, MPI_INT, MPI_MAX,
+                   MPI_COMM_WORLD);
+    omni.nbr_mode = cfg_neighbor_mode(&omni.cfg, rt_grid_one_hop(&omni.grid),
+                                      crowded_anywhere);
     switch (omni.cfg.yield) {
     case CFG_YIELD_ON:
         omni.yield = 1;
@@ -107,7 +120,7 @@ static void choose_yield(void)
         omni.yield = 0;
         break;
     default:
-        omni.yield = local > cores_available();
+        omni.yield = crowded;
     }
 }
 
@@ -167,7 +180,7 @@ static void omni_setup(int app_level, int real_level)
     omni.adapt = (ad_policy){.idle_rounds = (uint64_t)omni.cfg.idle_rounds,
                              .flush_ns = omni.flush_ns};
     omni.sent_to = calloc((size_t)omni.size, sizeof *omni.sent_to);
-    choose_yield();
+    choose_yield_and_neighbor_mode();
     mprobe_init();
     recv_init();
     persist_init();

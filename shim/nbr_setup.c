@@ -95,7 +95,7 @@ static nbr_module *module_get(void)
  * pairing step.  Members agree that all built a plan before any uses it. */
 int nbr_comm_created(comm_rec *c)
 {
-    cfg_neighbor mode = cfg_neighbor_mode(&omni.cfg);
+    cfg_neighbor mode = omni.nbr_mode;
     int kind = MPI_UNDEFINED;
     if (mode == CFG_NEIGHBOR_PLAIN || PMPI_Topo_test(c->handle, &kind) != MPI_SUCCESS ||
         (kind != MPI_DIST_GRAPH && kind != MPI_CART && kind != MPI_GRAPH))

@@ -158,7 +158,7 @@ static int nbr_run(const nbr_args *a, MPI_Comm comm, enum nbr_how how,
         if (how != NBR_PERSISTENT) {
             /* MPICH's, or MPICH's error; counted in plain mode only (no
              * call to find the topology on every collective) */
-            if (cfg_neighbor_mode(&omni.cfg) == CFG_NEIGHBOR_PLAIN)
+            if (omni.nbr_mode == CFG_NEIGHBOR_PLAIN)
                 omni.stats.nbr_mpich++;
             return MPI_SUCCESS;
         }

@@ -212,6 +212,8 @@ typedef struct omni_state {
 
     /* neighbourhood collectives (neighbor.h), NULL until a schedule exists */
     struct nbr_module *nbr;
+    cfg_neighbor nbr_mode;  /* OMNIBUS_NEIGHBOR in force, the same on every
+                               rank (init.c, cfg_neighbor_mode) */
 
     /* what a partner sends in a collective Omnibus runs, and the receive
      * records of one that hears from every member (coll.c) */

@@ -895,25 +895,57 @@ static void test_collectives_rejects_other_values(void)
 
 /* ---- OMNIBUS_NEIGHBOR, OMNIBUS_NEIGHBOR_THETA ---------------------------- */
 
-static void test_neighbor_defaults_to_auto_resolved_by_transport(void)
+static void test_neighbor_defaults_to_auto(void)
 {
     cfg_settings s;
     char err[CFG_ERR_LEN] = "";
     CHECK(load_table(NULL, 0, &s, err) == 0 && s.neighbor == CFG_NEIGHBOR_AUTO &&
-              cfg_neighbor_mode(&s) == CFG_NEIGHBOR_PLAIN &&
               s.neighbor_theta == CFG_DEFAULT_NEIGHBOR_THETA,
-          "unset OMNIBUS_NEIGHBOR must be auto, plain on one node, theta %d; "
-          "got mode %d, in force %d, theta %d", CFG_DEFAULT_NEIGHBOR_THETA,
-          s.neighbor, cfg_neighbor_mode(&s), s.neighbor_theta);
+          "unset OMNIBUS_NEIGHBOR must be auto with theta %d; got mode %d, "
+          "theta %d", CFG_DEFAULT_NEIGHBOR_THETA, s.neighbor, s.neighbor_theta);
+}
+
+static void test_neighbor_auto_combines_one_hop_with_a_core_per_rank(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN] = "";
+    load_table(NULL, 0, &s, err);
+    CHECK(cfg_neighbor_mode(&s, 1, 0) == CFG_NEIGHBOR_COMBINE,
+          "auto under a one-hop topology with a core per rank must combine "
+          "(measured 0.14x to 0.75x of MPICH's time), got %d",
+          cfg_neighbor_mode(&s, 1, 0));
     cfg_use_network_defaults(&s);
-    CHECK(cfg_neighbor_mode(&s) == CFG_NEIGHBOR_PLAIN,
-          "auto over a network must stay plain (measured fastest), got %d",
-          cfg_neighbor_mode(&s));
+    CHECK(cfg_neighbor_mode(&s, 1, 0) == CFG_NEIGHBOR_COMBINE,
+          "auto over a network must combine as well (two emulated nodes: "
+          "0.27x to 0.30x of MPICH's time), got %d", cfg_neighbor_mode(&s, 1, 0));
+}
+
+static void test_neighbor_auto_is_plain_when_crowded_or_multi_hop(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN] = "";
+    load_table(NULL, 0, &s, err);
+    CHECK(cfg_neighbor_mode(&s, 1, 1) == CFG_NEIGHBOR_PLAIN,
+          "auto where a node runs more ranks than cores must be plain (each "
+          "dependent step waits for the scheduler), got %d",
+          cfg_neighbor_mode(&s, 1, 1));
+    CHECK(cfg_neighbor_mode(&s, 0, 0) == CFG_NEIGHBOR_PLAIN,
+          "auto under a multi-hop grid must be plain (a relay may be outside "
+          "MPI), got %d", cfg_neighbor_mode(&s, 0, 0));
+}
+
+static void test_neighbor_mode_set_by_user_stands(void)
+{
+    cfg_settings s;
     expect_accepted("OMNIBUS_NEIGHBOR", "grid", &s);
     cfg_use_network_defaults(&s);
-    CHECK(cfg_neighbor_mode(&s) == CFG_NEIGHBOR_GRID,
-          "a mode the user set must survive network defaults, got %d",
-          cfg_neighbor_mode(&s));
+    CHECK(cfg_neighbor_mode(&s, 0, 1) == CFG_NEIGHBOR_GRID,
+          "a mode the user set must stand on a crowded multi-hop network job, "
+          "got %d", cfg_neighbor_mode(&s, 0, 1));
+    expect_accepted("OMNIBUS_NEIGHBOR", "plain", &s);
+    CHECK(cfg_neighbor_mode(&s, 1, 0) == CFG_NEIGHBOR_PLAIN,
+          "OMNIBUS_NEIGHBOR=plain must stay plain where auto would combine, "
+          "got %d", cfg_neighbor_mode(&s, 1, 0));
 }
 
 static void test_neighbor_accepts_each_mode(void)
@@ -1237,7 +1269,10 @@ int main(void)
     RUN(test_progress_rejects_other_values);
     RUN(test_collectives_default_to_omnibus);
     RUN(test_collectives_rejects_other_values);
-    RUN(test_neighbor_defaults_to_auto_resolved_by_transport);
+    RUN(test_neighbor_defaults_to_auto);
+    RUN(test_neighbor_auto_combines_one_hop_with_a_core_per_rank);
+    RUN(test_neighbor_auto_is_plain_when_crowded_or_multi_hop);
+    RUN(test_neighbor_mode_set_by_user_stands);
     RUN(test_neighbor_accepts_each_mode);
     RUN(test_neighbor_rejects_other_values);
     RUN(test_shm_auto_follows_ucx_tls);

@@ -817,6 +817,43 @@ static void test_route_length_matches_walked_route(void)
     over_cases(prop_route_length_matches, ALL_GRIDS);
 }
 
+static int prop_one_hop_means_no_longer_route(const fixture *f, char *why)
+{
+    int longest = 0;
+    for (int s = 0; s < f->c.nranks; s++)
+        for (int t = 0; t < f->c.nranks; t++) {
+            int len = rt_grid_route_length(&f->g, s, t);
+            if (len > longest)
+                longest = len;
+        }
+    if (rt_grid_one_hop(&f->g) != (longest <= 1)) {
+        say(why, "rt_grid_one_hop on %s says %d, but its longest route takes "
+            "%d hops", f->name, rt_grid_one_hop(&f->g), longest);
+        return 0;
+    }
+    return 1;
+}
+
+static void test_one_hop_is_true_exactly_when_no_route_is_longer(void)
+{
+    over_cases(prop_one_hop_means_no_longer_route, ALL_GRIDS);
+}
+
+static void test_one_hop_examples(void)
+{
+    static const struct { int n, nd, dims[3], want; } ex[] = {
+        {8, 1, {8}, 1}, {2, 2, {2, 1}, 1}, {4, 2, {1, 4}, 1},
+        {4, 2, {2, 2}, 0}, {1, 3, {1, 1, 1}, 1}, {3, 2, {2, 2}, 0}};
+    for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++) {
+        rt_grid g;
+        CHECK(rt_grid_init(&g, ex[i].n, ex[i].nd, ex[i].dims) == 0,
+              "rt_grid_init refused example %zu, a valid grid", i);
+        CHECK(rt_grid_one_hop(&g) == ex[i].want,
+              "example %zu (%d ranks, %d dims): rt_grid_one_hop must say %d, "
+              "got %d", i, ex[i].n, ex[i].nd, ex[i].want, rt_grid_one_hop(&g));
+    }
+}
+
 static int prop_hop_dim_agrees(const fixture *f, char *why)
 {
     for (int s = 0; s < f->c.nranks; s++) {
@@ -1044,6 +1081,8 @@ int main(void)
     RUN(test_cycle_detector_finds_a_cyclic_routing);
     RUN(test_route_length_matches_walked_route);
     RUN(test_hop_dim_names_the_corrected_dimension);
+    RUN(test_one_hop_is_true_exactly_when_no_route_is_longer);
+    RUN(test_one_hop_examples);
     RUN(test_peers_are_exactly_the_first_hops);
     RUN(test_routes_are_highest_dimension_first_where_that_route_exists);
     RUN(test_full_grid_routes_are_highest_dimension_first);
