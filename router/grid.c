@@ -202,12 +202,16 @@ int rt_grid_route_length(const rt_grid *g, int src, int dst)
     return hops;
 }
 
+/* A dimension varies over the job when some position has a coordinate
+ * other than 0 in it, i.e. when P > stride[d] (and the size is above 1).
+ * With two varying dimensions d1 and d2, positions stride[d1] and
+ * stride[d2] both exist and differ in both: a route of two hops. */
 int rt_grid_one_hop(const rt_grid *g)
 {
-    int long_dims = 0;
+    int varying = 0;
     for (int d = 0; d < g->ndims; d++)
-        long_dims += g->dims[d] > 1;
-    return long_dims <= 1;
+        varying += g->dims[d] > 1 && g->nranks > g->stride[d];
+    return varying <= 1;
 }
 
 /* Ascending without sorting: a neighbour below me in dimension d lies at

@@ -52,8 +52,10 @@ int rt_grid_hop_dim(const rt_grid *g, int me, int next);
 /* Number of hops on the route from src to dst (0 when equal). */
 int rt_grid_route_length(const rt_grid *g, int src, int dst);
 
-/* 1 when every route takes at most one hop (no dimension but one is
- * longer than 1: `direct`, or nodes x 1 rank), else 0.  What the shim's
+/* 1 when every route between the job's positions takes at most one hop
+ * (at most one dimension in which their coordinates differ: `direct`,
+ * nodes x 1 rank, or a grid whose ranks fill less than its last row),
+ * else 0.  What the shim's
  * collectives ask before they run as Omnibus messages: then no message of
  * theirs waits at a relay. */
 int rt_grid_one_hop(const rt_grid *g);

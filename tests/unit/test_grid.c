@@ -843,7 +843,8 @@ static void test_one_hop_examples(void)
 {
     static const struct { int n, nd, dims[3], want; } ex[] = {
         {8, 1, {8}, 1}, {2, 2, {2, 1}, 1}, {4, 2, {1, 4}, 1},
-        {4, 2, {2, 2}, 0}, {1, 3, {1, 1, 1}, 1}, {3, 2, {2, 2}, 0}};
+        {4, 2, {2, 2}, 0}, {1, 3, {1, 1, 1}, 1}, {3, 2, {2, 2}, 0},
+        {3, 2, {2, 4}, 1}, {5, 2, {2, 4}, 0}};
     for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++) {
         rt_grid g;
         CHECK(rt_grid_init(&g, ex[i].n, ex[i].nd, ex[i].dims) == 0,
