@@ -1,20 +1,23 @@
 /* collectives: the latency of a small blocking collective, as solvers call
  * them (HPCG's dot products: an MPI_Allreduce of one double per call).
  *
- * Usage: collectives [-b] [-s bytes] [-n iterations] [-w warmup] [-N]
+ * Usage: collectives [-b | -S] [-s bytes] [-n iterations] [-w warmup] [-N]
  *   -b  MPI_Barrier instead of MPI_Allreduce
+ *   -S  MPI_Scan(MPI_SUM) of s / 8 64-bit integers instead (the prefix
+ *       sums that place each rank's share of a distributed array)
  *   -s  bytes reduced per call, a multiple of 8, 8 .. 1M (default 8): an
  *       MPI_Allreduce(MPI_SUM) of s / 8 doubles
  *   -n  timed calls (default 20000; 200 when ranks outnumber cores)
  *   -w  untimed calls first (default 1000; 20 when oversubscribed)
- *   -N  the nonblocking form and MPI_Wait (MPI_Iallreduce, MPI_Ibarrier):
+ *   -N  the nonblocking form and MPI_Wait (MPI_Iallreduce, MPI_Ibarrier,
+ *       MPI_Iscan):
  *       under plain MPICH it shows what that form costs, which is what
  *       Omnibus paid for every blocking collective before it ran the small
  *       ones itself
  *
  * Checks: every call's result is the sum over ranks of what each put in
- * (rank r's element k of call i is r + k + i, exact in a double), checked
- * element by element on every rank.  rate = microseconds per call (the
+ * (rank r's element k of call i is r + k + i, exact in a double), over
+ * ranks 0..me for a scan, checked element by element on every rank.  rate = microseconds per call (the
  * timed loop between barriers, divided by -n).  The RESULT line also gives
  * colls= (calls run, warm-up included), from which scripts/bench computes
  * Omnibus's wire messages per rank per call.
@@ -24,12 +27,17 @@
 #define KERNEL "collectives"
 #define MAX_BYTES (1LL << 20)
 
-static int barrier_only, nonblocking;
+static int barrier_only, scan, nonblocking;
 
 static void one_call(double *in, double *out, int n)
 {
     MPI_Request req;
-    if (barrier_only && nonblocking) {
+    if (scan && nonblocking) {
+        MPI_Iscan(in, out, n, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD, &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+    } else if (scan) {
+        MPI_Scan(in, out, n, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    } else if (barrier_only && nonblocking) {
         MPI_Ibarrier(MPI_COMM_WORLD, &req);
         MPI_Wait(&req, MPI_STATUS_IGNORE);
     } else if (barrier_only) {
@@ -42,11 +50,17 @@ static void one_call(double *in, double *out, int n)
     }
 }
 
-/* Call i's inputs, and a check of its result on this rank. */
+/* Call i's inputs, and a check of its result on this rank: the sum over
+ * `size` ranks (for a scan, ranks 0..me, so size is me + 1).  A scan's
+ * buffers hold int64_t in the same 8 bytes per element. */
 static void fill(double *in, int n, int me, long long i)
 {
-    for (int k = 0; k < n; k++)
-        in[k] = (double)(me + k + i % 1000);
+    for (int k = 0; k < n; k++) {
+        if (scan)
+            ((int64_t *)in)[k] = me + k + i % 1000;
+        else
+            in[k] = (double)(me + k + i % 1000);
+    }
 }
 
 static void check(const double *out, int n, int size, long long i)
@@ -54,10 +68,11 @@ static void check(const double *out, int n, int size, long long i)
     for (int k = 0; k < n; k++) {
         double want = (double)size * (size - 1) / 2 +
                       (double)size * (double)(k + i % 1000);
-        if (out[k] != want) {
+        double got = scan ? (double)((const int64_t *)out)[k] : out[k];
+        if (got != want) {
             bench_check_failed(KERNEL, "call %lld, element %d: the sum over "
                                "ranks should be %g, got %g", i, k, want,
-                               out[k]);
+                               got);
             return;
         }
     }
@@ -68,11 +83,13 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     bench_require_two_ranks(KERNEL);
     int me = bench_rank(), size = bench_size();
-    const char *usage = "[-b] [-s bytes] [-n iterations] [-w warmup] [-N]";
+    const char *usage = "[-b | -S] [-s bytes] [-n iterations] [-w warmup] [-N]";
     long long bytes = 8, iters = -1, warm = -1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-b"))
             barrier_only = 1;
+        else if (!strcmp(argv[i], "-S"))
+            scan = 1;
         else if (!strcmp(argv[i], "-N"))
             nonblocking = 1;
         else if (!strcmp(argv[i], "-s") && i + 1 < argc)
@@ -84,7 +101,8 @@ int main(int argc, char **argv)
         else
             bench_usage(KERNEL, usage);
     }
-    if (bytes < 8 || bytes > MAX_BYTES || bytes % 8 || iters == 0)
+    if (bytes < 8 || bytes > MAX_BYTES || bytes % 8 || iters == 0 ||
+        (scan && barrier_only))
         bench_usage(KERNEL, usage);
     int over = bench_oversubscribed();
     if (iters < 0)
@@ -101,7 +119,7 @@ int main(int argc, char **argv)
         fill(in, n, me, i);
         one_call(in, out, n);
         if (!barrier_only)
-            check(out, n, size, i);
+            check(out, n, scan ? me + 1 : size, i);
     }
     bench_clock c;
     bench_clock_start(&c);
@@ -109,14 +127,14 @@ int main(int argc, char **argv)
         fill(in, n, me, warm + i);
         one_call(in, out, n);
         if (!barrier_only)
-            check(out, n, size, warm + i);
+            check(out, n, scan ? me + 1 : size, warm + i);
     }
     double seconds = bench_clock_stop(&c);
     char cpu[BENCH_CPU_KEY], extra[160];
     bench_cpu_key(cpu, &c, BENCH_SIDE_BOTH, (double)iters);
     bench_verdict();
     snprintf(extra, sizeof extra, " form=%s%s bytes=%lld colls=%lld%s",
-             barrier_only ? "barrier" : "allreduce",
+             barrier_only ? "barrier" : scan ? "scan" : "allreduce",
              nonblocking ? "-nonblocking" : "", barrier_only ? 0 : bytes,
              warm + iters, cpu);
     bench_result(KERNEL, seconds / (double)iters * 1e6, "us", extra);

@@ -9,7 +9,9 @@
 /* Tags on the shadow record, one per kind of collective (coll.h). */
 enum { COLL_TAG_ALLREDUCE = 1, COLL_TAG_BARRIER = 2, COLL_TAG_BCAST = 3,
        COLL_TAG_REDUCE = 4, COLL_TAG_GATHER = 5, COLL_TAG_SCATTER = 6,
-       COLL_TAG_ALLGATHER = 7, COLL_TAG_ALLTOALL = 8, COLL_TAG_SELF = 9 };
+       COLL_TAG_ALLGATHER = 7, COLL_TAG_ALLTOALL = 8, COLL_TAG_SELF = 9,
+       COLL_TAG_SCAN = 10, COLL_TAG_EXSCAN = 11,
+       COLL_TAG_ALLGATHERV = 12 };
 
 /* What a predefined operation applies to (MPI-4.1 §6.9.2), as bits. */
 enum {
@@ -312,6 +314,91 @@ int impl_Barrier(MPI_Comm comm)
     return MPI_SUCCESS;
 }
 
+/* --- MPI_Scan and MPI_Exscan: recursive doubling ------------------------ */
+
+/* A prefix runs here only where its result is exact in any order
+ * (integers, logicals, MINLOC and MAXLOC pairs): MPICH 4.0.2 may scan a
+ * communicator by another algorithm than this one (its SMP variant on a
+ * hierarchical one), and a floating-point prefix would round differently.
+ * The rest is what MPI requires to be equal on every member. */
+static int scan_ours(const comm_rec *c, MPI_Count count, MPI_Datatype dtype,
+                     MPI_Op op)
+{
+    return reduction_ours(c, count, dtype, op) && type_class(dtype) != COLL_FLOAT;
+}
+
+/* In round `mask` a member swaps with member rank ^ mask the reduction of
+ * its aligned block of 2 * mask members so far (`partial`); what comes
+ * from below adds to its own result.  Exclusive: the first contribution
+ * from below is the result's start, and member 0's recvbuf is left as it
+ * was (MPI leaves it undefined). */
+static void scan_run(comm_rec *c, const void *sendbuf, void *recvbuf,
+                     MPI_Count count, MPI_Datatype dtype, MPI_Op op,
+                     int exclusive)
+{
+    size_t bytes = (size_t)count * (size_t)dtype_builtin_size(dtype);
+    const void *own = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    if (!exclusive && own != recvbuf && bytes)
+        memcpy(recvbuf, own, bytes);
+    if (c->size == 1)
+        return;
+    comm_rec *s = shadow_of(c);
+    char *in = scratch(2 * bytes + 1), *partial = in + bytes;
+    if (bytes)
+        memcpy(partial, own, bytes);
+    int tag = exclusive ? COLL_TAG_EXSCAN : COLL_TAG_SCAN, have = !exclusive;
+    for (int mask = 1; mask < c->size; mask <<= 1) {
+        int peer = c->rank ^ mask;
+        if (peer >= c->size)
+            continue;
+        step_exchange(s, partial, in, bytes, peer, tag);
+        if (peer < c->rank) {
+            if (have)
+                reduce(in, recvbuf, count, dtype, op);
+            else if (bytes)
+                memcpy(recvbuf, in, bytes);
+            have = 1;
+        }
+        reduce(in, partial, count, dtype, op);
+    }
+    prog_block_enter();
+}
+
+int impl_Scan(const void *sendbuf, void *recvbuf, MPI_Count count,
+              MPI_Datatype dtype, MPI_Op op, MPI_Comm comm)
+{
+    comm_rec *c = comm_lookup(comm);
+    if (!scan_ours(c, count, dtype, op) ||
+        !reduction_buffers_valid(sendbuf, recvbuf, count)) {
+        MPI_Request req;
+        prog_block_enter();
+        return prog_wait_started(PMPI_Iscan_c(sendbuf, recvbuf, count, dtype, op,
+                                              comm, &req), &req);
+    }
+    scan_run(c, sendbuf, recvbuf, count, dtype, op, 0);
+    return MPI_SUCCESS;
+}
+
+/* Member 0 never writes recvbuf, so its recvbuf is not checked: a program
+ * may pass NULL there, and member 0 must still choose as the others do. */
+int impl_Exscan(const void *sendbuf, void *recvbuf, MPI_Count count,
+                MPI_Datatype dtype, MPI_Op op, MPI_Comm comm)
+{
+    comm_rec *c = comm_lookup(comm);
+    const void *own = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    int ours = scan_ours(c, count, dtype, op) &&
+               (c->rank == 0 ? count == 0 || own
+                             : reduction_buffers_valid(sendbuf, recvbuf, count));
+    if (!ours) {
+        MPI_Request req;
+        prog_block_enter();
+        return prog_wait_started(PMPI_Iexscan_c(sendbuf, recvbuf, count, dtype, op,
+                                                comm, &req), &req);
+    }
+    scan_run(c, sendbuf, recvbuf, count, dtype, op, 1);
+    return MPI_SUCCESS;
+}
+
 /* --- MPI_Bcast and MPI_Reduce: binomial trees rooted at `root` ----------- */
 
 /* A member's place in a tree rooted at root: members are renumbered so
@@ -418,29 +505,58 @@ int impl_Reduce(const void *sendbuf, void *recvbuf, MPI_Count count,
     return MPI_SUCCESS;
 }
 
-/* --- MPI_Gather, MPI_Scatter, MPI_Allgather, MPI_Alltoall: a message per
- * member and piece ------------------------------------------------------- */
+/* --- MPI_Gather, MPI_Scatter, MPI_Allgather(v), MPI_Alltoall: a message
+ * per member and piece --------------------------------------------------- */
 
 /* Each member's piece: `count` elements of `dtype`; the choice rests on
  * its byte count, which every member's own (count, datatype) gives alike
- * (equal type signatures), so pieces travel in each member's datatypes. */
+ * (equal type signatures), so pieces travel in each member's datatypes.
+ * A v form's pieces (MPI_Allgatherv) have a count and a displacement per
+ * member instead, from the call's int arrays or its large-count ones. */
 typedef struct {
     char *buf;
     MPI_Count count;
     MPI_Datatype dtype;
     MPI_Aint stride; /* bytes from one member's piece to the next */
+    const int *counts_i, *displs_i;     /* v form, int arrays */
+    const MPI_Count *counts_c;          /* v form, _c arrays */
+    const MPI_Aint *displs_c;
+    MPI_Aint extent;                    /* v form: displacements' unit */
 } coll_pieces;
 
-/* The pieces of count elements of dtype at buf, one per member; -1 when
- * MPI rejects the count or datatype, or the piece is above the threshold
- * (then MPICH takes the call). */
+static MPI_Count piece_count(const coll_pieces *p, int member)
+{
+    return p->counts_i ? p->counts_i[member]
+         : p->counts_c ? p->counts_c[member] : p->count;
+}
+
+static char *piece_at(const coll_pieces *p, int member)
+{
+    if (p->displs_i)
+        return p->buf + (MPI_Aint)p->displs_i[member] * p->extent;
+    if (p->displs_c)
+        return p->buf + p->displs_c[member] * p->extent;
+    return p->buf + (MPI_Aint)member * p->stride;
+}
+
+/* Whether a piece of count elements of a type of `size` bytes at buf may
+ * travel as an Omnibus message: MPI accepts it and it is at most the
+ * threshold (else MPICH takes the call). */
+static int piece_small(const void *buf, MPI_Count count, MPI_Count size,
+                       MPI_Datatype dtype)
+{
+    return count >= 0 && size >= 0 && (count == 0 || buf || !dtype_builtin_size(dtype)) &&
+           (size_t)count <= omni.threshold && (size_t)size <= omni.threshold &&
+           (size_t)(count * size) <= omni.threshold;
+}
+
+/* The pieces of count elements of dtype at buf, one per member; their
+ * byte count, or -1 when piece_small refuses them. */
 static int pieces_of(coll_pieces *p, const void *buf, MPI_Count count,
                      MPI_Datatype dtype)
 {
     MPI_Count size = dtype_size(dtype), lb, extent;
-    if (count < 0 || size < 0 || (count > 0 && !buf && dtype_builtin_size(dtype)) ||
-        (size_t)count > omni.threshold || (size_t)size > omni.threshold ||
-        (size_t)(count * size) > omni.threshold ||
+    if (!piece_small(buf, count, size, dtype) ||
         PMPI_Type_get_extent_x(dtype, &lb, &extent) != MPI_SUCCESS)
         return -1;
     *p = (coll_pieces){.buf = (char *)buf, .count = count, .dtype = dtype,
@@ -448,9 +564,24 @@ static int pieces_of(coll_pieces *p, const void *buf, MPI_Count count,
     return (int)(count * size);
 }
 
-static char *piece_at(const coll_pieces *p, int member)
+/* A v form's pieces for n members (one of each pair of arrays NULL): 0, or
+ * -1 when piece_small refuses any of them. */
+static int vpieces_of(coll_pieces *p, const void *buf, const int *counts_i,
+                      const MPI_Count *counts_c, const int *displs_i,
+                      const MPI_Aint *displs_c, MPI_Datatype dtype, int n)
 {
-    return p->buf + (MPI_Aint)member * p->stride;
+    MPI_Count size = dtype_size(dtype), lb, extent;
+    if (!(counts_i || counts_c) || !(displs_i || displs_c) ||
+        PMPI_Type_get_extent_x(dtype, &lb, &extent) != MPI_SUCCESS)
+        return -1;
+    *p = (coll_pieces){.buf = (char *)buf, .dtype = dtype,
+                       .counts_i = counts_i, .counts_c = counts_c,
+                       .displs_i = displs_i, .displs_c = displs_c,
+                       .extent = (MPI_Aint)extent};
+    for (int j = 0; j < n; j++)
+        if (!piece_small(buf, piece_count(p, j), size, dtype))
+            return -1;
+    return 0;
 }
 
 /* Receive records for every member, kept between calls. */
@@ -489,10 +620,11 @@ static void pieces_exchange(comm_rec *s, const coll_pieces *in,
     match_recv *r = recv_slots(s->size);
     for (int j = 0; j < s->size; j++)
         if (j != s->rank)
-            step_post(&r[j], s, piece_at(in, j), in->count, in->dtype, j, tag);
+            step_post(&r[j], s, piece_at(in, j), piece_count(in, j), in->dtype, j,
+                      tag);
     for (int j = 0; out && j < s->size; j++)
         if (j != s->rank)
-            step_send(s, piece_at(out, j), out->count, out->dtype, j, tag);
+            step_send(s, piece_at(out, j), piece_count(out, j), out->dtype, j, tag);
     for (int j = 0; j < s->size; j++)
         if (j != s->rank)
             recv_wait(&r[j]);
@@ -590,6 +722,63 @@ int impl_Allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
     out.stride = 0; /* every member gets this one piece */
     pieces_exchange(s, &in, &out, COLL_TAG_ALLGATHER);
     return MPI_SUCCESS;
+}
+
+/* MPI_Allgatherv: every member has every count (MPI-4.1 §6.7), so every
+ * member sees the same largest piece and chooses alike.  Returns -1 when
+ * the call is not Omnibus's (the caller passes it to MPICH). */
+static int allgatherv_ours(const void *sbuf, MPI_Count scount,
+                           MPI_Datatype stype, void *rbuf,
+                           const int *counts_i, const MPI_Count *counts_c,
+                           const int *displs_i, const MPI_Aint *displs_c,
+                           MPI_Datatype rtype, MPI_Comm comm)
+{
+    comm_rec *c = comm_lookup(comm);
+    coll_pieces in, out;
+    if (!coll_on(c) || rbuf == MPI_IN_PLACE ||
+        vpieces_of(&in, rbuf, counts_i, counts_c, displs_i, displs_c, rtype,
+                   c->size) != 0)
+        return -1;
+    MPI_Count mine = piece_count(&in, c->rank);
+    if (sbuf != MPI_IN_PLACE &&
+        pieces_of(&out, sbuf, scount, stype) != mine * dtype_size(rtype))
+        return -1;
+    comm_rec *s = shadow_of(c);
+    if (sbuf == MPI_IN_PLACE)
+        out = (coll_pieces){.buf = piece_at(&in, c->rank), .count = mine,
+                            .dtype = rtype};
+    else
+        piece_copy(s, sbuf, scount, stype, piece_at(&in, c->rank), mine, rtype);
+    out.stride = 0; /* every member gets this one piece */
+    pieces_exchange(s, &in, &out, COLL_TAG_ALLGATHERV);
+    return 0;
+}
+
+int impl_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype,
+                    void *rbuf, const int rcounts[], const int displs[],
+                    MPI_Datatype rtype, MPI_Comm comm)
+{
+    if (allgatherv_ours(sbuf, scount, stype, rbuf, rcounts, NULL, displs, NULL,
+                        rtype, comm) == 0)
+        return MPI_SUCCESS;
+    MPI_Request req;
+    prog_block_enter();
+    return prog_wait_started(PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts,
+                                              displs, rtype, comm, &req), &req);
+}
+
+int impl_Allgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                      void *rbuf, const MPI_Count rcounts[],
+                      const MPI_Aint displs[], MPI_Datatype rtype,
+                      MPI_Comm comm)
+{
+    if (allgatherv_ours(sbuf, scount, stype, rbuf, NULL, rcounts, NULL, displs,
+                        rtype, comm) == 0)
+        return MPI_SUCCESS;
+    MPI_Request req;
+    prog_block_enter();
+    return prog_wait_started(PMPI_Iallgatherv_c(sbuf, scount, stype, rbuf, rcounts,
+                                                displs, rtype, comm, &req), &req);
 }
 
 /* MPI_IN_PLACE, which MPI-4.1 §6.8 has every member pass alike, stays

@@ -1,6 +1,7 @@
 /* coll: small blocking collectives run as Omnibus messages
- * (MPI_Barrier, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Gather,
- * MPI_Scatter, MPI_Allgather, MPI_Alltoall).
+ * (MPI_Barrier, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan,
+ * MPI_Exscan, MPI_Gather, MPI_Scatter, MPI_Allgather, MPI_Allgatherv,
+ * MPI_Alltoall).
  *
  * Why: a rank inside a blocking collective must keep forwarding (DESIGN
  * §3), so Omnibus cannot call MPICH's blocking form, and a blocking call
@@ -15,12 +16,16 @@
  *
  * Contract:
  *  - Which calls: on a managed intracommunicator, under a one-hop topology
- *    (direct, what auto is on one node), unless OMNIBUS_COLLECTIVES=mpich,
+ *    (rt_grid_one_hop: direct, what auto is on one node, or nodes x 1
+ *    rank), unless OMNIBUS_COLLECTIVES=mpich,
  *    MPI_Barrier; MPI_Bcast, MPI_Gather, MPI_Scatter, MPI_Allgather and
  *    MPI_Alltoall (not in place) whose piece per member is at most
- *    omni.threshold bytes; MPI_Allreduce and MPI_Reduce with a predefined
+ *    omni.threshold bytes; MPI_Allgatherv whose every piece is (every
+ *    member has every count); MPI_Allreduce and MPI_Reduce with a predefined
  *    operation on a predefined, contiguous datatype it is valid for, with
- *    at most omni.threshold bytes of data.  Every other call is MPICH's
+ *    at most omni.threshold bytes of data; MPI_Scan and MPI_Exscan as
+ *    those, on datatypes whose reductions are exact in any order (not
+ *    floating point).  Every other call is MPICH's
  *    nonblocking form plus Omnibus progress, as before.  The choice reads
  *    only what MPI requires to be the same on every member (the
  *    communicator and root; the byte count of a member's piece, which
@@ -49,6 +54,7 @@
  *    short data, reducing in its operand order (what arrived, then what the
  *    rank holds), with the same fold of the ranks above a power of two;
  *    MPI_Reduce and MPI_Bcast are binomial trees, as MPICH's short ones;
+ *    MPI_Scan and MPI_Exscan recursive doubling, as MPICH's;
  *    MPI_Barrier is a dissemination barrier; the gathers, the scatter and
  *    the all-to-all send a message per member and piece.  Data travel in
  *    each member's own datatypes; a root's MPI_Bcast and a non-root's MPI_Reduce

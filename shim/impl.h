@@ -92,6 +92,10 @@ int impl_Comm_free(MPI_Comm *comm);
 int impl_Barrier(MPI_Comm comm);
 int impl_Allreduce(const void *sendbuf, void *recvbuf, MPI_Count count,
                    MPI_Datatype dtype, MPI_Op op, MPI_Comm comm);
+int impl_Scan(const void *sendbuf, void *recvbuf, MPI_Count count,
+              MPI_Datatype dtype, MPI_Op op, MPI_Comm comm);
+int impl_Exscan(const void *sendbuf, void *recvbuf, MPI_Count count,
+                MPI_Datatype dtype, MPI_Op op, MPI_Comm comm);
 int impl_Bcast(void *buf, MPI_Count count, MPI_Datatype dtype, int root,
                MPI_Comm comm);
 int impl_Reduce(const void *sendbuf, void *recvbuf, MPI_Count count,
@@ -105,6 +109,13 @@ int impl_Scatter(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
 int impl_Allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
                    void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
                    MPI_Comm comm);
+int impl_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype,
+                    void *rbuf, const int rcounts[], const int displs[],
+                    MPI_Datatype rtype, MPI_Comm comm);
+int impl_Allgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                      void *rbuf, const MPI_Count rcounts[],
+                      const MPI_Aint displs[], MPI_Datatype rtype,
+                      MPI_Comm comm);
 int impl_Alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
                   void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
                   MPI_Comm comm);

@@ -981,6 +981,26 @@ OMNI_EXPORT int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Da
     return rc;
 }
 
+OMNI_EXPORT int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    if (!omni_enabled())
+        return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    omni_lock();
+    int rc = impl_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    omni_unlock();
+    return rc;
+}
+
+OMNI_EXPORT int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    if (!omni_enabled())
+        return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    omni_lock();
+    int rc = impl_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    omni_unlock();
+    return rc;
+}
+
 OMNI_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (!omni_enabled())
@@ -997,6 +1017,46 @@ OMNI_EXPORT int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
         return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     omni_lock();
     int rc = impl_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    omni_unlock();
+    return rc;
+}
+
+OMNI_EXPORT int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    if (!omni_enabled())
+        return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+    omni_lock();
+    int rc = impl_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+    omni_unlock();
+    return rc;
+}
+
+OMNI_EXPORT int MPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    if (!omni_enabled())
+        return PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
+    omni_lock();
+    int rc = impl_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+    omni_unlock();
+    return rc;
+}
+
+OMNI_EXPORT int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    if (!omni_enabled())
+        return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+    omni_lock();
+    int rc = impl_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+    omni_unlock();
+    return rc;
+}
+
+OMNI_EXPORT int MPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    if (!omni_enabled())
+        return PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
+    omni_lock();
+    int rc = impl_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
     omni_unlock();
     return rc;
 }
@@ -1051,34 +1111,6 @@ OMNI_EXPORT int MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[]
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &req);
-    if (rc == MPI_SUCCESS)
-        rc = prog_wait(&req, MPI_STATUS_IGNORE);
-    omni_unlock();
-    return rc;
-}
-
-OMNI_EXPORT int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    if (!omni_enabled())
-        return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-    omni_lock();
-    prog_block_enter();
-    MPI_Request req;
-    int rc = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &req);
-    if (rc == MPI_SUCCESS)
-        rc = prog_wait(&req, MPI_STATUS_IGNORE);
-    omni_unlock();
-    return rc;
-}
-
-OMNI_EXPORT int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    if (!omni_enabled())
-        return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-    omni_lock();
-    prog_block_enter();
-    MPI_Request req;
-    int rc = PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &req);
     if (rc == MPI_SUCCESS)
         rc = prog_wait(&req, MPI_STATUS_IGNORE);
     omni_unlock();
@@ -1191,62 +1223,6 @@ OMNI_EXPORT int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, M
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, &req);
-    if (rc == MPI_SUCCESS)
-        rc = prog_wait(&req, MPI_STATUS_IGNORE);
-    omni_unlock();
-    return rc;
-}
-
-OMNI_EXPORT int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    if (!omni_enabled())
-        return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
-    omni_lock();
-    prog_block_enter();
-    MPI_Request req;
-    int rc = PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, &req);
-    if (rc == MPI_SUCCESS)
-        rc = prog_wait(&req, MPI_STATUS_IGNORE);
-    omni_unlock();
-    return rc;
-}
-
-OMNI_EXPORT int MPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    if (!omni_enabled())
-        return PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
-    omni_lock();
-    prog_block_enter();
-    MPI_Request req;
-    int rc = PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, &req);
-    if (rc == MPI_SUCCESS)
-        rc = prog_wait(&req, MPI_STATUS_IGNORE);
-    omni_unlock();
-    return rc;
-}
-
-OMNI_EXPORT int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    if (!omni_enabled())
-        return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
-    omni_lock();
-    prog_block_enter();
-    MPI_Request req;
-    int rc = PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, &req);
-    if (rc == MPI_SUCCESS)
-        rc = prog_wait(&req, MPI_STATUS_IGNORE);
-    omni_unlock();
-    return rc;
-}
-
-OMNI_EXPORT int MPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    if (!omni_enabled())
-        return PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
-    omni_lock();
-    prog_block_enter();
-    MPI_Request req;
-    int rc = PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, &req);
     if (rc == MPI_SUCCESS)
         rc = prog_wait(&req, MPI_STATUS_IGNORE);
     omni_unlock();

@@ -1,18 +1,20 @@
-/* small_collectives: MPI_Allreduce, MPI_Reduce, MPI_Bcast, MPI_Gather,
- * MPI_Scatter, MPI_Allgather, MPI_Alltoall and MPI_Barrier give what MPI
- * defines, whichever path runs them (Omnibus's own messages
- * for small ones, MPICH's nonblocking form for the rest), on
- * communicators of every size, and their traffic never meets the
- * program's.
+/* small_collectives: MPI_Allreduce, MPI_Reduce, MPI_Scan, MPI_Exscan,
+ * MPI_Bcast, MPI_Gather, MPI_Scatter, MPI_Allgather, MPI_Allgatherv,
+ * MPI_Alltoall and MPI_Barrier give what MPI defines, whichever path runs
+ * them (Omnibus's own messages for small ones, MPICH's nonblocking form
+ * for the rest), on communicators of every size, and their traffic never
+ * meets the program's.
  *
  * MPI 4.1 §6.9.6 (MPI_Allreduce: every member gets the reduction of all
- * members' data), §6.9.1 (MPI_Reduce: the root gets it), §6.4 (MPI_Bcast:
- * every member gets the root's data, each in its own datatype of the same
- * type signature), §6.5-6.8 (MPI_Gather, MPI_Scatter, MPI_Allgather,
- * MPI_Alltoall: each member's piece in its place), §6.3 (MPI_Barrier: no member leaves before every member
- * has entered), §6.12 (collectives and point-to-point traffic on one
- * communicator do not interfere; a blocking collective and a nonblocking
- * one in flight on one communicator both complete).
+ * members' data), §6.9.1 (MPI_Reduce: the root gets it), §6.11 (MPI_Scan,
+ * MPI_Exscan: member i gets the reduction of members 0..i, or 0..i-1),
+ * §6.4 (MPI_Bcast: every member gets the root's data, each in its own
+ * datatype of the same type signature), §6.5-6.8 (MPI_Gather, MPI_Scatter,
+ * MPI_Allgather(v), MPI_Alltoall: each member's piece in its place), §6.3
+ * (MPI_Barrier: no member leaves before every member has entered), §6.12
+ * (collectives and point-to-point traffic on one communicator do not
+ * interfere; a blocking collective and a nonblocking one in flight on one
+ * communicator both complete).
  */
 #include "testlib.h"
 #include <string.h>
@@ -186,8 +188,78 @@ static void allreduce_large_and_user_op(MPI_Comm comm, const char *where)
     MPI_OK(MPI_Op_free(&op));
 }
 
+/* MPI_Scan gives member i the reduction of members 0..i's data, in place
+ * too; MPI_Exscan that of members 0..i-1 (member 0's result is undefined
+ * and not looked at).  Integer operations of 1, 3 and 40 elements. */
+static void scan_integer_ops(MPI_Comm comm, const char *where)
+{
+    static const MPI_Op ops[] = {MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN, MPI_BAND,
+                                 MPI_BOR, MPI_BXOR, MPI_LAND, MPI_LOR, MPI_LXOR};
+    static const int counts[] = {1, 3, 40};
+    int me;
+    MPI_Comm_rank(comm, &me);
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+            int n = counts[c];
+            int in[40], out[40], inplace[40];
+            int64_t in64[40], ex64[40];
+            for (int k = 0; k < n; k++) {
+                in[k] = inplace[k] = input_of(ops[o], me, k);
+                in64[k] = in[k];
+                out[k] = -99;
+                ex64[k] = -99;
+            }
+            MPI_OK(MPI_Scan(in, out, n, MPI_INT, ops[o], comm));
+            MPI_OK(MPI_Scan(MPI_IN_PLACE, inplace, n, MPI_INT, ops[o], comm));
+            MPI_OK(MPI_Exscan(in64, ex64, n, MPI_INT64_T, ops[o], comm));
+            for (int k = 0; k < n; k++) {
+                long long want = reduce_int(ops[o], me + 1, k);
+                CHECK(out[k] == (int)want && inplace[k] == (int)want,
+                      "MPI_Scan(%s) of %d elements on %s must give member %d "
+                      "the reduction of members 0..%d: element %d should be "
+                      "%lld, got %d (and %d in place)", op_name(ops[o]), n,
+                      where, me, me, k, want, out[k], inplace[k]);
+                if (me == 0)
+                    continue;
+                want = reduce_int(ops[o], me, k);
+                CHECK(ex64[k] == want,
+                      "MPI_Exscan(%s) of %d elements on %s must give member "
+                      "%d the reduction of members 0..%d: element %d should "
+                      "be %lld, got %lld", op_name(ops[o]), n, where, me,
+                      me - 1, k, want, (long long)ex64[k]);
+            }
+        }
+}
+
+/* MAXLOC pairs and an exact double sum (floating point goes to MPICH's
+ * path), and MPI_Exscan in place. */
+static void scan_pairs_doubles_in_place(MPI_Comm comm, const char *where)
+{
+    int me;
+    MPI_Comm_rank(comm, &me);
+    int in[2] = {me % 2 ? 10 : me, me}, out[2] = {-1, -1};
+    MPI_OK(MPI_Scan(in, out, 1, MPI_2INT, MPI_MAXLOC, comm));
+    int want = me >= 1 ? 10 : 0, at = me >= 1 ? 1 : 0;
+    CHECK(out[0] == want && out[1] == at,
+          "MPI_Scan(MPI_2INT, MPI_MAXLOC) on %s must give member %d the "
+          "largest value of members 0..%d at its lowest holder: (%d, %d), "
+          "got (%d, %d)", where, me, me, want, at, out[0], out[1]);
+    double d = 0.5 * (me + 1), dsum = -1;
+    MPI_OK(MPI_Scan(&d, &dsum, 1, MPI_DOUBLE, MPI_SUM, comm));
+    CHECK(dsum == 0.25 * (me + 1) * (me + 2),
+          "MPI_Scan(MPI_DOUBLE, MPI_SUM) on %s should give member %d %g, got "
+          "%g", where, me, 0.25 * (me + 1) * (me + 2), dsum);
+    long x = me + 1;
+    MPI_OK(MPI_Exscan(MPI_IN_PLACE, &x, 1, MPI_LONG, MPI_SUM, comm));
+    CHECK(me == 0 || x == (long)me * (me + 1) / 2,
+          "MPI_Exscan(MPI_IN_PLACE, MPI_LONG, MPI_SUM) on %s should give "
+          "member %d %ld, got %ld", where, me, (long)me * (me + 1) / 2, x);
+}
+
 static void allreduce_on(MPI_Comm comm, const char *where)
 {
+    scan_integer_ops(comm, where);
+    scan_pairs_doubles_in_place(comm, where);
     allreduce_integer_ops(comm, where);
     allreduce_double_sum_in_place(comm, where);
     allreduce_maxloc(comm, where);
@@ -395,6 +467,83 @@ static void allgather_everyone(void)
     free(big);
 }
 
+/* MPI_Allgatherv: member j sends j % 3 + 1 ints (member 0 none when
+ * `first_empty`), placed at displacements that leave a gap of one int
+ * after each piece, in the int form, the large-count form and in place;
+ * then pieces of 2000 ints (above the threshold: MPICH's path).  The gaps
+ * must stay untouched. */
+static int vcount(int j, int first_empty)
+{
+    return first_empty && j == 0 ? 0 : j % 3 + 1;
+}
+
+static void allgatherv_everyone(void)
+{
+    int me = tl_rank(), size = tl_size();
+    int *counts = tl_malloc(sizeof(int) * (size_t)size);
+    int *displs = tl_malloc(sizeof(int) * (size_t)size);
+    MPI_Count *counts_c = tl_malloc(sizeof(MPI_Count) * (size_t)size);
+    MPI_Aint *displs_c = tl_malloc(sizeof(MPI_Aint) * (size_t)size);
+    int *all = tl_malloc(sizeof(int) * 5 * (size_t)size);
+    static const char *form[] = {"MPI_Allgatherv", "MPI_Allgatherv_c",
+                                 "MPI_Allgatherv (MPI_IN_PLACE)"};
+    for (int f = 0; f < 3; f++)
+        for (int first_empty = 0; first_empty < 2; first_empty++) {
+            int total = 0;
+            for (int j = 0; j < size; j++) {
+                counts[j] = vcount(j, first_empty);
+                counts_c[j] = counts[j];
+                displs[j] = total;
+                displs_c[j] = total;
+                total += counts[j] + 1;
+            }
+            int mine[3];
+            for (int k = 0; k < counts[me]; k++)
+                mine[k] = 100 * me + k;
+            for (int i = 0; i < total; i++)
+                all[i] = -1;
+            if (f == 0)
+                MPI_OK(MPI_Allgatherv(mine, counts[me], MPI_INT, all, counts,
+                                      displs, MPI_INT, MPI_COMM_WORLD));
+            else if (f == 1)
+                MPI_OK(MPI_Allgatherv_c(mine, counts_c[me], MPI_INT, all,
+                                        counts_c, displs_c, MPI_INT,
+                                        MPI_COMM_WORLD));
+            else {
+                memcpy(all + displs[me], mine, sizeof(int) * (size_t)counts[me]);
+                MPI_OK(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all,
+                                      counts, displs, MPI_INT, MPI_COMM_WORLD));
+            }
+            for (int j = 0; j < size; j++)
+                for (int k = 0; k <= counts[j]; k++) {
+                    int want = k < counts[j] ? 100 * j + k : -1;
+                    CHECK(all[displs[j] + k] == want,
+                          "%s must place member %d's piece of %d ints at its "
+                          "displacement %d and leave the gap after it: int "
+                          "%d of it should be %d, got %d", form[f], j,
+                          counts[j], displs[j], k, want, all[displs[j] + k]);
+                }
+        }
+    free(all);
+    int *big = tl_malloc(sizeof(int) * 2000 * (size_t)size), piece[2000];
+    for (int j = 0; j < size; j++) {
+        counts[j] = 2000;
+        displs[j] = 2000 * (size - 1 - j);
+    }
+    for (int k = 0; k < 2000; k++)
+        piece[k] = me * 2000 + k;
+    MPI_OK(MPI_Allgatherv(piece, 2000, MPI_INT, big, counts, displs, MPI_INT,
+                          MPI_COMM_WORLD));
+    for (int j = 0; j < size; j++)
+        for (int k = 0; k < 2000; k += 199)
+            CHECK(big[displs[j] + k] == j * 2000 + k,
+                  "MPI_Allgatherv of 2000 ints per member (above the "
+                  "threshold), in reverse order: member %d's int %d should "
+                  "be %d, got %d", j, k, j * 2000 + k, big[displs[j] + k]);
+    free(big);
+    free(counts), free(displs), free(counts_c), free(displs_c);
+}
+
 /* Member i's piece for member j: 2 ints sent as MPI_INT, received as one
  * 2-int contiguous type; then the same with MPI_IN_PLACE on every member
  * (MPICH's path). */
@@ -522,6 +671,7 @@ int main(int argc, char **argv)
     gather_to_every_root();
     scatter_from_every_root();
     allgather_everyone();
+    allgatherv_everyone();
     alltoall_everyone();
     barrier_waits_for_every_member();
     collective_traffic_invisible_to_wildcards();
