@@ -11,7 +11,7 @@ enum { COLL_TAG_ALLREDUCE = 1, COLL_TAG_BARRIER = 2, COLL_TAG_BCAST = 3,
        COLL_TAG_REDUCE = 4, COLL_TAG_GATHER = 5, COLL_TAG_SCATTER = 6,
        COLL_TAG_ALLGATHER = 7, COLL_TAG_ALLTOALL = 8, COLL_TAG_SELF = 9,
        COLL_TAG_SCAN = 10, COLL_TAG_EXSCAN = 11,
-       COLL_TAG_ALLGATHERV = 12 };
+       COLL_TAG_ALLGATHERV = 12, COLL_TAG_REDUCE_SCATTER = 13 };
 
 /* What a predefined operation applies to (MPI-4.1 §6.9.2), as bits. */
 enum {
@@ -779,6 +779,49 @@ int impl_Allgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
     prog_block_enter();
     return prog_wait_started(PMPI_Iallgatherv_c(sbuf, scount, stype, rbuf, rcounts,
                                                 displs, rtype, comm, &req), &req);
+}
+
+/* MPI_Reduce_scatter_block: every member sends member j its j-th block
+ * and reduces the blocks it gets into its own.  The reduction order is
+ * not MPICH's (recursive halving), so only datatypes exact in any order
+ * (scan_ours); count, datatype and operation are the same on every member
+ * (MPI-4.1 §6.10.1). */
+int impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
+                              MPI_Count count, MPI_Datatype dtype, MPI_Op op,
+                              MPI_Comm comm)
+{
+    comm_rec *c = comm_lookup(comm);
+    const char *data = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    if (!scan_ours(c, count, dtype, op) ||
+        (count > 0 && (!recvbuf || recvbuf == MPI_IN_PLACE || !data ||
+                       (sendbuf != MPI_IN_PLACE && sendbuf == recvbuf)))) {
+        MPI_Request req;
+        prog_block_enter();
+        return prog_wait_started(PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, count,
+                                                              dtype, op, comm, &req),
+                                 &req);
+    }
+    size_t bytes = (size_t)count * (size_t)dtype_builtin_size(dtype);
+    if (c->size == 1) {
+        if (data != recvbuf && bytes)
+            memcpy(recvbuf, data, bytes);
+        return MPI_SUCCESS;
+    }
+    comm_rec *s = shadow_of(c);
+    coll_pieces in = {.buf = scratch(bytes * (size_t)c->size + 1), .count = count,
+                      .dtype = dtype, .stride = (MPI_Aint)bytes};
+    coll_pieces out = {.buf = (char *)data, .count = count, .dtype = dtype,
+                       .stride = (MPI_Aint)bytes};
+    pieces_exchange(s, &in, &out, COLL_TAG_REDUCE_SCATTER);
+    char *acc = piece_at(&in, c->rank);
+    if (bytes)
+        memcpy(acc, piece_at(&out, c->rank), bytes);
+    for (int j = 0; j < c->size; j++)
+        if (j != c->rank)
+            reduce(piece_at(&in, j), acc, count, dtype, op);
+    if (bytes)
+        memcpy(recvbuf, acc, bytes);
+    return MPI_SUCCESS;
 }
 
 /* MPI_IN_PLACE, which MPI-4.1 §6.8 has every member pass alike, stays

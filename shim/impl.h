@@ -96,6 +96,9 @@ int impl_Scan(const void *sendbuf, void *recvbuf, MPI_Count count,
               MPI_Datatype dtype, MPI_Op op, MPI_Comm comm);
 int impl_Exscan(const void *sendbuf, void *recvbuf, MPI_Count count,
                 MPI_Datatype dtype, MPI_Op op, MPI_Comm comm);
+int impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
+                              MPI_Count count, MPI_Datatype dtype, MPI_Op op,
+                              MPI_Comm comm);
 int impl_Bcast(void *buf, MPI_Count count, MPI_Datatype dtype, int root,
                MPI_Comm comm);
 int impl_Reduce(const void *sendbuf, void *recvbuf, MPI_Count count,

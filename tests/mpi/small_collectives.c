@@ -1,13 +1,14 @@
 /* small_collectives: MPI_Allreduce, MPI_Reduce, MPI_Scan, MPI_Exscan,
- * MPI_Bcast, MPI_Gather, MPI_Scatter, MPI_Allgather, MPI_Allgatherv,
- * MPI_Alltoall and MPI_Barrier give what MPI defines, whichever path runs
- * them (Omnibus's own messages for small ones, MPICH's nonblocking form
- * for the rest), on communicators of every size, and their traffic never
- * meets the program's.
+ * MPI_Reduce_scatter_block, MPI_Bcast, MPI_Gather, MPI_Scatter,
+ * MPI_Allgather, MPI_Allgatherv, MPI_Alltoall and MPI_Barrier give what
+ * MPI defines, whichever path runs them (Omnibus's own messages for small
+ * ones, MPICH's nonblocking form for the rest), on communicators of every
+ * size, and their traffic never meets the program's.
  *
  * MPI 4.1 §6.9.6 (MPI_Allreduce: every member gets the reduction of all
  * members' data), §6.9.1 (MPI_Reduce: the root gets it), §6.11 (MPI_Scan,
  * MPI_Exscan: member i gets the reduction of members 0..i, or 0..i-1),
+ * §6.10.1 (MPI_Reduce_scatter_block: member i gets block i of it),
  * §6.4 (MPI_Bcast: every member gets the root's data, each in its own
  * datatype of the same type signature), §6.5-6.8 (MPI_Gather, MPI_Scatter,
  * MPI_Allgather(v), MPI_Alltoall: each member's piece in its place), §6.3
@@ -256,10 +257,56 @@ static void scan_pairs_doubles_in_place(MPI_Comm comm, const char *where)
           "member %d %ld, got %ld", where, me, (long)me * (me + 1) / 2, x);
 }
 
+/* MPI_Reduce_scatter_block gives member i block i of the reduction of
+ * every member's data (§6.10.1): blocks of 1 and 3 ints, in place too,
+ * then doubles (MPICH's path for floating point) and 300-int blocks
+ * (above the threshold). */
+static void reduce_scatter_block_everyone(MPI_Comm comm, const char *where)
+{
+    static const MPI_Op ops[] = {MPI_SUM, MPI_MAX, MPI_BXOR, MPI_LAND};
+    int me, size;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &size);
+    int *in = tl_malloc(sizeof(int) * 300 * (size_t)size);
+    int *out = tl_malloc(sizeof(int) * 300 * (size_t)size);
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
+        for (int n = 1; n <= 300; n = n == 1 ? 3 : n == 3 ? 300 : 301)
+            for (int in_place = 0; in_place < 2; in_place++) {
+                for (int k = 0; k < n * size; k++) {
+                    in[k] = input_of(ops[o], me, k);
+                    out[k] = in_place ? in[k] : -99;
+                }
+                MPI_OK(MPI_Reduce_scatter_block(in_place ? MPI_IN_PLACE : in,
+                                                out, n, MPI_INT, ops[o], comm));
+                for (int k = 0; k < n; k++) {
+                    long long want = reduce_int(ops[o], size, me * n + k);
+                    CHECK(out[k] == (int)want,
+                          "MPI_Reduce_scatter_block(%s) of %d-int blocks%s "
+                          "on %s must give member %d block %d of the "
+                          "reduction: its int %d should be %lld, got %d",
+                          op_name(ops[o]), n, in_place ? " (MPI_IN_PLACE)" : "",
+                          where, me, me, k, want, out[k]);
+                }
+            }
+    double d[64], dr = -1;
+    for (int j = 0; j < size && j < 64; j++)
+        d[j] = 0.5 * (me + j);
+    if (size <= 64) {
+        MPI_OK(MPI_Reduce_scatter_block(d, &dr, 1, MPI_DOUBLE, MPI_SUM, comm));
+        double want = 0.5 * (size * (size - 1) / 2 + size * me);
+        CHECK(dr == want,
+              "MPI_Reduce_scatter_block(MPI_DOUBLE, MPI_SUM) on %s should give "
+              "member %d %g, got %g", where, me, want, dr);
+    }
+    free(in);
+    free(out);
+}
+
 static void allreduce_on(MPI_Comm comm, const char *where)
 {
     scan_integer_ops(comm, where);
     scan_pairs_doubles_in_place(comm, where);
+    reduce_scatter_block_everyone(comm, where);
     allreduce_integer_ops(comm, where);
     allreduce_double_sum_in_place(comm, where);
     allreduce_maxloc(comm, where);
