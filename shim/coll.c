@@ -152,6 +152,9 @@ void coll_finalize(void)
     free(omni.coll_recvs);
     omni.coll_recvs = NULL;
     omni.coll_recvs_cap = 0;
+    free(omni.coll_displs);
+    omni.coll_displs = NULL;
+    omni.coll_displs_cap = 0;
 }
 
 /* Omnibus's point-to-point steps on the shadow s, `count` elements of
@@ -781,47 +784,114 @@ int impl_Allgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
                                                 displs, rtype, comm, &req), &req);
 }
 
-/* MPI_Reduce_scatter_block: every member sends member j its j-th block
- * and reduces the blocks it gets into its own.  The reduction order is
- * not MPICH's (recursive halving), so only datatypes exact in any order
- * (scan_ours); count, datatype and operation are the same on every member
- * (MPI-4.1 §6.10.1). */
+/* Block displacements for every member, kept between calls. */
+static MPI_Aint *displ_slots(int n)
+{
+    if (n > omni.coll_displs_cap) {
+        free(omni.coll_displs);
+        omni.coll_displs = malloc(sizeof *omni.coll_displs * (size_t)n);
+        if (!omni.coll_displs)
+            omni_out_of_memory("a collective's displacements");
+        omni.coll_displs_cap = n;
+    }
+    return omni.coll_displs;
+}
+
+/* MPI_Reduce_scatter(_block): every member sends member j its j-th block
+ * (`counts` gives every member's block; counts_i, counts_c or neither,
+ * then `count` each) and reduces the blocks it gets into its own.  The
+ * reduction order is not MPICH's (recursive halving), so only datatypes
+ * exact in any order (scan_ours), for every block: every member has every
+ * count, datatype and operation (MPI-4.1 §6.10), so all choose alike.
+ * Returns -1 when the call is not Omnibus's (the caller passes it to
+ * MPICH). */
+static int reduce_scatter_ours(const void *sendbuf, void *recvbuf,
+                               MPI_Count count, const int *counts_i,
+                               const MPI_Count *counts_c, MPI_Datatype dtype,
+                               MPI_Op op, MPI_Comm comm)
+{
+    comm_rec *c = comm_lookup(comm);
+    coll_pieces blocks = {.count = count, .counts_i = counts_i,
+                          .counts_c = counts_c, .dtype = dtype};
+    MPI_Count total = 0;
+    for (int j = 0; c && j < c->size; j++) {
+        if (!scan_ours(c, piece_count(&blocks, j), dtype, op))
+            return -1;
+        total += piece_count(&blocks, j);
+    }
+    if (!c)
+        return -1;
+    const char *data = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    MPI_Count mine = piece_count(&blocks, c->rank);
+    if (total > 0 && (!data || (sendbuf != MPI_IN_PLACE && sendbuf == recvbuf) ||
+                      (mine > 0 && (!recvbuf || recvbuf == MPI_IN_PLACE))))
+        return -1;
+    size_t esize = (size_t)dtype_builtin_size(dtype), bytes = (size_t)mine * esize;
+    if (c->size == 1) {
+        if (data != recvbuf && bytes)
+            memcpy(recvbuf, data, bytes);
+        return 0;
+    }
+    MPI_Aint *displs = displ_slots(c->size), at = 0;
+    for (int j = 0; j < c->size; j++) {
+        displs[j] = at;
+        at += (MPI_Aint)piece_count(&blocks, j);
+    }
+    blocks.buf = (char *)data;
+    blocks.displs_c = displs;
+    blocks.extent = (MPI_Aint)esize;
+    coll_pieces in = {.buf = scratch(bytes * (size_t)c->size + 1), .count = mine,
+                      .dtype = dtype, .stride = (MPI_Aint)bytes};
+    pieces_exchange(shadow_of(c), &in, &blocks, COLL_TAG_REDUCE_SCATTER);
+    char *acc = piece_at(&in, c->rank);
+    if (bytes)
+        memcpy(acc, piece_at(&blocks, c->rank), bytes);
+    for (int j = 0; j < c->size; j++)
+        if (j != c->rank)
+            reduce(piece_at(&in, j), acc, mine, dtype, op);
+    if (bytes)
+        memcpy(recvbuf, acc, bytes);
+    return 0;
+}
+
 int impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
                               MPI_Count count, MPI_Datatype dtype, MPI_Op op,
                               MPI_Comm comm)
 {
-    comm_rec *c = comm_lookup(comm);
-    const char *data = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    if (!scan_ours(c, count, dtype, op) ||
-        (count > 0 && (!recvbuf || recvbuf == MPI_IN_PLACE || !data ||
-                       (sendbuf != MPI_IN_PLACE && sendbuf == recvbuf)))) {
-        MPI_Request req;
-        prog_block_enter();
-        return prog_wait_started(PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, count,
-                                                              dtype, op, comm, &req),
-                                 &req);
-    }
-    size_t bytes = (size_t)count * (size_t)dtype_builtin_size(dtype);
-    if (c->size == 1) {
-        if (data != recvbuf && bytes)
-            memcpy(recvbuf, data, bytes);
+    if (reduce_scatter_ours(sendbuf, recvbuf, count, NULL, NULL, dtype, op,
+                            comm) == 0)
         return MPI_SUCCESS;
-    }
-    comm_rec *s = shadow_of(c);
-    coll_pieces in = {.buf = scratch(bytes * (size_t)c->size + 1), .count = count,
-                      .dtype = dtype, .stride = (MPI_Aint)bytes};
-    coll_pieces out = {.buf = (char *)data, .count = count, .dtype = dtype,
-                       .stride = (MPI_Aint)bytes};
-    pieces_exchange(s, &in, &out, COLL_TAG_REDUCE_SCATTER);
-    char *acc = piece_at(&in, c->rank);
-    if (bytes)
-        memcpy(acc, piece_at(&out, c->rank), bytes);
-    for (int j = 0; j < c->size; j++)
-        if (j != c->rank)
-            reduce(piece_at(&in, j), acc, count, dtype, op);
-    if (bytes)
-        memcpy(recvbuf, acc, bytes);
-    return MPI_SUCCESS;
+    MPI_Request req;
+    prog_block_enter();
+    return prog_wait_started(PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, count,
+                                                          dtype, op, comm, &req),
+                             &req);
+}
+
+int impl_Reduce_scatter(const void *sendbuf, void *recvbuf,
+                        const int recvcounts[], MPI_Datatype dtype, MPI_Op op,
+                        MPI_Comm comm)
+{
+    if (recvcounts && reduce_scatter_ours(sendbuf, recvbuf, 0, recvcounts, NULL,
+                                          dtype, op, comm) == 0)
+        return MPI_SUCCESS;
+    MPI_Request req;
+    prog_block_enter();
+    return prog_wait_started(PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts,
+                                                  dtype, op, comm, &req), &req);
+}
+
+int impl_Reduce_scatter_c(const void *sendbuf, void *recvbuf,
+                          const MPI_Count recvcounts[], MPI_Datatype dtype,
+                          MPI_Op op, MPI_Comm comm)
+{
+    if (recvcounts && reduce_scatter_ours(sendbuf, recvbuf, 0, NULL, recvcounts,
+                                          dtype, op, comm) == 0)
+        return MPI_SUCCESS;
+    MPI_Request req;
+    prog_block_enter();
+    return prog_wait_started(PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts,
+                                                    dtype, op, comm, &req), &req);
 }
 
 /* MPI_IN_PLACE, which MPI-4.1 §6.8 has every member pass alike, stays

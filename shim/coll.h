@@ -1,6 +1,6 @@
 /* coll: small blocking collectives run as Omnibus messages
  * (MPI_Barrier, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Scan,
- * MPI_Exscan, MPI_Reduce_scatter_block, MPI_Gather, MPI_Scatter,
+ * MPI_Exscan, MPI_Reduce_scatter(_block), MPI_Gather, MPI_Scatter,
  * MPI_Allgather, MPI_Allgatherv, MPI_Alltoall).
  *
  * Why: a rank inside a blocking collective must keep forwarding (DESIGN
@@ -24,7 +24,7 @@
  *    member has every count); MPI_Allreduce and MPI_Reduce with a predefined
  *    operation on a predefined, contiguous datatype it is valid for, with
  *    at most omni.threshold bytes of data; MPI_Scan, MPI_Exscan and
- *    MPI_Reduce_scatter_block (per block) as those, on datatypes whose
+ *    MPI_Reduce_scatter(_block) (per block) as those, on datatypes whose
  *    reductions are exact in any order (not floating point).  Every other call is MPICH's
  *    nonblocking form plus Omnibus progress, as before.  The choice reads
  *    only what MPI requires to be the same on every member (the
@@ -55,7 +55,7 @@
  *    rank holds), with the same fold of the ranks above a power of two;
  *    MPI_Reduce and MPI_Bcast are binomial trees, as MPICH's short ones;
  *    MPI_Scan and MPI_Exscan recursive doubling, as MPICH's;
- *    MPI_Reduce_scatter_block a block to each member, reduced there;
+ *    MPI_Reduce_scatter(_block) a block to each member, reduced there;
  *    MPI_Barrier is a dissemination barrier; the gathers, the scatter and
  *    the all-to-all send a message per member and piece.  Data travel in
  *    each member's own datatypes; a root's MPI_Bcast and a non-root's MPI_Reduce

@@ -99,6 +99,12 @@ int impl_Exscan(const void *sendbuf, void *recvbuf, MPI_Count count,
 int impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
                               MPI_Count count, MPI_Datatype dtype, MPI_Op op,
                               MPI_Comm comm);
+int impl_Reduce_scatter(const void *sendbuf, void *recvbuf,
+                        const int recvcounts[], MPI_Datatype dtype, MPI_Op op,
+                        MPI_Comm comm);
+int impl_Reduce_scatter_c(const void *sendbuf, void *recvbuf,
+                          const MPI_Count recvcounts[], MPI_Datatype dtype,
+                          MPI_Op op, MPI_Comm comm);
 int impl_Bcast(void *buf, MPI_Count count, MPI_Datatype dtype, int root,
                MPI_Comm comm);
 int impl_Reduce(const void *sendbuf, void *recvbuf, MPI_Count count,

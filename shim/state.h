@@ -221,6 +221,8 @@ typedef struct omni_state {
     size_t coll_scratch_cap;
     struct match_recv *coll_recvs;
     int coll_recvs_cap;
+    MPI_Aint *coll_displs;  /* block displacements of a reduce-scatter */
+    int coll_displs_cap;
 
     /* receives whose payload MPICH is receiving (recv.c) */
     pending_set payloads;

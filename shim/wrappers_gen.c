@@ -1081,6 +1081,26 @@ OMNI_EXPORT int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, M
     return rc;
 }
 
+OMNI_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    if (!omni_enabled())
+        return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    omni_lock();
+    int rc = impl_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    omni_unlock();
+    return rc;
+}
+
+OMNI_EXPORT int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    if (!omni_enabled())
+        return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    omni_lock();
+    int rc = impl_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    omni_unlock();
+    return rc;
+}
+
 OMNI_EXPORT int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (!omni_enabled())
@@ -1187,34 +1207,6 @@ OMNI_EXPORT int MPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[
     prog_block_enter();
     MPI_Request req;
     int rc = PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, &req);
-    if (rc == MPI_SUCCESS)
-        rc = prog_wait(&req, MPI_STATUS_IGNORE);
-    omni_unlock();
-    return rc;
-}
-
-OMNI_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    if (!omni_enabled())
-        return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-    omni_lock();
-    prog_block_enter();
-    MPI_Request req;
-    int rc = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, &req);
-    if (rc == MPI_SUCCESS)
-        rc = prog_wait(&req, MPI_STATUS_IGNORE);
-    omni_unlock();
-    return rc;
-}
-
-OMNI_EXPORT int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    if (!omni_enabled())
-        return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-    omni_lock();
-    prog_block_enter();
-    MPI_Request req;
-    int rc = PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, &req);
     if (rc == MPI_SUCCESS)
         rc = prog_wait(&req, MPI_STATUS_IGNORE);
     omni_unlock();

@@ -1,5 +1,5 @@
 /* small_collectives: MPI_Allreduce, MPI_Reduce, MPI_Scan, MPI_Exscan,
- * MPI_Reduce_scatter_block, MPI_Bcast, MPI_Gather, MPI_Scatter,
+ * MPI_Reduce_scatter(_block), MPI_Bcast, MPI_Gather, MPI_Scatter,
  * MPI_Allgather, MPI_Allgatherv, MPI_Alltoall and MPI_Barrier give what
  * MPI defines, whichever path runs them (Omnibus's own messages for small
  * ones, MPICH's nonblocking form for the rest), on communicators of every
@@ -8,7 +8,7 @@
  * MPI 4.1 §6.9.6 (MPI_Allreduce: every member gets the reduction of all
  * members' data), §6.9.1 (MPI_Reduce: the root gets it), §6.11 (MPI_Scan,
  * MPI_Exscan: member i gets the reduction of members 0..i, or 0..i-1),
- * §6.10.1 (MPI_Reduce_scatter_block: member i gets block i of it),
+ * §6.10 (MPI_Reduce_scatter(_block): member i gets block i of it),
  * §6.4 (MPI_Bcast: every member gets the root's data, each in its own
  * datatype of the same type signature), §6.5-6.8 (MPI_Gather, MPI_Scatter,
  * MPI_Allgather(v), MPI_Alltoall: each member's piece in its place), §6.3
@@ -302,11 +302,57 @@ static void reduce_scatter_block_everyone(MPI_Comm comm, const char *where)
     free(out);
 }
 
+/* MPI_Reduce_scatter gives member i its recvcounts[i] elements of the
+ * reduction, in member order (§6.10.2): member j's block is j % 3 ints
+ * (member 0's empty), in the int form, the large-count form and in place. */
+static void reduce_scatter_everyone(MPI_Comm comm, const char *where)
+{
+    static const char *form[] = {"MPI_Reduce_scatter", "MPI_Reduce_scatter_c",
+                                 "MPI_Reduce_scatter (MPI_IN_PLACE)"};
+    int me, size;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &size);
+    int *counts = tl_malloc(sizeof(int) * (size_t)size);
+    MPI_Count *counts_c = tl_malloc(sizeof(MPI_Count) * (size_t)size);
+    int *in = tl_malloc(sizeof(int) * 3 * (size_t)size);
+    int *out = tl_malloc(sizeof(int) * 3 * (size_t)size);
+    int total = 0, first = 0;
+    for (int j = 0; j < size; j++) {
+        counts[j] = j % 3;
+        counts_c[j] = counts[j];
+        if (j < me)
+            first += counts[j];
+        total += counts[j];
+    }
+    for (int f = 0; f < 3; f++) {
+        for (int k = 0; k < total; k++) {
+            in[k] = input_of(MPI_SUM, me, k);
+            out[k] = f == 2 ? in[k] : -99;
+        }
+        if (f == 0)
+            MPI_OK(MPI_Reduce_scatter(in, out, counts, MPI_INT, MPI_SUM, comm));
+        else if (f == 1)
+            MPI_OK(MPI_Reduce_scatter_c(in, out, counts_c, MPI_INT, MPI_SUM, comm));
+        else
+            MPI_OK(MPI_Reduce_scatter(MPI_IN_PLACE, out, counts, MPI_INT,
+                                      MPI_SUM, comm));
+        for (int k = 0; k < counts[me]; k++) {
+            long long want = reduce_int(MPI_SUM, size, first + k);
+            CHECK(out[k] == (int)want,
+                  "%s on %s must give member %d its %d elements of the sum, "
+                  "from element %d on: its int %d should be %lld, got %d",
+                  form[f], where, me, counts[me], first, k, want, out[k]);
+        }
+    }
+    free(counts), free(counts_c), free(in), free(out);
+}
+
 static void allreduce_on(MPI_Comm comm, const char *where)
 {
     scan_integer_ops(comm, where);
     scan_pairs_doubles_in_place(comm, where);
     reduce_scatter_block_everyone(comm, where);
+    reduce_scatter_everyone(comm, where);
     allreduce_integer_ops(comm, where);
     allreduce_double_sum_in_place(comm, where);
     allreduce_maxloc(comm, where);
