@@ -119,6 +119,16 @@ static int coll_on(const comm_rec *c)
            rt_grid_one_hop(&omni.grid);
 }
 
+/* Runs the call as MPICH's nonblocking form plus Omnibus progress, and
+ * returns its result: coll.h's "every other call".  `start` starts it
+ * into the request `req` that this macro declares. */
+#define BY_MPICH(start)                                                        \
+    do {                                                                       \
+        MPI_Request req;                                                       \
+        prog_block_enter();                                                    \
+        return prog_wait_started(start, &req);                                 \
+    } while (0)
+
 /* The collective shadow of c, made on first use (coll.h). */
 static comm_rec *shadow_of(comm_rec *c)
 {
@@ -130,31 +140,37 @@ static comm_rec *shadow_of(comm_rec *c)
     return c->coll;
 }
 
-/* Scratch for what a partner sends, kept between calls so that a
- * collective allocates nothing once the first has run. */
+/* At least `bytes` of the kept buffer k; growing it loses its contents,
+ * so a collective asks once for what it needs. */
+static void *kept(coll_kept *k, size_t bytes, const char *what)
+{
+    if (bytes > k->cap) {
+        free(k->buf);
+        k->buf = malloc(bytes);
+        if (!k->buf)
+            omni_out_of_memory(what);
+        k->cap = bytes;
+    }
+    return k->buf;
+}
+
+/* Scratch for what a partner sends. */
 static char *scratch(size_t bytes)
 {
-    if (bytes > omni.coll_scratch_cap) {
-        free(omni.coll_scratch);
-        omni.coll_scratch = malloc(bytes);
-        if (!omni.coll_scratch)
-            omni_out_of_memory("a collective's scratch buffer");
-        omni.coll_scratch_cap = bytes;
-    }
-    return omni.coll_scratch;
+    return kept(&omni.coll_scratch, bytes, "a collective's scratch buffer");
+}
+
+static void kept_free(coll_kept *k)
+{
+    free(k->buf);
+    *k = (coll_kept){NULL, 0};
 }
 
 void coll_finalize(void)
 {
-    free(omni.coll_scratch);
-    omni.coll_scratch = NULL;
-    omni.coll_scratch_cap = 0;
-    free(omni.coll_recvs);
-    omni.coll_recvs = NULL;
-    omni.coll_recvs_cap = 0;
-    free(omni.coll_displs);
-    omni.coll_displs = NULL;
-    omni.coll_displs_cap = 0;
+    kept_free(&omni.coll_scratch);
+    kept_free(&omni.coll_recvs);
+    kept_free(&omni.coll_displs);
 }
 
 /* Omnibus's point-to-point steps on the shadow s, `count` elements of
@@ -278,10 +294,8 @@ int impl_Allreduce(const void *sendbuf, void *recvbuf, MPI_Count count,
 {
     comm_rec *c = comm_lookup(comm);
     if (!allreduce_ours(c, sendbuf, recvbuf, count, dtype, op)) {
-        MPI_Request req;
-        prog_block_enter();
-        return prog_wait_started(PMPI_Iallreduce_c(sendbuf, recvbuf, count, dtype, op,
-                                            comm, &req), &req);
+        BY_MPICH(PMPI_Iallreduce_c(sendbuf, recvbuf, count, dtype, op, comm,
+                                   &req));
     }
     if (sendbuf != MPI_IN_PLACE && count > 0)
         memcpy(recvbuf, sendbuf, (size_t)count * (size_t)dtype_builtin_size(dtype));
@@ -297,9 +311,7 @@ int impl_Barrier(MPI_Comm comm)
 {
     comm_rec *c = comm_lookup(comm);
     if (!coll_on(c)) {
-        MPI_Request req;
-        prog_block_enter();
-        return prog_wait_started(PMPI_Ibarrier(comm, &req), &req);
+        BY_MPICH(PMPI_Ibarrier(comm, &req));
     }
     if (c->size == 1)
         return MPI_SUCCESS;
@@ -373,10 +385,7 @@ int impl_Scan(const void *sendbuf, void *recvbuf, MPI_Count count,
     comm_rec *c = comm_lookup(comm);
     if (!scan_ours(c, count, dtype, op) ||
         !reduction_buffers_valid(sendbuf, recvbuf, count)) {
-        MPI_Request req;
-        prog_block_enter();
-        return prog_wait_started(PMPI_Iscan_c(sendbuf, recvbuf, count, dtype, op,
-                                              comm, &req), &req);
+        BY_MPICH(PMPI_Iscan_c(sendbuf, recvbuf, count, dtype, op, comm, &req));
     }
     scan_run(c, sendbuf, recvbuf, count, dtype, op, 0);
     return MPI_SUCCESS;
@@ -393,10 +402,8 @@ int impl_Exscan(const void *sendbuf, void *recvbuf, MPI_Count count,
                (c->rank == 0 ? count == 0 || own
                              : reduction_buffers_valid(sendbuf, recvbuf, count));
     if (!ours) {
-        MPI_Request req;
-        prog_block_enter();
-        return prog_wait_started(PMPI_Iexscan_c(sendbuf, recvbuf, count, dtype, op,
-                                                comm, &req), &req);
+        BY_MPICH(PMPI_Iexscan_c(sendbuf, recvbuf, count, dtype, op, comm,
+                                &req));
     }
     scan_run(c, sendbuf, recvbuf, count, dtype, op, 1);
     return MPI_SUCCESS;
@@ -431,10 +438,7 @@ int impl_Bcast(void *buf, MPI_Count count, MPI_Datatype dtype, int root,
                        (size_t)size > omni.threshold ||
                        (size_t)count > omni.threshold ||
                        (size_t)(count * size) > omni.threshold))) {
-        MPI_Request req;
-        prog_block_enter();
-        return prog_wait_started(PMPI_Ibcast_c(buf, count, dtype, root, comm, &req),
-                          &req);
+        BY_MPICH(PMPI_Ibcast_c(buf, count, dtype, root, comm, &req));
     }
     if (c->size == 1)
         return MPI_SUCCESS;
@@ -493,10 +497,8 @@ int impl_Reduce(const void *sendbuf, void *recvbuf, MPI_Count count,
                     ? reduction_buffers_valid(sendbuf, recvbuf, count)
                     : count == 0 || (sendbuf && sendbuf != MPI_IN_PLACE));
     if (!ours) {
-        MPI_Request req;
-        prog_block_enter();
-        return prog_wait_started(PMPI_Ireduce_c(sendbuf, recvbuf, count, dtype, op,
-                                         root, comm, &req), &req);
+        BY_MPICH(PMPI_Ireduce_c(sendbuf, recvbuf, count, dtype, op, root, comm,
+                                &req));
     }
     if (c->size == 1) {
         if (sendbuf != MPI_IN_PLACE && count > 0)
@@ -587,17 +589,11 @@ static int vpieces_of(coll_pieces *p, const void *buf, const int *counts_i,
     return 0;
 }
 
-/* Receive records for every member, kept between calls. */
+/* Receive records for every member. */
 static match_recv *recv_slots(int n)
 {
-    if (n > omni.coll_recvs_cap) {
-        free(omni.coll_recvs);
-        omni.coll_recvs = malloc(sizeof *omni.coll_recvs * (size_t)n);
-        if (!omni.coll_recvs)
-            omni_out_of_memory("a collective's receive records");
-        omni.coll_recvs_cap = n;
-    }
-    return omni.coll_recvs;
+    return kept(&omni.coll_recvs, sizeof(match_recv) * (size_t)n,
+                "a collective's receive records");
 }
 
 /* Copies one piece into another of the same type signature, through a
@@ -658,10 +654,8 @@ int impl_Gather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
     comm_rec *c = comm_lookup(comm);
     coll_pieces in;
     if (!rooted_ours(c, root, &in, rbuf, rcount, rtype, sbuf, scount, stype)) {
-        MPI_Request req;
-        prog_block_enter();
-        return prog_wait_started(PMPI_Igather_c(sbuf, scount, stype, rbuf, rcount,
-                                         rtype, root, comm, &req), &req);
+        BY_MPICH(PMPI_Igather_c(sbuf, scount, stype, rbuf, rcount, rtype, root,
+                                comm, &req));
     }
     comm_rec *s = shadow_of(c);
     if (c->rank != root) {
@@ -682,10 +676,8 @@ int impl_Scatter(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
     comm_rec *c = comm_lookup(comm);
     coll_pieces out;
     if (!rooted_ours(c, root, &out, sbuf, scount, stype, rbuf, rcount, rtype)) {
-        MPI_Request req;
-        prog_block_enter();
-        return prog_wait_started(PMPI_Iscatter_c(sbuf, scount, stype, rbuf, rcount,
-                                          rtype, root, comm, &req), &req);
+        BY_MPICH(PMPI_Iscatter_c(sbuf, scount, stype, rbuf, rcount, rtype, root,
+                                 comm, &req));
     }
     comm_rec *s = shadow_of(c);
     if (c->rank != root) {
@@ -701,6 +693,21 @@ int impl_Scatter(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
     return MPI_SUCCESS;
 }
 
+/* The gathers to all: this member's piece of `in` goes into its own slot
+ * (from sbuf, or already there with MPI_IN_PLACE) and from there to every
+ * other member, while every other member's arrives in its slot. */
+static void own_piece_to_all(comm_rec *c, const void *sbuf, MPI_Count scount,
+                             MPI_Datatype stype, const coll_pieces *in, int tag)
+{
+    comm_rec *s = shadow_of(c);
+    coll_pieces own = {.buf = piece_at(in, c->rank),
+                       .count = piece_count(in, c->rank), .dtype = in->dtype,
+                       .stride = 0 /* the same piece to every member */};
+    if (sbuf != MPI_IN_PLACE)
+        piece_copy(s, sbuf, scount, stype, own.buf, own.count, own.dtype);
+    pieces_exchange(s, in, &own, tag);
+}
+
 int impl_Allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
                    void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
                    MPI_Comm comm)
@@ -711,19 +718,10 @@ int impl_Allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
                     ? pieces_of(&in, rbuf, rcount, rtype) : -1;
     if (bytes < 0 ||
         (sbuf != MPI_IN_PLACE && pieces_of(&out, sbuf, scount, stype) != bytes)) {
-        MPI_Request req;
-        prog_block_enter();
-        return prog_wait_started(PMPI_Iallgather_c(sbuf, scount, stype, rbuf, rcount,
-                                            rtype, comm, &req), &req);
+        BY_MPICH(PMPI_Iallgather_c(sbuf, scount, stype, rbuf, rcount, rtype,
+                                   comm, &req));
     }
-    comm_rec *s = shadow_of(c);
-    if (sbuf == MPI_IN_PLACE)
-        out = (coll_pieces){.buf = piece_at(&in, c->rank), .count = rcount,
-                            .dtype = rtype};
-    else
-        piece_copy(s, sbuf, scount, stype, piece_at(&in, c->rank), rcount, rtype);
-    out.stride = 0; /* every member gets this one piece */
-    pieces_exchange(s, &in, &out, COLL_TAG_ALLGATHER);
+    own_piece_to_all(c, sbuf, scount, stype, &in, COLL_TAG_ALLGATHER);
     return MPI_SUCCESS;
 }
 
@@ -746,14 +744,7 @@ static int allgatherv_ours(const void *sbuf, MPI_Count scount,
     if (sbuf != MPI_IN_PLACE &&
         pieces_of(&out, sbuf, scount, stype) != mine * dtype_size(rtype))
         return -1;
-    comm_rec *s = shadow_of(c);
-    if (sbuf == MPI_IN_PLACE)
-        out = (coll_pieces){.buf = piece_at(&in, c->rank), .count = mine,
-                            .dtype = rtype};
-    else
-        piece_copy(s, sbuf, scount, stype, piece_at(&in, c->rank), mine, rtype);
-    out.stride = 0; /* every member gets this one piece */
-    pieces_exchange(s, &in, &out, COLL_TAG_ALLGATHERV);
+    own_piece_to_all(c, sbuf, scount, stype, &in, COLL_TAG_ALLGATHERV);
     return 0;
 }
 
@@ -764,10 +755,8 @@ int impl_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype,
     if (allgatherv_ours(sbuf, scount, stype, rbuf, rcounts, NULL, displs, NULL,
                         rtype, comm) == 0)
         return MPI_SUCCESS;
-    MPI_Request req;
-    prog_block_enter();
-    return prog_wait_started(PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts,
-                                              displs, rtype, comm, &req), &req);
+    BY_MPICH(PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype,
+                              comm, &req));
 }
 
 int impl_Allgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
@@ -778,23 +767,15 @@ int impl_Allgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
     if (allgatherv_ours(sbuf, scount, stype, rbuf, NULL, rcounts, NULL, displs,
                         rtype, comm) == 0)
         return MPI_SUCCESS;
-    MPI_Request req;
-    prog_block_enter();
-    return prog_wait_started(PMPI_Iallgatherv_c(sbuf, scount, stype, rbuf, rcounts,
-                                                displs, rtype, comm, &req), &req);
+    BY_MPICH(PMPI_Iallgatherv_c(sbuf, scount, stype, rbuf, rcounts, displs,
+                                rtype, comm, &req));
 }
 
-/* Block displacements for every member, kept between calls. */
+/* Block displacements for every member. */
 static MPI_Aint *displ_slots(int n)
 {
-    if (n > omni.coll_displs_cap) {
-        free(omni.coll_displs);
-        omni.coll_displs = malloc(sizeof *omni.coll_displs * (size_t)n);
-        if (!omni.coll_displs)
-            omni_out_of_memory("a collective's displacements");
-        omni.coll_displs_cap = n;
-    }
-    return omni.coll_displs;
+    return kept(&omni.coll_displs, sizeof(MPI_Aint) * (size_t)n,
+                "a collective's displacements");
 }
 
 /* MPI_Reduce_scatter(_block): every member sends member j its j-th block
@@ -861,11 +842,8 @@ int impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
     if (reduce_scatter_ours(sendbuf, recvbuf, count, NULL, NULL, dtype, op,
                             comm) == 0)
         return MPI_SUCCESS;
-    MPI_Request req;
-    prog_block_enter();
-    return prog_wait_started(PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, count,
-                                                          dtype, op, comm, &req),
-                             &req);
+    BY_MPICH(PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, count, dtype, op,
+                                          comm, &req));
 }
 
 int impl_Reduce_scatter(const void *sendbuf, void *recvbuf,
@@ -875,10 +853,8 @@ int impl_Reduce_scatter(const void *sendbuf, void *recvbuf,
     if (recvcounts && reduce_scatter_ours(sendbuf, recvbuf, 0, recvcounts, NULL,
                                           dtype, op, comm) == 0)
         return MPI_SUCCESS;
-    MPI_Request req;
-    prog_block_enter();
-    return prog_wait_started(PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts,
-                                                  dtype, op, comm, &req), &req);
+    BY_MPICH(PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, dtype, op, comm,
+                                  &req));
 }
 
 int impl_Reduce_scatter_c(const void *sendbuf, void *recvbuf,
@@ -888,10 +864,8 @@ int impl_Reduce_scatter_c(const void *sendbuf, void *recvbuf,
     if (recvcounts && reduce_scatter_ours(sendbuf, recvbuf, 0, NULL, recvcounts,
                                           dtype, op, comm) == 0)
         return MPI_SUCCESS;
-    MPI_Request req;
-    prog_block_enter();
-    return prog_wait_started(PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts,
-                                                    dtype, op, comm, &req), &req);
+    BY_MPICH(PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, dtype, op,
+                                    comm, &req));
 }
 
 /* MPI_IN_PLACE, which MPI-4.1 §6.8 has every member pass alike, stays
@@ -905,10 +879,8 @@ int impl_Alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
     int bytes = coll_on(c) && sbuf != MPI_IN_PLACE && rbuf != MPI_IN_PLACE
                     ? pieces_of(&in, rbuf, rcount, rtype) : -1;
     if (bytes < 0 || pieces_of(&out, sbuf, scount, stype) != bytes) {
-        MPI_Request req;
-        prog_block_enter();
-        return prog_wait_started(PMPI_Ialltoall_c(sbuf, scount, stype, rbuf, rcount,
-                                           rtype, comm, &req), &req);
+        BY_MPICH(PMPI_Ialltoall_c(sbuf, scount, stype, rbuf, rcount, rtype,
+                                  comm, &req));
     }
     comm_rec *s = shadow_of(c);
     piece_copy(s, piece_at(&out, c->rank), scount, stype,

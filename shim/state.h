@@ -66,6 +66,13 @@ typedef struct {
     omni_block *block;
 } omni_inflight;
 
+/* A buffer that a collective keeps between calls (coll.c), so that it
+ * allocates nothing once the first call has run. */
+typedef struct {
+    void *buf;
+    size_t cap; /* bytes */
+} coll_kept;
+
 typedef struct omni_counters {
     uint64_t forwarded_items;  /* items re-aggregated at an intermediate */
     uint64_t wire_messages;    /* blocks handed to MPICH */
@@ -217,12 +224,9 @@ typedef struct omni_state {
 
     /* what a partner sends in a collective Omnibus runs, and the receive
      * records of one that hears from every member (coll.c) */
-    char *coll_scratch;
-    size_t coll_scratch_cap;
-    struct match_recv *coll_recvs;
-    int coll_recvs_cap;
-    MPI_Aint *coll_displs;  /* block displacements of a reduce-scatter */
-    int coll_displs_cap;
+    coll_kept coll_scratch;
+    coll_kept coll_recvs;
+    coll_kept coll_displs;  /* block displacements of a reduce-scatter */
 
     /* receives whose payload MPICH is receiving (recv.c) */
     pending_set payloads;
