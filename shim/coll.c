@@ -792,15 +792,20 @@ static int reduce_scatter_ours(const void *sendbuf, void *recvbuf,
                                MPI_Op op, MPI_Comm comm)
 {
     comm_rec *c = comm_lookup(comm);
+    if (!c)
+        return -1;
     coll_pieces blocks = {.count = count, .counts_i = counts_i,
                           .counts_c = counts_c, .dtype = dtype};
-    MPI_Count total = 0;
-    for (int j = 0; c && j < c->size; j++) {
-        if (!scan_ours(c, piece_count(&blocks, j), dtype, op))
+    MPI_Count total = 0, largest = 0;
+    for (int j = 0; j < c->size; j++) {
+        MPI_Count n = piece_count(&blocks, j);
+        if (n < 0)
             return -1;
-        total += piece_count(&blocks, j);
+        total += n;
+        largest = n > largest ? n : largest;
     }
-    if (!c)
+    /* the largest block within the threshold: every block is */
+    if (!scan_ours(c, largest, dtype, op))
         return -1;
     const char *data = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     MPI_Count mine = piece_count(&blocks, c->rank);

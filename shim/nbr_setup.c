@@ -107,8 +107,8 @@ int nbr_comm_created(comm_rec *c)
     int mine[3] = {outdeg, indeg, (int)omni.next_comm_id};
     int *all = nbr_alloc(sizeof(int) * 3 * (size_t)n);
     MPI_Request req;
-    int rc = prog_wait_started(PMPI_Iallgather(mine, 3, MPI_INT, all, 3, MPI_INT, comm, &req),
-                       &req);
+    int rc = prog_wait_started(
+        PMPI_Iallgather(mine, 3, MPI_INT, all, 3, MPI_INT, comm, &req), &req);
     int *counts = nbr_alloc(sizeof(int) * (size_t)n);
     int *displs = nbr_alloc(sizeof(int) * (size_t)n);
     int *out_off = nbr_alloc(sizeof(int) * (size_t)(n + 1));
@@ -133,9 +133,10 @@ int nbr_comm_created(comm_rec *c)
     memcpy(mylist, out, sizeof(int) * (size_t)outdeg);
     memcpy(mylist + outdeg, in, sizeof(int) * (size_t)indeg);
     if (rc == MPI_SUCCESS)
-        rc = prog_wait_started(PMPI_Iallgatherv(mylist, outdeg + indeg, MPI_INT, lists,
-                                        counts, displs, MPI_INT, comm, &req),
-                       &req);
+        rc = prog_wait_started(PMPI_Iallgatherv(mylist, outdeg + indeg, MPI_INT,
+                                                lists, counts, displs, MPI_INT,
+                                                comm, &req),
+                               &req);
     int *gout = nbr_alloc(sizeof(int) * (size_t)(tout + 1));
     int *gin = nbr_alloc(sizeof(int) * (size_t)(tin + 1));
     for (int p = 0; p < n && rc == MPI_SUCCESS; p++) {
@@ -151,8 +152,9 @@ int nbr_comm_created(comm_rec *c)
              ns_build(&g, theta, flags, c->rank, 1, &plan) == 0;
     int all_ok = 0;
     if (rc == MPI_SUCCESS)
-        rc = prog_wait_started(PMPI_Iallreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm, &req),
-                       &req);
+        rc = prog_wait_started(PMPI_Iallreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN,
+                                               comm, &req),
+                               &req);
     free(all), free(counts), free(displs), free(out_off), free(in_off);
     free(lists), free(mylist), free(gout), free(gin);
     if (rc != MPI_SUCCESS || !all_ok) {
