@@ -10,7 +10,8 @@ uint64_t fl_window(uint64_t pool, int nranks)
 
 uint64_t fl_memory_bound(const fl_params *p)
 {
-    uint64_t fill = (uint64_t)(p->npeers < FL_FILL_CAP ? p->npeers : FL_FILL_CAP);
+    uint64_t fill =
+        (uint64_t)(p->npeers < FL_FILL_CAP ? p->npeers : FL_FILL_CAP);
     uint64_t window = fl_window(p->pool, p->nranks);
     uint64_t own = (uint64_t)(p->nranks > 1 ? p->nranks - 1 : 0) * window;
     return (uint64_t)p->rx_blocks * p->block + fill * p->block +

@@ -427,7 +427,8 @@ static long count_msgs(const ns_work *w, long limit, ns_keys *k)
     memset(k->cell, 0, cap * sizeof *k->cell);
     long found = 0;
     for (int o = 0; o < w->n && found < limit; o++)
-        for (int e = g->out_off[o]; e < g->out_off[o + 1] && found < limit; e++) {
+        for (int e = g->out_off[o]; e < g->out_off[o + 1] && found < limit;
+             e++) {
             int d = g->out[e];
             if (d < 0 || d >= w->n)
                 continue;
@@ -437,7 +438,9 @@ static long count_msgs(const ns_work *w, long limit, ns_keys *k)
                 /* +1: zero marks an empty cell */
                 unsigned long long key =
                     ((unsigned long long)hop[h][0] * (unsigned)w->n +
-                     (unsigned)hop[h][1]) * NS_MAX_PHASE + (unsigned)hop[h][2] + 1;
+                     (unsigned)hop[h][1]) *
+                        NS_MAX_PHASE +
+                    (unsigned)hop[h][2] + 1;
                 size_t at = (size_t)(key * 0x9e3779b97f4a7c15ull) & (cap - 1);
                 while (k->cell[at] && k->cell[at] != key)
                     at = (at + 1) & (cap - 1);
@@ -721,7 +724,8 @@ static int plan_one(const ns_work *w, int me, ns_plan *plan, ns_index *ix,
                         continue;
                     }
                     ns_msg *m = (dir == 0 ? plan->send : plan->recv) + *slotp;
-                    ns_piece *pc = &plan->piece[m->first + count[dir][*slotp]++];
+                    ns_piece *pc =
+                        &plan->piece[m->first + count[dir][*slotp]++];
                     pc->origin = o;
                     pc->slot = slot;
                     pc->from = -1;
@@ -888,7 +892,8 @@ int ns_build(const ns_graph *g, int theta, int flags, int first, int count,
     int ix_ok = 1;
     for (int a = 0; a < 2; a++)
         for (int b = 0; b < NS_MAX_PHASE; b++)
-            ix_ok &= (ix.idx[a][b] = malloc(sizeof(int) * (size_t)(n + 1))) != NULL;
+            ix_ok &=
+                (ix.idx[a][b] = malloc(sizeof(int) * (size_t)(n + 1))) != NULL;
     long total = 0;
     if (work_init(&w, g) != 0 || !in_first || !in_seen || !in_pos || !ix_ok)
         goto out;

@@ -10,7 +10,8 @@ long rt_block_count_items(const char *block, size_t n)
         if (n - at < RT_HDR_SIZE)
             return -1;
         rt_hdr_read(block + at, &h);
-        if (rt_meta_kind(h.meta) < RT_EAGER || rt_meta_kind(h.meta) > RT_RNDV_DATA)
+        if (rt_meta_kind(h.meta) < RT_EAGER ||
+            rt_meta_kind(h.meta) > RT_RNDV_DATA)
             return -1;
         if (h.len > n - at - RT_HDR_SIZE)
             return -1;

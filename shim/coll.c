@@ -298,7 +298,8 @@ int impl_Allreduce(const void *sendbuf, void *recvbuf, MPI_Count count,
                                    &req));
     }
     if (sendbuf != MPI_IN_PLACE && count > 0)
-        memcpy(recvbuf, sendbuf, (size_t)count * (size_t)dtype_builtin_size(dtype));
+        memcpy(recvbuf, sendbuf,
+               (size_t)count * (size_t)dtype_builtin_size(dtype));
     if (c->size > 1)
         allreduce_run(c, recvbuf, count, dtype, op);
     return MPI_SUCCESS;
@@ -339,7 +340,8 @@ int impl_Barrier(MPI_Comm comm)
 static int scan_ours(const comm_rec *c, MPI_Count count, MPI_Datatype dtype,
                      MPI_Op op)
 {
-    return reduction_ours(c, count, dtype, op) && type_class(dtype) != COLL_FLOAT;
+    return reduction_ours(c, count, dtype, op) &&
+           type_class(dtype) != COLL_FLOAT;
 }
 
 /* In round `mask` a member swaps with member rank ^ mask the reduction of
@@ -398,9 +400,10 @@ int impl_Exscan(const void *sendbuf, void *recvbuf, MPI_Count count,
 {
     comm_rec *c = comm_lookup(comm);
     const void *own = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    int ours = scan_ours(c, count, dtype, op) &&
-               (c->rank == 0 ? count == 0 || own
-                             : reduction_buffers_valid(sendbuf, recvbuf, count));
+    int ours =
+        scan_ours(c, count, dtype, op) &&
+        (c->rank == 0 ? count == 0 || own
+                      : reduction_buffers_valid(sendbuf, recvbuf, count));
     if (!ours) {
         BY_MPICH(PMPI_Iexscan_c(sendbuf, recvbuf, count, dtype, op, comm,
                                 &req));
@@ -550,7 +553,8 @@ static char *piece_at(const coll_pieces *p, int member)
 static int piece_small(const void *buf, MPI_Count count, MPI_Count size,
                        MPI_Datatype dtype)
 {
-    return count >= 0 && size >= 0 && (count == 0 || buf || !dtype_builtin_size(dtype)) &&
+    return count >= 0 && size >= 0 &&
+           (count == 0 || buf || !dtype_builtin_size(dtype)) &&
            (size_t)count <= omni.threshold && (size_t)size <= omni.threshold &&
            (size_t)(count * size) <= omni.threshold;
 }
@@ -619,11 +623,12 @@ static void pieces_exchange(comm_rec *s, const coll_pieces *in,
     match_recv *r = recv_slots(s->size);
     for (int j = 0; j < s->size; j++)
         if (j != s->rank)
-            step_post(&r[j], s, piece_at(in, j), piece_count(in, j), in->dtype, j,
-                      tag);
+            step_post(&r[j], s, piece_at(in, j), piece_count(in, j), in->dtype,
+                      j, tag);
     for (int j = 0; out && j < s->size; j++)
         if (j != s->rank)
-            step_send(s, piece_at(out, j), piece_count(out, j), out->dtype, j, tag);
+            step_send(s, piece_at(out, j), piece_count(out, j), out->dtype, j,
+                      tag);
     for (int j = 0; j < s->size; j++)
         if (j != s->rank)
             recv_wait(&r[j]);
@@ -641,10 +646,11 @@ static int rooted_ours(const comm_rec *c, int root, coll_pieces *all_p,
     if (!coll_on(c) || root < 0 || root >= c->size)
         return 0;
     if (c->rank != root)
-        return own != MPI_IN_PLACE && pieces_of(&own_p, own, ocount, otype) >= 0;
+        return own != MPI_IN_PLACE &&
+               pieces_of(&own_p, own, ocount, otype) >= 0;
     int bytes = all == MPI_IN_PLACE ? -1 : pieces_of(all_p, all, acount, atype);
-    return bytes >= 0 &&
-           (own == MPI_IN_PLACE || pieces_of(&own_p, own, ocount, otype) == bytes);
+    return bytes >= 0 && (own == MPI_IN_PLACE ||
+                          pieces_of(&own_p, own, ocount, otype) == bytes);
 }
 
 int impl_Gather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
@@ -716,8 +722,8 @@ int impl_Allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
     coll_pieces in, out;
     int bytes = coll_on(c) && rbuf != MPI_IN_PLACE
                     ? pieces_of(&in, rbuf, rcount, rtype) : -1;
-    if (bytes < 0 ||
-        (sbuf != MPI_IN_PLACE && pieces_of(&out, sbuf, scount, stype) != bytes)) {
+    if (bytes < 0 || (sbuf != MPI_IN_PLACE &&
+                      pieces_of(&out, sbuf, scount, stype) != bytes)) {
         BY_MPICH(PMPI_Iallgather_c(sbuf, scount, stype, rbuf, rcount, rtype,
                                    comm, &req));
     }
@@ -809,10 +815,12 @@ static int reduce_scatter_ours(const void *sendbuf, void *recvbuf,
         return -1;
     const char *data = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     MPI_Count mine = piece_count(&blocks, c->rank);
-    if (total > 0 && (!data || (sendbuf != MPI_IN_PLACE && sendbuf == recvbuf) ||
-                      (mine > 0 && (!recvbuf || recvbuf == MPI_IN_PLACE))))
+    if (total > 0 &&
+        (!data || (sendbuf != MPI_IN_PLACE && sendbuf == recvbuf) ||
+         (mine > 0 && (!recvbuf || recvbuf == MPI_IN_PLACE))))
         return -1;
-    size_t esize = (size_t)dtype_builtin_size(dtype), bytes = (size_t)mine * esize;
+    size_t esize = (size_t)dtype_builtin_size(dtype),
+           bytes = (size_t)mine * esize;
     if (c->size == 1) {
         if (data != recvbuf && bytes)
             memcpy(recvbuf, data, bytes);
@@ -826,8 +834,10 @@ static int reduce_scatter_ours(const void *sendbuf, void *recvbuf,
     blocks.buf = (char *)data;
     blocks.displs_c = displs;
     blocks.extent = (MPI_Aint)esize;
-    coll_pieces in = {.buf = scratch(bytes * (size_t)c->size + 1), .count = mine,
-                      .dtype = dtype, .stride = (MPI_Aint)bytes};
+    coll_pieces in = {.buf = scratch(bytes * (size_t)c->size + 1),
+                      .count = mine,
+                      .dtype = dtype,
+                      .stride = (MPI_Aint)bytes};
     pieces_exchange(shadow_of(c), &in, &blocks, COLL_TAG_REDUCE_SCATTER);
     char *acc = piece_at(&in, c->rank);
     if (bytes)

@@ -25,15 +25,15 @@
  *    operation on a predefined, contiguous datatype it is valid for, with
  *    at most omni.threshold bytes of data; MPI_Scan, MPI_Exscan and
  *    MPI_Reduce_scatter(_block) (per block) as those, on datatypes whose
- *    reductions are exact in any order (not floating point).  Every other call is MPICH's
- *    nonblocking form plus Omnibus progress, as before.  The choice reads
- *    only what MPI requires to be the same on every member (the
- *    communicator and root; the byte count of a member's piece, which
- *    equal type signatures give; for a predefined operation the operation,
- *    datatype and count: MPI-4.1 §6.9.1), plus buffer arguments that only
- *    an erroneous call gets wrong, so in a correct program every member
- *    takes the same path and a collective Omnibus runs never waits for one
- *    that MPICH runs.
+ *    reductions are exact in any order (not floating point).  Every
+ *    other call is MPICH's nonblocking form plus Omnibus progress.  The
+ *    choice reads only what MPI requires to be the same on every member
+ *    (the communicator and root; the byte count of a member's piece,
+ *    which equal type signatures give; for a predefined operation the
+ *    operation, datatype and count: MPI-4.1 §6.9.1), plus buffer
+ *    arguments that only an erroneous call gets wrong, so in a correct
+ *    program every member takes the same path and a collective Omnibus
+ *    runs never waits for one that MPICH runs.
  *  - Traffic goes on a private shadow record of the communicator (comm.h),
  *    whose id is the communicator's with COMM_ID_COLL_BIT set, so every
  *    member knows it without agreeing on it, and no receive or probe of the
@@ -58,8 +58,8 @@
  *    MPI_Reduce_scatter(_block) a block to each member, reduced there;
  *    MPI_Barrier is a dissemination barrier; the gathers, the scatter and
  *    the all-to-all send a message per member and piece.  Data travel in
- *    each member's own datatypes; a root's MPI_Bcast and a non-root's MPI_Reduce
- *    complete once their data is copied, as MPI allows.
+ *    each member's own datatypes; a root's MPI_Bcast and a non-root's
+ *    MPI_Reduce complete once their data is copied, as MPI allows.
  *  - Errors: nothing the fast path accepts can fail in MPI terms; the
  *    checks MPI defines (count, buffers, operation and datatype) send every
  *    doubtful call to MPICH's path, which raises them.

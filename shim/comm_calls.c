@@ -98,7 +98,8 @@ int impl_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 int impl_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
     comm_drain(comm);
-    return comm_made(PMPI_Comm_dup_with_info(comm, info, newcomm), comm, newcomm);
+    return comm_made(PMPI_Comm_dup_with_info(comm, info, newcomm), comm,
+                     newcomm);
 }
 
 int impl_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
@@ -171,8 +172,9 @@ int impl_Cart_create(MPI_Comm comm, int ndims, const int dims[],
                      const int periods[], int reorder, MPI_Comm *newcomm)
 {
     comm_drain(comm);
-    return comm_made(PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm),
-                     comm, newcomm);
+    return comm_made(
+        PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm), comm,
+        newcomm);
 }
 
 int impl_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
@@ -185,8 +187,9 @@ int impl_Graph_create(MPI_Comm comm, int nnodes, const int index[],
                       const int edges[], int reorder, MPI_Comm *newcomm)
 {
     comm_drain(comm);
-    return comm_made(PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm),
-                     comm, newcomm);
+    return comm_made(
+        PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm), comm,
+        newcomm);
 }
 
 int impl_Dist_graph_create(MPI_Comm comm, int n, const int sources[],
@@ -195,8 +198,9 @@ int impl_Dist_graph_create(MPI_Comm comm, int n, const int sources[],
                            MPI_Comm *newcomm)
 {
     comm_drain(comm);
-    return comm_made(PMPI_Dist_graph_create(comm, n, sources, degrees, destinations,
-                                            weights, info, reorder, newcomm),
+    return comm_made(PMPI_Dist_graph_create(comm, n, sources, degrees,
+                                            destinations, weights, info,
+                                            reorder, newcomm),
                      comm, newcomm);
 }
 

@@ -27,7 +27,8 @@ void handle_pool_grow(handle_pool *p)
 {
     if (p->nchunks >= HANDLE_MAX_CHUNKS)
         omni_out_of_memory("a handle (2^25 of one kind are alive)");
-    void **chunks = realloc(p->chunks, sizeof *chunks * (size_t)(p->nchunks + 1));
+    void **chunks =
+        realloc(p->chunks, sizeof *chunks * (size_t)(p->nchunks + 1));
     void *chunk = chunks ? malloc(p->slot_size * HANDLE_CHUNK) : NULL;
     if (!chunk)
         omni_out_of_memory("a handle");

@@ -57,7 +57,8 @@ static _Noreturn void init_refuse(const char *why)
 static void warn_unknown_variables(void)
 {
     char suggestion[64];
-    const char *bad = cfg_unknown_variable(environ, suggestion, sizeof suggestion);
+    const char *bad =
+        cfg_unknown_variable(environ, suggestion, sizeof suggestion);
     if (bad && omni.rank == 0)
         fprintf(stderr, "omnibus: warning: %s is not an Omnibus variable "
                         "(did you mean %s?)\n", bad, suggestion);
@@ -152,8 +153,9 @@ static void omni_setup(int app_level, int real_level)
     omni.app_thread_level = app_level;
     if (app_level == MPI_THREAD_MULTIPLE) {
         if (omni.rank == 0)
-            fprintf(stderr, "omnibus: MPI_THREAD_MULTIPLE: running pass-through "
-                            "(Omnibus serves one thread at a time)\n");
+            fprintf(stderr,
+                    "omnibus: MPI_THREAD_MULTIPLE: running pass-through "
+                    "(Omnibus serves one thread at a time)\n");
         return;
     }
     void *ub = NULL;
@@ -195,10 +197,11 @@ static void omni_setup(int app_level, int real_level)
     if (omni.cfg.progress == CFG_PROGRESS_THREAD) {
         if (real_level < MPI_THREAD_MULTIPLE || prog_thread_start() != 0)
             if (omni.rank == 0)
-                fprintf(stderr, "omnibus: OMNIBUS_PROGRESS=thread needs "
-                                "MPI_THREAD_MULTIPLE and a thread, which this "
-                                "job could not have: progress runs in MPI calls "
-                                "only\n");
+                fprintf(stderr,
+                        "omnibus: OMNIBUS_PROGRESS=thread needs "
+                        "MPI_THREAD_MULTIPLE and a thread, which this "
+                        "job could not have: progress runs in MPI calls "
+                        "only\n");
     }
 }
 

@@ -111,7 +111,8 @@ int impl_Mrecv(void *buf, MPI_Count count, MPI_Datatype dtype,
     held_receive(h, message, &r);
     recv_wait(&r);
     status_fill(status, r.st_source, r.st_tag, r.st_bytes, 0);
-    return r.error == MPI_SUCCESS ? MPI_SUCCESS : omni_raise(c->handle, r.error);
+    return r.error == MPI_SUCCESS ? MPI_SUCCESS
+                                  : omni_raise(c->handle, r.error);
 }
 
 int impl_Imrecv(void *buf, MPI_Count count, MPI_Datatype dtype,

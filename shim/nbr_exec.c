@@ -156,11 +156,12 @@ static void send_msg(nbr_op *op, int i)
             }
             if (pc[q].from < 0) {
                 int k = pc[q].slot;
-                PMPI_Pack_c(op->sbuf + op->s_off[k], op->s_cnt[k], op->s_type[k],
-                            buf, total, &pos, MPI_COMM_WORLD);
+                PMPI_Pack_c(op->sbuf + op->s_off[k], op->s_cnt[k],
+                            op->s_type[k], buf, total, &pos, MPI_COMM_WORLD);
             } else {
                 const ns_msg *r = &t->plan.recv[pc[q].from];
-                memcpy(buf + pos, op->rdata[pc[q].from] + op->poff[r->first + pc[q].at],
+                memcpy(buf + pos,
+                       op->rdata[pc[q].from] + op->poff[r->first + pc[q].at],
                        (size_t)len);
                 pos += len;
             }
@@ -368,7 +369,8 @@ static void op_finish(nbr_op *op)
     op->done_greq = g;
     int orphan = op->orphan;
     /* query_fn will put the error in the ledger; free_fn forgets it */
-    op->err_counted = op->error != MPI_SUCCESS && g != MPI_REQUEST_NULL && !orphan;
+    op->err_counted =
+        op->error != MPI_SUCCESS && g != MPI_REQUEST_NULL && !orphan;
     if (op->err_counted)
         omni.err_pending++;
     if (g != MPI_REQUEST_NULL)
@@ -481,7 +483,8 @@ static int op_query(void *extra, MPI_Status *st)
     st->MPI_ERROR = MPI_SUCCESS;
     if (op->err_counted &&
         omni.ledger_n < (int)(sizeof omni.ledger / sizeof omni.ledger[0])) {
-        MPI_Comm comm = op->t->user != MPI_COMM_NULL ? op->t->user : MPI_COMM_WORLD;
+        MPI_Comm comm =
+            op->t->user != MPI_COMM_NULL ? op->t->user : MPI_COMM_WORLD;
         omni.ledger[omni.ledger_n++] =
             (struct req_error){op->done_greq, comm, op->error};
     }

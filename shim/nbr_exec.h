@@ -6,9 +6,9 @@
  * allgather to alltoallw, is that.
  *
  * Messages go on the topology's shadow record under tag base + phase, with
- * base = nphase x (run sequence number mod tag range).  A message of one piece of
- * the sender's own data for the receiver itself travels as the user's
- * datatype and is received straight into place.  Any other message is
+ * base = nphase x (run sequence number mod tag range).  A message of one
+ * piece of the sender's own data for the receiver itself travels as the
+ * user's datatype and is received straight into place.  Any other message is
  * packed: with `variable` (allgatherv, alltoallv, alltoallw, where a relay
  * cannot know a piece's size) a table of 64-bit piece lengths first, then
  * the pieces in plan order.  Packed messages are taken from the shadow's

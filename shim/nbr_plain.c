@@ -47,9 +47,9 @@ static int plain_start(void *state, MPI_Request *inner)
         return PMPI_Ineighbor_allgather_c(a->sbuf, a->scount, a->stype, a->rbuf,
                                           a->rcount, a->rtype, p->comm, inner);
     case NBR_ALLGATHERV:
-        return PMPI_Ineighbor_allgatherv_c(a->sbuf, a->scount, a->stype, a->rbuf,
-                                           a->rcounts, a->rdispls, a->rtype,
-                                           p->comm, inner);
+        return PMPI_Ineighbor_allgatherv_c(a->sbuf, a->scount, a->stype,
+                                           a->rbuf, a->rcounts, a->rdispls,
+                                           a->rtype, p->comm, inner);
     case NBR_ALLTOALL:
         return PMPI_Ineighbor_alltoall_c(a->sbuf, a->scount, a->stype, a->rbuf,
                                          a->rcount, a->rtype, p->comm, inner);
@@ -58,9 +58,9 @@ static int plain_start(void *state, MPI_Request *inner)
                                           a->stype, a->rbuf, a->rcounts,
                                           a->rdispls, a->rtype, p->comm, inner);
     default:
-        return PMPI_Ineighbor_alltoallw_c(a->sbuf, a->scounts, a->sdispls,
-                                          a->stypes, a->rbuf, a->rcounts,
-                                          a->rdispls, a->rtypes, p->comm, inner);
+        return PMPI_Ineighbor_alltoallw_c(
+            a->sbuf, a->scounts, a->sdispls, a->stypes, a->rbuf, a->rcounts,
+            a->rdispls, a->rtypes, p->comm, inner);
     }
 }
 
@@ -117,7 +117,8 @@ int nbr_plain_init(const nbr_args *a, MPI_Comm comm, MPI_Request *request)
     if (w) {
         p->types = copy_or_die(sizeof(MPI_Datatype) * n);
         memcpy(p->types, a->stypes, sizeof(MPI_Datatype) * (size_t)outdeg);
-        memcpy(p->types + outdeg, a->rtypes, sizeof(MPI_Datatype) * (size_t)indeg);
+        memcpy(p->types + outdeg, a->rtypes,
+               sizeof(MPI_Datatype) * (size_t)indeg);
         p->a.stypes = p->types;
         p->a.rtypes = p->types + outdeg;
     }

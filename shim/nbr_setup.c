@@ -35,8 +35,9 @@ static void topo_lists(MPI_Comm comm, int kind, int rank, int *indeg,
         *out = nbr_alloc(sizeof(int) * (size_t)*outdeg);
         int *wi = weighted ? nbr_alloc(sizeof(int) * (size_t)*indeg) : NULL;
         int *wo = weighted ? nbr_alloc(sizeof(int) * (size_t)*outdeg) : NULL;
-        PMPI_Dist_graph_neighbors(comm, *indeg, *in, weighted ? wi : MPI_UNWEIGHTED,
-                                  *outdeg, *out, weighted ? wo : MPI_UNWEIGHTED);
+        PMPI_Dist_graph_neighbors(comm, *indeg, *in,
+                                  weighted ? wi : MPI_UNWEIGHTED, *outdeg, *out,
+                                  weighted ? wo : MPI_UNWEIGHTED);
         free(wi);
         free(wo);
         return;
@@ -97,7 +98,8 @@ int nbr_comm_created(comm_rec *c)
 {
     cfg_neighbor mode = omni.nbr_mode;
     int kind = MPI_UNDEFINED;
-    if (mode == CFG_NEIGHBOR_PLAIN || PMPI_Topo_test(c->handle, &kind) != MPI_SUCCESS ||
+    if (mode == CFG_NEIGHBOR_PLAIN ||
+        PMPI_Topo_test(c->handle, &kind) != MPI_SUCCESS ||
         (kind != MPI_DIST_GRAPH && kind != MPI_CART && kind != MPI_GRAPH))
         return MPI_SUCCESS;
     MPI_Comm comm = c->handle;
@@ -140,7 +142,8 @@ int nbr_comm_created(comm_rec *c)
     int *gout = nbr_alloc(sizeof(int) * (size_t)(tout + 1));
     int *gin = nbr_alloc(sizeof(int) * (size_t)(tin + 1));
     for (int p = 0; p < n && rc == MPI_SUCCESS; p++) {
-        memcpy(gout + out_off[p], lists + displs[p], sizeof(int) * (size_t)all[3 * p]);
+        memcpy(gout + out_off[p], lists + displs[p],
+               sizeof(int) * (size_t)all[3 * p]);
         memcpy(gin + in_off[p], lists + displs[p] + all[3 * p],
                sizeof(int) * (size_t)all[3 * p + 1]);
     }
@@ -152,9 +155,9 @@ int nbr_comm_created(comm_rec *c)
              ns_build(&g, theta, flags, c->rank, 1, &plan) == 0;
     int all_ok = 0;
     if (rc == MPI_SUCCESS)
-        rc = prog_wait_started(PMPI_Iallreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN,
-                                               comm, &req),
-                               &req);
+        rc = prog_wait_started(
+            PMPI_Iallreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm, &req),
+            &req);
     free(all), free(counts), free(displs), free(out_off), free(in_off);
     free(lists), free(mylist), free(gout), free(gin);
     if (rc != MPI_SUCCESS || !all_ok) {

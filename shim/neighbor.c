@@ -9,7 +9,8 @@
 #include "shim/dtype.h"
 #include <stdlib.h>
 
-static int slot(MPI_Datatype type, MPI_Count cnt, MPI_Aint *ext, MPI_Count *bytes)
+static int slot(MPI_Datatype type, MPI_Count cnt, MPI_Aint *ext,
+                MPI_Count *bytes)
 {
     int builtin = dtype_builtin_size(type);
     if (builtin && cnt >= 0) {
@@ -19,7 +20,8 @@ static int slot(MPI_Datatype type, MPI_Count cnt, MPI_Aint *ext, MPI_Count *byte
         return 0;
     }
     MPI_Count size = dtype_size(type), lb, extent;
-    if (size < 0 || cnt < 0 || PMPI_Type_get_extent_x(type, &lb, &extent) != MPI_SUCCESS)
+    if (size < 0 || cnt < 0 ||
+        PMPI_Type_get_extent_x(type, &lb, &extent) != MPI_SUCCESS)
         return -1;
     *ext = (MPI_Aint)extent;
     *bytes = cnt * size;
@@ -51,14 +53,18 @@ static int fill_slots(nbr_op *op, const nbr_args *a)
             return -1;
         op->s_type[k] = type;
         op->s_cnt[k] = cnt;
-        op->s_off[k] = a->kind == NBR_ALLTOALL ? (MPI_Aint)k * (MPI_Aint)cnt * ext
-                       : a->kind == NBR_ALLTOALLV ? arg_disp(a->sdispls, aint, k) * ext
-                       : w ? arg_disp(a->sdispls, 1, k) : 0;
+        op->s_off[k] =
+            a->kind == NBR_ALLTOALL    ? (MPI_Aint)k * (MPI_Aint)cnt * ext
+            : a->kind == NBR_ALLTOALLV ? arg_disp(a->sdispls, aint, k) * ext
+            : w                        ? arg_disp(a->sdispls, 1, k)
+                                       : 0;
     }
     for (int j = 0; j < t->indeg; j++) {
         MPI_Datatype type = w ? a->rtypes[j] : a->rtype;
-        int per_slot = a->kind == NBR_ALLGATHERV || a->kind == NBR_ALLTOALLV || w;
-        MPI_Count cnt = per_slot ? arg_count(a->rcounts, a->large, j) : a->rcount;
+        int per_slot =
+            a->kind == NBR_ALLGATHERV || a->kind == NBR_ALLTOALLV || w;
+        MPI_Count cnt =
+            per_slot ? arg_count(a->rcounts, a->large, j) : a->rcount;
         MPI_Aint ext;
         if (slot(type, cnt, &ext, &op->r_bytes[j]) != 0)
             return -1;
@@ -140,7 +146,8 @@ static void persist_release_fn(void *state)
         op->orphan = 1;
 }
 
-static const persist_ops nbr_persist_ops = {persist_start_fn, persist_release_fn};
+static const persist_ops nbr_persist_ops = {persist_start_fn,
+                                            persist_release_fn};
 
 /* Runs the call by its schedule.  *handled is 0 when Omnibus does not
  * take it (no schedule, or an argument MPI rejects): the caller then
@@ -206,13 +213,20 @@ int impl_Neighbor_allgather(const void *sbuf, MPI_Count scount,
                             MPI_Datatype stype, void *rbuf, MPI_Count rcount,
                             MPI_Datatype rtype, MPI_Comm comm)
 {
-    nbr_args a = {.kind = NBR_ALLGATHER, .sbuf = sbuf, .rbuf = rbuf,
-                  .scount = scount, .rcount = rcount, .stype = stype, .rtype = rtype};
+    nbr_args a = {.kind = NBR_ALLGATHER,
+                  .sbuf = sbuf,
+                  .rbuf = rbuf,
+                  .scount = scount,
+                  .rcount = rcount,
+                  .stype = stype,
+                  .rtype = rtype};
     NBR_TAKE(NBR_BLOCKING, NULL);
     MPI_Request r;
     prog_block_enter();
-    return prog_wait_started(PMPI_Ineighbor_allgather_c(sbuf, scount, stype, rbuf, rcount,
-                                                rtype, comm, &r), &r);
+    return prog_wait_started(PMPI_Ineighbor_allgather_c(sbuf, scount, stype,
+                                                        rbuf, rcount, rtype,
+                                                        comm, &r),
+                             &r);
 }
 
 int impl_Ineighbor_allgather(const void *sbuf, MPI_Count scount,
@@ -220,8 +234,13 @@ int impl_Ineighbor_allgather(const void *sbuf, MPI_Count scount,
                              MPI_Datatype rtype, MPI_Comm comm,
                              MPI_Request *request)
 {
-    nbr_args a = {.kind = NBR_ALLGATHER, .sbuf = sbuf, .rbuf = rbuf,
-                  .scount = scount, .rcount = rcount, .stype = stype, .rtype = rtype};
+    nbr_args a = {.kind = NBR_ALLGATHER,
+                  .sbuf = sbuf,
+                  .rbuf = rbuf,
+                  .scount = scount,
+                  .rcount = rcount,
+                  .stype = stype,
+                  .rtype = rtype};
     NBR_TAKE(NBR_NONBLOCKING, request);
     return PMPI_Ineighbor_allgather_c(sbuf, scount, stype, rbuf, rcount, rtype,
                                       comm, request);
@@ -233,8 +252,13 @@ int impl_Neighbor_allgather_init(const void *sbuf, MPI_Count scount,
                                  MPI_Comm comm, MPI_Info info,
                                  MPI_Request *request)
 {
-    nbr_args a = {.kind = NBR_ALLGATHER, .sbuf = sbuf, .rbuf = rbuf,
-                  .scount = scount, .rcount = rcount, .stype = stype, .rtype = rtype};
+    nbr_args a = {.kind = NBR_ALLGATHER,
+                  .sbuf = sbuf,
+                  .rbuf = rbuf,
+                  .scount = scount,
+                  .rcount = rcount,
+                  .stype = stype,
+                  .rtype = rtype};
     NBR_TAKE(NBR_PERSISTENT, request);
     return PMPI_Neighbor_allgather_init_c(sbuf, scount, stype, rbuf, rcount,
                                           rtype, comm, info, request);
@@ -244,13 +268,20 @@ int impl_Neighbor_alltoall(const void *sbuf, MPI_Count scount,
                            MPI_Datatype stype, void *rbuf, MPI_Count rcount,
                            MPI_Datatype rtype, MPI_Comm comm)
 {
-    nbr_args a = {.kind = NBR_ALLTOALL, .sbuf = sbuf, .rbuf = rbuf,
-                  .scount = scount, .rcount = rcount, .stype = stype, .rtype = rtype};
+    nbr_args a = {.kind = NBR_ALLTOALL,
+                  .sbuf = sbuf,
+                  .rbuf = rbuf,
+                  .scount = scount,
+                  .rcount = rcount,
+                  .stype = stype,
+                  .rtype = rtype};
     NBR_TAKE(NBR_BLOCKING, NULL);
     MPI_Request r;
     prog_block_enter();
-    return prog_wait_started(PMPI_Ineighbor_alltoall_c(sbuf, scount, stype, rbuf, rcount,
-                                               rtype, comm, &r), &r);
+    return prog_wait_started(PMPI_Ineighbor_alltoall_c(sbuf, scount, stype,
+                                                       rbuf, rcount, rtype,
+                                                       comm, &r),
+                             &r);
 }
 
 int impl_Ineighbor_alltoall(const void *sbuf, MPI_Count scount,
@@ -258,8 +289,13 @@ int impl_Ineighbor_alltoall(const void *sbuf, MPI_Count scount,
                             MPI_Datatype rtype, MPI_Comm comm,
                             MPI_Request *request)
 {
-    nbr_args a = {.kind = NBR_ALLTOALL, .sbuf = sbuf, .rbuf = rbuf,
-                  .scount = scount, .rcount = rcount, .stype = stype, .rtype = rtype};
+    nbr_args a = {.kind = NBR_ALLTOALL,
+                  .sbuf = sbuf,
+                  .rbuf = rbuf,
+                  .scount = scount,
+                  .rcount = rcount,
+                  .stype = stype,
+                  .rtype = rtype};
     NBR_TAKE(NBR_NONBLOCKING, request);
     return PMPI_Ineighbor_alltoall_c(sbuf, scount, stype, rbuf, rcount, rtype,
                                      comm, request);
@@ -271,8 +307,13 @@ int impl_Neighbor_alltoall_init(const void *sbuf, MPI_Count scount,
                                 MPI_Comm comm, MPI_Info info,
                                 MPI_Request *request)
 {
-    nbr_args a = {.kind = NBR_ALLTOALL, .sbuf = sbuf, .rbuf = rbuf,
-                  .scount = scount, .rcount = rcount, .stype = stype, .rtype = rtype};
+    nbr_args a = {.kind = NBR_ALLTOALL,
+                  .sbuf = sbuf,
+                  .rbuf = rbuf,
+                  .scount = scount,
+                  .rcount = rcount,
+                  .stype = stype,
+                  .rtype = rtype};
     NBR_TAKE(NBR_PERSISTENT, request);
     return PMPI_Neighbor_alltoall_init_c(sbuf, scount, stype, rbuf, rcount,
                                          rtype, comm, info, request);
@@ -294,8 +335,10 @@ int impl_Neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype,
     NBR_TAKE(NBR_BLOCKING, NULL);
     MPI_Request r;
     prog_block_enter();
-    return prog_wait_started(PMPI_Ineighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts,
-                                               displs, rtype, comm, &r), &r);
+    return prog_wait_started(PMPI_Ineighbor_allgatherv(sbuf, scount, stype,
+                                                       rbuf, rcounts, displs,
+                                                       rtype, comm, &r),
+                             &r);
 }
 
 int impl_Neighbor_allgatherv_c(const void *sbuf, MPI_Count scount,
@@ -308,9 +351,10 @@ int impl_Neighbor_allgatherv_c(const void *sbuf, MPI_Count scount,
     NBR_TAKE(NBR_BLOCKING, NULL);
     MPI_Request r;
     prog_block_enter();
-    return prog_wait_started(PMPI_Ineighbor_allgatherv_c(sbuf, scount, stype, rbuf,
-                                                 rcounts, displs, rtype, comm,
-                                                 &r), &r);
+    return prog_wait_started(PMPI_Ineighbor_allgatherv_c(sbuf, scount, stype,
+                                                         rbuf, rcounts, displs,
+                                                         rtype, comm, &r),
+                             &r);
 }
 
 int impl_Ineighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype,
@@ -378,9 +422,10 @@ int impl_Neighbor_alltoallv(const void *sbuf, const int scounts[],
     NBR_TAKE(NBR_BLOCKING, NULL);
     MPI_Request r;
     prog_block_enter();
-    return prog_wait_started(PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf,
-                                              rcounts, rdispls, rtype, comm, &r),
-                     &r);
+    return prog_wait_started(PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls,
+                                                      stype, rbuf, rcounts,
+                                                      rdispls, rtype, comm, &r),
+                             &r);
 }
 
 int impl_Neighbor_alltoallv_c(const void *sbuf, const MPI_Count scounts[],
@@ -393,9 +438,10 @@ int impl_Neighbor_alltoallv_c(const void *sbuf, const MPI_Count scounts[],
     NBR_TAKE(NBR_BLOCKING, NULL);
     MPI_Request r;
     prog_block_enter();
-    return prog_wait_started(PMPI_Ineighbor_alltoallv_c(sbuf, scounts, sdispls, stype,
-                                                rbuf, rcounts, rdispls, rtype,
-                                                comm, &r), &r);
+    return prog_wait_started(
+        PMPI_Ineighbor_alltoallv_c(sbuf, scounts, sdispls, stype, rbuf, rcounts,
+                                   rdispls, rtype, comm, &r),
+        &r);
 }
 
 int impl_Ineighbor_alltoallv(const void *sbuf, const int scounts[],
@@ -406,8 +452,8 @@ int impl_Ineighbor_alltoallv(const void *sbuf, const int scounts[],
 {
     ALLTOALLV_ARGS(0);
     NBR_TAKE(NBR_NONBLOCKING, request);
-    return PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts,
-                                    rdispls, rtype, comm, request);
+    return PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf,
+                                    rcounts, rdispls, rtype, comm, request);
 }
 
 int impl_Ineighbor_alltoallv_c(const void *sbuf, const MPI_Count scounts[],
@@ -468,9 +514,10 @@ int impl_Neighbor_alltoallw(const void *sbuf, const int scounts[],
     NBR_TAKE(NBR_BLOCKING, NULL);
     MPI_Request r;
     prog_block_enter();
-    return prog_wait_started(PMPI_Ineighbor_alltoallw(sbuf, scounts, sdispls, stypes,
-                                              rbuf, rcounts, rdispls, rtypes,
-                                              comm, &r), &r);
+    return prog_wait_started(
+        PMPI_Ineighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts,
+                                 rdispls, rtypes, comm, &r),
+        &r);
 }
 
 int impl_Neighbor_alltoallw_c(const void *sbuf, const MPI_Count scounts[],
@@ -484,9 +531,10 @@ int impl_Neighbor_alltoallw_c(const void *sbuf, const MPI_Count scounts[],
     NBR_TAKE(NBR_BLOCKING, NULL);
     MPI_Request r;
     prog_block_enter();
-    return prog_wait_started(PMPI_Ineighbor_alltoallw_c(sbuf, scounts, sdispls, stypes,
-                                                rbuf, rcounts, rdispls, rtypes,
-                                                comm, &r), &r);
+    return prog_wait_started(
+        PMPI_Ineighbor_alltoallw_c(sbuf, scounts, sdispls, stypes, rbuf,
+                                   rcounts, rdispls, rtypes, comm, &r),
+        &r);
 }
 
 int impl_Ineighbor_alltoallw(const void *sbuf, const int scounts[],

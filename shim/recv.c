@@ -20,11 +20,11 @@ void recv_finalize(void)
 }
 
 /* Unpacks n bytes into a derived datatype (out of line, so that
- * recv_copy_in's builtin case keeps a small frame).  A message that ends inside an
- * element fills only that element's first basic items (MPI_Get_elements
- * counts them): the element is packed from the user's buffer, its head
- * overwritten with the bytes that arrived, and unpacked back.  Returns an
- * MPI error code. */
+ * recv_copy_in's builtin case keeps a small frame).  A message that ends
+ * inside an element fills only that element's first basic items
+ * (MPI_Get_elements counts them): the element is packed from the user's
+ * buffer, its head overwritten with the bytes that arrived, and unpacked
+ * back.  Returns an MPI error code. */
 static __attribute__((noinline)) int
 recv_unpack(match_recv *r, const char *data, MPI_Count n, MPI_Count esize)
 {
@@ -193,7 +193,8 @@ int recv_poll_payloads(void)
 static __attribute__((noinline)) int recv_arrived_to_posted(comm_rec *c,
                                                             const match_msg *m)
 {
-    match_recv *r = c->posted_head ? match_take_posted(c, m->src, m->tag) : NULL;
+    match_recv *r =
+        c->posted_head ? match_take_posted(c, m->src, m->tag) : NULL;
     if (r) {
         recv_take_message(r, m);
         match_msg_settle(m);
@@ -304,8 +305,8 @@ static int recv_args_valid(MPI_Count count, int source, int tag, comm_rec *c)
 int recv_general(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
                  int tag, comm_rec *c, MPI_Comm comm, MPI_Status *status)
 {
-    if (!c || source == MPI_PROC_NULL || !recv_args_valid(count, source, tag, c) ||
-        dtype_size(dtype) < 0)
+    if (!c || source == MPI_PROC_NULL ||
+        !recv_args_valid(count, source, tag, c) || dtype_size(dtype) < 0)
         return PMPI_Recv_c(buf, count, dtype, source, tag, comm, status);
     match_recv r = {.buf = buf, .count = count, .dtype = dtype, .src = source,
                     .tag = tag, .comm = c, .req = MPI_REQUEST_NULL};
@@ -318,8 +319,8 @@ int recv_general(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
 int irecv_general(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
                   int tag, comm_rec *c, MPI_Comm comm, MPI_Request *request)
 {
-    if (!c || source == MPI_PROC_NULL || !recv_args_valid(count, source, tag, c) ||
-        dtype_size(dtype) < 0)
+    if (!c || source == MPI_PROC_NULL ||
+        !recv_args_valid(count, source, tag, c) || dtype_size(dtype) < 0)
         return PMPI_Irecv_c(buf, count, dtype, source, tag, comm, request);
     MPI_Request req;
     match_recv *r = request_new_recv(&req);

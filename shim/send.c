@@ -235,15 +235,18 @@ static int send_large(const void *buf, MPI_Count count, MPI_Datatype dtype,
                       enum send_mode mode, MPI_Request *req, int user_req)
 {
     uint32_t ptag = omni.next_payload_tag;
-    omni.next_payload_tag = ptag >= (uint32_t)omni.payload_tag_max ? 0 : ptag + 1;
+    omni.next_payload_tag =
+        ptag >= (uint32_t)omni.payload_tag_max ? 0 : ptag + 1;
     MPI_Request preq = MPI_REQUEST_NULL;
     int rc;
     if (mode == SEND_BUFFERED)
         rc = send_bsend_payload(buf, count, dtype, dst, ptag, c);
     else if (mode == SEND_SYNC)
-        rc = PMPI_Issend_c(buf, count, dtype, dst, (int)ptag, omni.payload_comm, &preq);
+        rc = PMPI_Issend_c(buf, count, dtype, dst, (int)ptag, omni.payload_comm,
+                           &preq);
     else
-        rc = PMPI_Isend_c(buf, count, dtype, dst, (int)ptag, omni.payload_comm, &preq);
+        rc = PMPI_Isend_c(buf, count, dtype, dst, (int)ptag, omni.payload_comm,
+                          &preq);
     if (rc != MPI_SUCCESS)
         return mode == SEND_BUFFERED ? rc : omni_raise(c->handle, rc);
 
@@ -321,7 +324,8 @@ send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
               int user_req)
 {
     if (dest == MPI_PROC_NULL)
-        return req ? PMPI_Isend(buf, 0, MPI_BYTE, MPI_PROC_NULL, 0, c->handle, req)
+        return req ? PMPI_Isend(buf, 0, MPI_BYTE, MPI_PROC_NULL, 0, c->handle,
+                                req)
                    : MPI_SUCCESS;
     int builtin = dtype_builtin_size(dtype);
     MPI_Count esize = builtin ? builtin : dtype_size(dtype);
@@ -330,7 +334,8 @@ send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
     int dst = c->to_world[dest];
     MPI_Count bytes = esize * count;
     if (mode == SEND_BUFFERED &&
-        (MPI_Count)(omni.bsend_size - omni.bsend_used) < bytes + MPI_BSEND_OVERHEAD)
+        (MPI_Count)(omni.bsend_size - omni.bsend_used) <
+            bytes + MPI_BSEND_OVERHEAD)
         /* No room left in the attached buffer: MPI refuses the send
          * (MPI_ERR_BUFFER through the communicator) and nothing is sent. */
         return omni_raise(c->handle, MPI_ERR_BUFFER);
@@ -348,10 +353,10 @@ send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
         return send_copied(c, req, user_req);
     }
     int went = mode == SEND_SYNC
-                   ? send_sync_eager(buf, count, dtype, builtin, (uint32_t)bytes,
-                                     dst, tag, c, req, &rc)
-                   : send_eager(buf, count, dtype, builtin, (uint32_t)bytes, dst,
-                                tag, c, rt_meta(RT_EAGER, 0), &rc);
+                   ? send_sync_eager(buf, count, dtype, builtin,
+                                     (uint32_t)bytes, dst, tag, c, req, &rc)
+                   : send_eager(buf, count, dtype, builtin, (uint32_t)bytes,
+                                dst, tag, c, rt_meta(RT_EAGER, 0), &rc);
     if (went < 0)
         return omni_raise(c->handle, rc);
     if (went == 0)

@@ -111,7 +111,8 @@ static inline __attribute__((always_inline)) int
 send_start(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
            int tag, comm_rec *c, enum send_mode mode, MPI_Request *req)
 {
-    if (mode == SEND_STANDARD && send_copy_small(buf, count, dtype, dest, tag, c))
+    if (mode == SEND_STANDARD &&
+        send_copy_small(buf, count, dtype, dest, tag, c))
         return req ? request_give_sent(req) : MPI_SUCCESS;
     return send_start_general(buf, count, dtype, dest, tag, c, mode, req);
 }

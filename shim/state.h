@@ -240,7 +240,8 @@ typedef struct omni_state {
 
     /* progress policy */
     int yield;              /* sched_yield in wait loops */
-    unsigned empty_polls;   /* consecutive Test or Iprobe calls that found nothing */
+    unsigned empty_polls;   /* consecutive Test or Iprobe calls that found
+                               nothing */
     MPI_Request mpich_anchor; /* a receive that never matches (progress.c) */
     unsigned mpich_rounds;  /* rounds since the anchor was last tested */
     long flush_ns;

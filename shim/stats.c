@@ -153,14 +153,14 @@ static void print_summary(const uint64_t *t, const uint64_t *peak)
             "omnibus: %d ranks, topology", omni.size);
     for (int d = 0; d < omni.grid.ndims; d++)
         fprintf(stderr, "%s%d", d ? "x" : " ", omni.grid.dims[d]);
-    fprintf(stderr,
-            ": %llu sends (%llu large), %llu forwarded, %llu wire messages "
-            "(%.4f per send), %llu wire bytes, peak %llu KiB buffers per rank\n",
-            (unsigned long long)t[S_USER], (unsigned long long)t[S_DIRECT],
-            (unsigned long long)t[S_FORWARDED],
-            (unsigned long long)t[S_WIRE_MSGS], per,
-            (unsigned long long)t[S_WIRE_BYTES],
-            (unsigned long long)(peak[0] / 1024));
+    fprintf(
+        stderr,
+        ": %llu sends (%llu large), %llu forwarded, %llu wire messages "
+        "(%.4f per send), %llu wire bytes, peak %llu KiB buffers per rank\n",
+        (unsigned long long)t[S_USER], (unsigned long long)t[S_DIRECT],
+        (unsigned long long)t[S_FORWARDED], (unsigned long long)t[S_WIRE_MSGS],
+        per, (unsigned long long)t[S_WIRE_BYTES],
+        (unsigned long long)(peak[0] / 1024));
 }
 
 void stats_report(void)

@@ -163,8 +163,8 @@ int topology_setup(char *err, size_t errlen)
     omni.hop_dim = malloc(sizeof(int) * P);
     omni.route_len = malloc(sizeof(int) * P);
     omni.off_node = calloc(P, 1);
-    if (!pos_of || !rank_at || !omni.next_hop || !omni.hop_dim || !omni.route_len ||
-        !omni.off_node)
+    if (!pos_of || !rank_at || !omni.next_hop || !omni.hop_dim ||
+        !omni.route_len || !omni.off_node)
         omni_out_of_memory("the route table");
     int rc = routes_build(pos_of, rank_at, err, errlen);
     free(pos_of);

@@ -51,7 +51,8 @@ static int block_class_for(size_t len)
     int cls = 6;
     while (((size_t)1 << cls) < len || ((size_t)1 << cls) < FL_MIN_SHIPPED)
         cls++;
-    return len <= omni.block_cap && block_alloc_size(cls) >= block_alloc_size(-1)
+    return len <= omni.block_cap &&
+                   block_alloc_size(cls) >= block_alloc_size(-1)
                ? -1
                : cls;
 }
@@ -174,7 +175,8 @@ static void inflight_push(MPI_Request req, omni_block *b)
         if (!ring)
             omni_out_of_memory("the in-flight ring");
         for (int i = 0; i < omni.inflight_count; i++)
-            ring[i] = omni.inflight[(omni.inflight_head + i) % omni.inflight_cap];
+            ring[i] =
+                omni.inflight[(omni.inflight_head + i) % omni.inflight_cap];
         free(omni.inflight);
         omni.inflight = ring;
         omni.inflight_cap = cap;

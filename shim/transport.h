@@ -5,11 +5,12 @@
  * peer next_hop[d]; a block ships when the next item does not fit, when
  * progress finds it idle or too old (router/adapt.h), before any call that
  * can wait, and at once after an urgent item.  A block for this rank itself
- * never leaves: shipping it delivers it in place (deliver.h).  A block for a rank of
- * this node goes into the node ring to it (shm.h), or, while that ring is
- * full, to the end of the peer's backlog, which progress moves into the
- * ring in order; any other block goes to MPICH (PMPI_Isend on wire_comm).
- * Each link uses one of the two paths for the whole job, so it stays FIFO.
+ * never leaves: shipping it delivers it in place (deliver.h).  A block for
+ * a rank of this node goes into the node ring to it (shm.h), or, while
+ * that ring is full, to the end of the peer's backlog, which progress
+ * moves into the ring in order; any other block goes to MPICH (PMPI_Isend
+ * on wire_comm).  Each link uses one of the two paths for the whole job,
+ * so it stays FIFO.
  *
  * Receive side: the node rings, each read in order, and, when some rank
  * sends here through MPICH, a ring of PMPI_Irecv(MPI_ANY_SOURCE) on
@@ -116,9 +117,10 @@ static inline int transport_alone_ok(int dst, size_t bytes)
 
 /* A block of its own for one item of `size` bytes towards world rank dst
  * (transport_alone_ok): the buffer filling for dst ships first, so
- * the item keeps its place in the pair's order.  The caller writes the item at its data and passes the
- * block to transport_ship_block, or to transport_block_drop when the item
- * could not be written; nothing else may touch the transport meanwhile. */
+ * the item keeps its place in the pair's order.  The caller writes the
+ * item at its data and passes the block to transport_ship_block, or to
+ * transport_block_drop when the item could not be written; nothing else
+ * may touch the transport meanwhile. */
 omni_block *transport_block_for_item(int dst, uint32_t size);
 /* The same item straight in dst's node ring, without the copy through a
  * block (an 8 KiB ping-pong paid that copy at each end): the room for it,
