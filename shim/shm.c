@@ -7,11 +7,23 @@
 #define SHM_MAX_BLOCK ((size_t)1 << 20)
 #define SHM_MIN_RING ((size_t)64 << 10)
 
-/* The smallest power of two at least SHM_MIN_RING that holds two blocks
- * (rg_max_record). */
-static size_t ring_capacity(void)
+/* A ring of this size takes a 64 KiB message as one record (rg_max_record
+ * is half the ring), so a message up to there goes alone through the ring
+ * (transport_alone_ok) instead of as a header and an MPICH payload, which
+ * waits for a round of Omnibus's in the middle (README, node rings).  A
+ * rank gets rings this large while they cost it at most SHM_RING_BUDGET
+ * in all, that is on nodes of up to 17 ranks. */
+#define SHM_ALONE_RING ((size_t)256 << 10)
+#define SHM_RING_BUDGET ((size_t)4 << 20)
+
+/* The smallest power of two that holds two blocks (rg_max_record) and is
+ * at least SHM_MIN_RING, or SHM_ALONE_RING where the budget allows that
+ * for each of the node's other local_size - 1 ranks. */
+static size_t ring_capacity(int local_size)
 {
     size_t cap = SHM_MIN_RING;
+    if ((size_t)(local_size - 1) * SHM_ALONE_RING <= SHM_RING_BUDGET)
+        cap = SHM_ALONE_RING;
     while (rg_max_record(cap) < omni.block_cap)
         cap *= 2;
     return cap;
@@ -67,7 +79,7 @@ int shm_init(void)
         PMPI_Comm_free(&omni.ring_comm);
         return 0;
     }
-    size_t cap = ring_capacity(), region = rg_region_bytes(cap);
+    size_t cap = ring_capacity(local_size), region = rg_region_bytes(cap);
     omni.ring_record_max = rg_max_record(cap);
     MPI_Info info;
     PMPI_Info_create(&info);
