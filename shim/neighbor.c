@@ -209,17 +209,18 @@ static int nbr_run(const nbr_args *a, MPI_Comm comm, enum nbr_how how,
     if (handled)                                                               \
         return rc
 
+/* allgather and alltoall: one count and datatype on each side */
+
+#define SAME_SIZE_ARGS(kind_)                                                  \
+    nbr_args a = {.kind = kind_, .sbuf = sbuf, .rbuf = rbuf,                   \
+                  .scount = scount, .rcount = rcount, .stype = stype,          \
+                  .rtype = rtype}
+
 int impl_Neighbor_allgather(const void *sbuf, MPI_Count scount,
                             MPI_Datatype stype, void *rbuf, MPI_Count rcount,
                             MPI_Datatype rtype, MPI_Comm comm)
 {
-    nbr_args a = {.kind = NBR_ALLGATHER,
-                  .sbuf = sbuf,
-                  .rbuf = rbuf,
-                  .scount = scount,
-                  .rcount = rcount,
-                  .stype = stype,
-                  .rtype = rtype};
+    SAME_SIZE_ARGS(NBR_ALLGATHER);
     NBR_TAKE(NBR_BLOCKING, NULL);
     MPI_Request r;
     prog_block_enter();
@@ -234,13 +235,7 @@ int impl_Ineighbor_allgather(const void *sbuf, MPI_Count scount,
                              MPI_Datatype rtype, MPI_Comm comm,
                              MPI_Request *request)
 {
-    nbr_args a = {.kind = NBR_ALLGATHER,
-                  .sbuf = sbuf,
-                  .rbuf = rbuf,
-                  .scount = scount,
-                  .rcount = rcount,
-                  .stype = stype,
-                  .rtype = rtype};
+    SAME_SIZE_ARGS(NBR_ALLGATHER);
     NBR_TAKE(NBR_NONBLOCKING, request);
     return PMPI_Ineighbor_allgather_c(sbuf, scount, stype, rbuf, rcount, rtype,
                                       comm, request);
@@ -252,13 +247,7 @@ int impl_Neighbor_allgather_init(const void *sbuf, MPI_Count scount,
                                  MPI_Comm comm, MPI_Info info,
                                  MPI_Request *request)
 {
-    nbr_args a = {.kind = NBR_ALLGATHER,
-                  .sbuf = sbuf,
-                  .rbuf = rbuf,
-                  .scount = scount,
-                  .rcount = rcount,
-                  .stype = stype,
-                  .rtype = rtype};
+    SAME_SIZE_ARGS(NBR_ALLGATHER);
     NBR_TAKE(NBR_PERSISTENT, request);
     return PMPI_Neighbor_allgather_init_c(sbuf, scount, stype, rbuf, rcount,
                                           rtype, comm, info, request);
@@ -268,13 +257,7 @@ int impl_Neighbor_alltoall(const void *sbuf, MPI_Count scount,
                            MPI_Datatype stype, void *rbuf, MPI_Count rcount,
                            MPI_Datatype rtype, MPI_Comm comm)
 {
-    nbr_args a = {.kind = NBR_ALLTOALL,
-                  .sbuf = sbuf,
-                  .rbuf = rbuf,
-                  .scount = scount,
-                  .rcount = rcount,
-                  .stype = stype,
-                  .rtype = rtype};
+    SAME_SIZE_ARGS(NBR_ALLTOALL);
     NBR_TAKE(NBR_BLOCKING, NULL);
     MPI_Request r;
     prog_block_enter();
@@ -289,13 +272,7 @@ int impl_Ineighbor_alltoall(const void *sbuf, MPI_Count scount,
                             MPI_Datatype rtype, MPI_Comm comm,
                             MPI_Request *request)
 {
-    nbr_args a = {.kind = NBR_ALLTOALL,
-                  .sbuf = sbuf,
-                  .rbuf = rbuf,
-                  .scount = scount,
-                  .rcount = rcount,
-                  .stype = stype,
-                  .rtype = rtype};
+    SAME_SIZE_ARGS(NBR_ALLTOALL);
     NBR_TAKE(NBR_NONBLOCKING, request);
     return PMPI_Ineighbor_alltoall_c(sbuf, scount, stype, rbuf, rcount, rtype,
                                      comm, request);
@@ -307,13 +284,7 @@ int impl_Neighbor_alltoall_init(const void *sbuf, MPI_Count scount,
                                 MPI_Comm comm, MPI_Info info,
                                 MPI_Request *request)
 {
-    nbr_args a = {.kind = NBR_ALLTOALL,
-                  .sbuf = sbuf,
-                  .rbuf = rbuf,
-                  .scount = scount,
-                  .rcount = rcount,
-                  .stype = stype,
-                  .rtype = rtype};
+    SAME_SIZE_ARGS(NBR_ALLTOALL);
     NBR_TAKE(NBR_PERSISTENT, request);
     return PMPI_Neighbor_alltoall_init_c(sbuf, scount, stype, rbuf, rcount,
                                          rtype, comm, info, request);
