@@ -15,10 +15,10 @@
  * combines, which this test knows only for its own job on one node with
  * the default topology: a core per rank.  There the error is required;
  * otherwise success or MPI_ERR_TRUNCATE are both accepted, and nothing
- * else.  Each truncated
- * run is followed by a correct one on the same communicator, whose
- * results must be right.  The graph is a 2-D Moore torus (relays under the
- * dimension-ordered schedule); blocks of 4 ints sent, 2 expected.
+ * else.  Each truncated run is followed by a correct one on the same
+ * communicator, whose results must be right.  The graph is a 2-D Moore
+ * torus (relays under the dimension-ordered schedule); blocks of 4 ints
+ * sent, 2 expected.
  */
 #include "testlib.h"
 
