@@ -839,14 +839,14 @@ static int reduce_scatter_ours(const void *sendbuf, void *recvbuf,
                       .dtype = dtype,
                       .stride = (MPI_Aint)bytes};
     pieces_exchange(shadow_of(c), &in, &blocks, COLL_TAG_REDUCE_SCATTER);
-    char *acc = piece_at(&in, c->rank);
+    /* The exchange's blocking sends have copied `data` out, so recvbuf
+     * takes the result even where it holds the data (MPI_IN_PLACE): its
+     * own block first, which may overlap the result's place. */
     if (bytes)
-        memcpy(acc, piece_at(&blocks, c->rank), bytes);
+        memmove(recvbuf, piece_at(&blocks, c->rank), bytes);
     for (int j = 0; j < c->size; j++)
         if (j != c->rank)
-            reduce(piece_at(&in, j), acc, mine, dtype, op);
-    if (bytes)
-        memcpy(recvbuf, acc, bytes);
+            reduce(piece_at(&in, j), recvbuf, mine, dtype, op);
     return 0;
 }
 
