@@ -12,7 +12,9 @@
  * calls the receive and sends that time afterwards; the sender notes when
  * its send completed.  Completion before the receive was posted is the
  * broken promise.  The receiver waits 0.3 s after a barrier before posting,
- * and the sender calls MPI_Test for the first 0.2 s and requires "not
+ * calling MPI_Iprobe for another tag all the while, so that its MPI makes
+ * progress and the message arrives and waits unexpected (Omnibus receives
+ * some unexpected payloads early, never a synchronous one), and the sender calls MPI_Test for the first 0.2 s and requires "not
  * complete" throughout, then MPI_Wait; whichever reports completion must
  * do so after the receive was posted.  The ranks run in pairs (testlib.h),
  * all at once: the lower rank of a pair sends, its partner receives.
@@ -73,6 +75,19 @@ static void sender_ssend(int n, long id)
     free(b);
 }
 
+/* Waits `delay` seconds driving progress, as a program polling for other
+ * work would. */
+static void poll_for(double delay)
+{
+    double t0 = tl_now();
+    int flag = 0;
+    while (tl_now() - t0 < delay) {
+        MPI_OK(MPI_Iprobe(peer, TIME_TAG + 1, MPI_COMM_WORLD, &flag,
+                          MPI_STATUS_IGNORE));
+        CHECK(!flag, "no message with tag %d was sent", TIME_TAG + 1);
+    }
+}
+
 static void receiver(int n, long id, int use_probe, double delay)
 {
     unsigned char *b = tl_malloc((size_t)n);
@@ -82,7 +97,7 @@ static void receiver(int n, long id, int use_probe, double delay)
         MPI_OK(MPI_Probe(peer, 3, MPI_COMM_WORLD, &st));
         CHECK_STATUS(st, peer, 3, n, "probe of the synchronous message");
     }
-    tl_sleep(delay);
+    poll_for(delay);
     double posted = tl_now();
     MPI_OK(MPI_Recv(b, n, MPI_BYTE, peer, 3, MPI_COMM_WORLD, &st));
     CHECK_STATUS(st, peer, 3, n, "receive of the synchronous message");
