@@ -51,7 +51,8 @@ enum rt_kind {
     RT_CREDIT = 5,
     RT_RNDV = 6,
     RT_CTS = 7,
-    RT_RNDV_DATA = 8
+    RT_RNDV_DATA = 8,
+    RT_LARGE_SYNC = 9
 };
 
 #define RT_KIND_BITS 4u
@@ -107,6 +108,15 @@ static inline int rt_kind_is_control(enum rt_kind kind)
 static inline int rt_kind_is_eager(enum rt_kind kind)
 {
     return kind == RT_EAGER || kind == RT_EAGER_SYNC;
+}
+
+/* A header whose payload follows on the payload communicator (send.h):
+ * RT_LARGE_SYNC when the payload is an MPI_Issend, whose completion is the
+ * sender's proof of a matching receive, so that only the program's own
+ * receive may ever take it. */
+static inline int rt_kind_is_large(enum rt_kind kind)
+{
+    return kind == RT_LARGE || kind == RT_LARGE_SYNC;
 }
 
 /* Field by field, each one store into the block: a header built on the

@@ -114,6 +114,15 @@ void match_recv_free(match_recv *r)
     omni.free_recvs = r;
 }
 
+void match_msg_drop_early(match_msg *m)
+{
+    PMPI_Cancel(&m->early_req);
+    PMPI_Wait(&m->early_req, MPI_STATUS_IGNORE);
+    free(m->early);
+    m->early = NULL;
+    omni.early_bytes -= (size_t)m->bytes;
+}
+
 long match_drop_unexpected(comm_rec *c)
 {
     long n = 0;

@@ -30,13 +30,18 @@ typedef struct match_msg {
     struct match_msg *next;
     int src;                /* sender's rank in the communicator */
     int tag;
-    enum rt_kind kind;      /* RT_EAGER, RT_EAGER_SYNC, RT_LARGE or RT_RNDV */
+    enum rt_kind kind;      /* RT_EAGER, RT_EAGER_SYNC, RT_LARGE,
+                               RT_LARGE_SYNC or RT_RNDV */
     uint32_t src_world;
     uint32_t value;         /* sync id, or the payload's tag */
     uint32_t rndv_id;       /* RT_RNDV: the sender's rendezvous id */
     MPI_Count bytes;        /* the message's size */
     const char *data;       /* eager payload, inside block */
     omni_block *block;      /* NULL for LARGE and RNDV */
+    char *early;            /* RT_LARGE waiting here: the buffer its payload
+                               is being received into already, or NULL
+                               (recv.c, "Early payloads") */
+    MPI_Request early_req;  /* that receive */
 } match_msg;
 
 enum recv_state { RECV_POSTED, RECV_PAYLOAD, RECV_DONE };
@@ -63,7 +68,9 @@ typedef struct match_recv {
     int st_source, st_tag;       /* the status it completes with */
     MPI_Count st_bytes;
     MPI_Request payload;         /* RECV_PAYLOAD: PMPI_Irecv into buf */
-    char *spill;                 /* the payload of a truncated receive */
+    char *spill;                 /* the payload of a truncated receive, or
+                                    an early one: copied in on arrival */
+    MPI_Count spill_early;       /* its bytes, when it is an early payload */
 } match_recv;
 
 /* A receive that completes after the call that posted it returns (a
@@ -128,11 +135,18 @@ static inline void match_msg_settle(const match_msg *m)
         credit_consumed(m->src_world, RT_HDR_SIZE + (uint32_t)m->bytes);
 }
 
+/* Withdraws the early payload receive of a message that no receive will
+ * take (its communicator was freed, or the job ends), and frees its
+ * buffer. */
+void match_msg_drop_early(match_msg *m);
+
 /* A message leaves Omnibus here, received or dropped: settled, its block
  * reference dropped, its record back on the free list.  Inline: every
  * message received from the unexpected queue passes here. */
 static inline void match_msg_free(match_msg *m)
 {
+    if (m->early)
+        match_msg_drop_early(m);
     match_msg_settle(m);
     if (m->block)
         transport_block_unref(m->block);

@@ -289,7 +289,7 @@ static void packed_poll(nbr_op *op, int i)
                                           op->tag + m->phase, 1);
     if (!mm)
         return;
-    if (mm->kind != RT_LARGE) {
+    if (!rt_kind_is_large(mm->kind)) {
         op->held[i] = mm;
         packed_arrived(op, i, mm->data, mm->bytes);
         return;

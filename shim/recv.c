@@ -104,7 +104,20 @@ static void recv_answer_rndv(uint32_t src_world, uint32_t id, uint32_t recv_id)
     transport_push_soon((int)src_world);
 }
 
-void recv_take_message(match_recv *r, const match_msg *m)
+/* An early payload becomes the receive's own: it completes once the
+ * payload is in and copied over (recv_payload_done). */
+static void recv_take_early(match_recv *r, match_msg *m)
+{
+    r->spill = m->early;
+    r->spill_early = m->bytes;
+    r->payload = m->early_req;
+    m->early = NULL;
+    r->state = RECV_PAYLOAD;
+    pending_add(&omni.payloads, r, r->payload);
+    prog_has_work(omni.payload_poller);
+}
+
+void recv_take_message(match_recv *r, match_msg *m)
 {
     r->st_source = m->src;
     r->st_tag = m->tag;
@@ -118,6 +131,11 @@ void recv_take_message(match_recv *r, const match_msg *m)
     r->st_bytes = m->bytes;
     r->error = MPI_SUCCESS;
     r->spill = NULL;
+    r->spill_early = 0;
+    if (m->early) {
+        recv_take_early(r, m);
+        return;
+    }
     if (m->kind == RT_RNDV) {
         /* The data comes in an RNDV_DATA item once the sender has the CTS;
          * the receive waits under an id the CTS carries. */
@@ -172,6 +190,7 @@ static void recv_payload_done(void *owner, const MPI_Status *st, int rc)
         recv_copy_in(r, r->spill, bytes);
         free(r->spill);
         r->spill = NULL;
+        omni.early_bytes -= (size_t)r->spill_early;
     } else if (rc != MPI_SUCCESS) {
         int cls;
         PMPI_Error_class(rc, &cls);
@@ -191,7 +210,7 @@ int recv_poll_payloads(void)
  * or is dropped when no handle can ever receive it.  Returns 0 when it is
  * still the caller's, to queue as unexpected. */
 static __attribute__((noinline)) int recv_arrived_to_posted(comm_rec *c,
-                                                            const match_msg *m)
+                                                            match_msg *m)
 {
     match_recv *r =
         c->posted_head ? match_take_posted(c, m->src, m->tag) : NULL;
@@ -218,6 +237,7 @@ static inline void recv_describe(match_msg *m, const comm_rec *c,
     m->src_world = h->src;
     m->value = rt_meta_value(h->meta);
     m->block = NULL;
+    m->early = NULL;
     if (rt_kind_is_eager(m->kind)) {
         m->bytes = h->len;
         m->data = body;
@@ -229,6 +249,41 @@ static inline void recv_describe(match_msg *m, const comm_rec *c,
         memcpy(&m->rndv_id, body + sizeof size, sizeof m->rndv_id);
     m->bytes = (MPI_Count)size;
     m->data = NULL;
+}
+
+/* Early payloads (README, "Early payloads").  A LARGE header that no
+ * posted receive takes would leave its payload waiting in MPICH until the
+ * program's receive matches the header.  Under MPICH 4.0's ch4:ucx every
+ * receive posted walks UCX's whole list of unexpected messages (MPICH
+ * clears the error bits of every tag mask, so UCX never looks one up by
+ * hash), and each block Omnibus takes in posts one: thousands of waiting
+ * payloads made Omnibus's receiving quadratic.  So the payload is received
+ * at once into a buffer of its own and copied into the program's buffer
+ * when the receive comes, as MPICH does with an unexpected eager message.
+ * Never a synchronous one (RT_LARGE_SYNC): taking it would complete the
+ * sender's MPI_Issend before any receive matched.  Up to RECV_EARLY_MAX
+ * bytes, under UCX's largest eager sizes, so that the copy replaces
+ * MPICH's rather than adding one, and up to OMNIBUS_EAGER_POOL bytes at
+ * once. */
+#define RECV_EARLY_MAX ((MPI_Count)65536)
+
+static void recv_receive_early(match_msg *m)
+{
+    if (m->bytes > RECV_EARLY_MAX ||
+        omni.early_bytes + (size_t)m->bytes > omni.cfg.eager_pool)
+        return;
+    char *buf = malloc(m->bytes > 0 ? (size_t)m->bytes : 1);
+    if (!buf)
+        return; /* it waits in MPICH, as it would have */
+    if (PMPI_Irecv_c(buf, m->bytes, MPI_BYTE, (int)m->src_world,
+                     (int)m->value, omni.payload_comm,
+                     &m->early_req) != MPI_SUCCESS) {
+        free(buf);
+        return;
+    }
+    m->early = buf;
+    omni.early_bytes += (size_t)m->bytes;
+    omni.stats.early_payloads++;
 }
 
 /* With receives posted the item is described on the stack, and only one
@@ -253,6 +308,8 @@ void recv_arrived(const rt_item_hdr *h, const char *body, omni_block *b)
     }
     if (rt_kind_is_eager(q->kind))
         q->block = transport_hold_item(b, &q->data, (size_t)q->bytes);
+    else if (q->kind == RT_LARGE && !c->freed)
+        recv_receive_early(q);
     match_push_unexpected(c, q);
 }
 

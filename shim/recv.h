@@ -37,7 +37,7 @@ int recv_poll_payloads(void);
 void recv_start(match_recv *r);
 
 /* r takes message m, which is in no queue any more (the caller frees m). */
-void recv_take_message(match_recv *r, const match_msg *m);
+void recv_take_message(match_recv *r, match_msg *m);
 
 /* Blocks (driving progress) until r is complete. */
 void recv_wait(match_recv *r);

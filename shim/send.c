@@ -252,7 +252,9 @@ static int send_large(const void *buf, MPI_Count count, MPI_Datatype dtype,
 
     rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.rank,
                      .comm = c->id, .tag = tag, .len = RT_LARGE_BODY,
-                     .meta = rt_meta(RT_LARGE, ptag)};
+                     .meta = rt_meta(mode == SEND_SYNC ? RT_LARGE_SYNC
+                                                       : RT_LARGE,
+                                     ptag)};
     char *at = transport_reserve(dst, RT_HDR_SIZE + RT_LARGE_BODY);
     rt_hdr_write(at, &h);
     uint64_t size = (uint64_t)bytes;

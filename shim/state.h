@@ -100,6 +100,8 @@ typedef struct omni_counters {
     uint64_t ring_alone;       /* messages above the threshold sent eagerly,
                                   alone, through a node ring */
     uint64_t wire_alone;       /* the same, alone in a block through MPICH */
+    uint64_t early_payloads;   /* large payloads received here before their
+                                  receive was posted (recv.c) */
     uint64_t coll_items;       /* messages of collectives Omnibus runs
                                   (coll.h), not counted as user sends */
     uint64_t coll_by_hops[RT_MAX_DIMS + 1]; /* the same, by route length */
@@ -126,6 +128,7 @@ typedef struct omni_state {
     size_t bsend_size;      /* bytes of the attached MPI_Bsend buffer */
     size_t bsend_used;      /* of which held by large payloads in flight */
     void *bsends;           /* those payloads (send.c) */
+    size_t early_bytes;     /* held by early payloads (recv.c) */
 
     /* topology */
     rt_grid grid;

@@ -8,7 +8,7 @@ enum {
     S_USER, S_DIRECT, S_FORWARDED, S_WIRE_MSGS, S_WIRE_BYTES, S_DELIVERED,
     S_ACKS, S_WINDOW_FULL, S_RNDV, S_FULL, S_IDLE, S_AGE, S_BLOCK, S_URGENT,
     S_QUIET, S_ANSWER,
-    S_OFF_NODE, S_OFF_NODE_BYTES, S_RING, S_RING_ALONE, S_WIRE_ALONE,
+    S_OFF_NODE, S_OFF_NODE_BYTES, S_RING, S_RING_ALONE, S_WIRE_ALONE, S_EARLY,
     S_NBR_COLLS, S_NBR_MSGS, S_NBR_MPICH, S_COLL_ITEMS,
     S_DIM0, S_HOP0 = S_DIM0 + RT_MAX_DIMS, S_COUNT = S_HOP0 + RT_MAX_DIMS + 1
 };
@@ -46,6 +46,7 @@ static void collect(uint64_t *v)
     v[S_RING] = c->wire_ring;
     v[S_RING_ALONE] = c->ring_alone;
     v[S_WIRE_ALONE] = c->wire_alone;
+    v[S_EARLY] = c->early_payloads;
     for (int d = 0; d < RT_MAX_DIMS; d++)
         v[S_DIM0 + d] = c->wire_by_dim[d];
     v[S_NBR_COLLS] = c->nbr_collectives;
@@ -85,7 +86,8 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *peak)
                "\"delivered_items\":%llu,\"sync_acks\":%llu,"
                "\"rendezvous_sends\":%llu,\"wire_messages_off_node\":%llu,"
                "\"wire_bytes_off_node\":%llu,\"wire_messages_ring\":%llu,"
-               "\"ring_alone_sends\":%llu,\"wire_alone_sends\":%llu},",
+               "\"ring_alone_sends\":%llu,\"wire_alone_sends\":%llu,"
+               "\"early_payloads\":%llu},",
             (unsigned long long)t[S_USER],
             (unsigned long long)(t[S_USER] - t[S_DIRECT] - t[S_RNDV] -
                                  t[S_RING_ALONE] - t[S_WIRE_ALONE]),
@@ -98,7 +100,8 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *peak)
             (unsigned long long)t[S_OFF_NODE],
             (unsigned long long)t[S_OFF_NODE_BYTES],
             (unsigned long long)t[S_RING], (unsigned long long)t[S_RING_ALONE],
-            (unsigned long long)t[S_WIRE_ALONE]);
+            (unsigned long long)t[S_WIRE_ALONE],
+            (unsigned long long)t[S_EARLY]);
     fprintf(f, "\"flushes\":{\"full\":%llu,\"idle\":%llu,\"age\":%llu,"
                "\"before_blocking\":%llu,\"urgent\":%llu,\"quiet\":%llu,"
                "\"answer\":%llu},",
