@@ -263,11 +263,24 @@ static void tl_watchdog(int sig)
     _exit(2);
 }
 
+/* Seconds from (re)arming to the watchdog's failure; 0: none. */
+static inline unsigned tl_watchdog_secs(void)
+{
+    const char *t = getenv("TESTLIB_TIMEOUT");
+    return t ? (unsigned)strtoul(t, NULL, 10) : 40u;
+}
+
+/* Gives the phase that starts now the whole watchdog time, for a test made
+ * of independent phases each of which a correct MPI finishes. */
+static inline void tl_watchdog_rearm(void)
+{
+    alarm(tl_watchdog_secs());
+}
+
 static inline void tl_init(int *argc, char ***argv, int min_ranks,
                            int max_ranks)
 {
-    const char *t = getenv("TESTLIB_TIMEOUT");
-    unsigned secs = t ? (unsigned)strtoul(t, NULL, 10) : 40u;
+    unsigned secs = tl_watchdog_secs();
     if (secs) {
         tl_watchdog_prepare();
         signal(SIGALRM, tl_watchdog);
