@@ -304,11 +304,14 @@ static void reduce_scatter_block_everyone(MPI_Comm comm, const char *where)
 
 /* MPI_Reduce_scatter gives member i its recvcounts[i] elements of the
  * reduction, in member order (§6.10.2): member j's block is j % 3 ints
- * (member 0's empty), in the int form, the large-count form and in place. */
+ * (member 0's empty), in the int form, the large-count form, in place, and
+ * with a NULL receive buffer on the members whose block is empty (a buffer
+ * of no elements is never touched). */
 static void reduce_scatter_everyone(MPI_Comm comm, const char *where)
 {
     static const char *form[] = {"MPI_Reduce_scatter", "MPI_Reduce_scatter_c",
-                                 "MPI_Reduce_scatter (MPI_IN_PLACE)"};
+                                 "MPI_Reduce_scatter (MPI_IN_PLACE)",
+                                 "MPI_Reduce_scatter (NULL where empty)"};
     int me, size;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &size);
@@ -324,7 +327,7 @@ static void reduce_scatter_everyone(MPI_Comm comm, const char *where)
             first += counts[j];
         total += counts[j];
     }
-    for (int f = 0; f < 3; f++) {
+    for (int f = 0; f < 4; f++) {
         for (int k = 0; k < total; k++) {
             in[k] = input_of(MPI_SUM, me, k);
             out[k] = f == 2 ? in[k] : -99;
@@ -333,9 +336,12 @@ static void reduce_scatter_everyone(MPI_Comm comm, const char *where)
             MPI_OK(MPI_Reduce_scatter(in, out, counts, MPI_INT, MPI_SUM, comm));
         else if (f == 1)
             MPI_OK(MPI_Reduce_scatter_c(in, out, counts_c, MPI_INT, MPI_SUM, comm));
-        else
+        else if (f == 2)
             MPI_OK(MPI_Reduce_scatter(MPI_IN_PLACE, out, counts, MPI_INT,
                                       MPI_SUM, comm));
+        else
+            MPI_OK(MPI_Reduce_scatter(in, counts[me] ? out : NULL, counts,
+                                      MPI_INT, MPI_SUM, comm));
         for (int k = 0; k < counts[me]; k++) {
             long long want = reduce_int(MPI_SUM, size, first + k);
             CHECK(out[k] == (int)want,
