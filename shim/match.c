@@ -114,7 +114,10 @@ void match_recv_free(match_recv *r)
     omni.free_recvs = r;
 }
 
-void match_msg_drop_early(match_msg *m)
+/* Withdraws the early payload receive of a message that no receive will
+ * take (its communicator was freed, or the job ends), and frees its
+ * buffer. */
+static void drop_early(match_msg *m)
 {
     PMPI_Cancel(&m->early_req);
     PMPI_Wait(&m->early_req, MPI_STATUS_IGNORE);
@@ -129,6 +132,8 @@ long match_drop_unexpected(comm_rec *c)
     while (c->unx_head) {
         match_msg *m = c->unx_head;
         c->unx_head = m->next;
+        if (m->kind == RT_LARGE && m->early)
+            drop_early(m);
         match_msg_free(m);
         n++;
     }

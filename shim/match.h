@@ -38,9 +38,11 @@ typedef struct match_msg {
     MPI_Count bytes;        /* the message's size */
     const char *data;       /* eager payload, inside block */
     omni_block *block;      /* NULL for LARGE and RNDV */
-    char *early;            /* RT_LARGE waiting here: the buffer its payload
-                               is being received into already, or NULL
-                               (recv.c, "Early payloads") */
+    char *early;            /* RT_LARGE only: the buffer its payload is
+                               being received into already, or NULL (recv.c,
+                               "Early payloads"); a receive that takes the
+                               message takes the buffer, and only
+                               match_drop_unexpected ever drops one */
     MPI_Request early_req;  /* that receive */
 } match_msg;
 
@@ -135,18 +137,11 @@ static inline void match_msg_settle(const match_msg *m)
         credit_consumed(m->src_world, RT_HDR_SIZE + (uint32_t)m->bytes);
 }
 
-/* Withdraws the early payload receive of a message that no receive will
- * take (its communicator was freed, or the job ends), and frees its
- * buffer. */
-void match_msg_drop_early(match_msg *m);
-
 /* A message leaves Omnibus here, received or dropped: settled, its block
  * reference dropped, its record back on the free list.  Inline: every
  * message received from the unexpected queue passes here. */
 static inline void match_msg_free(match_msg *m)
 {
-    if (m->early)
-        match_msg_drop_early(m);
     match_msg_settle(m);
     if (m->block)
         transport_block_unref(m->block);

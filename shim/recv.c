@@ -104,14 +104,10 @@ static void recv_answer_rndv(uint32_t src_world, uint32_t id, uint32_t recv_id)
     transport_push_soon((int)src_world);
 }
 
-/* An early payload becomes the receive's own: it completes once the
- * payload is in and copied over (recv_payload_done). */
-static void recv_take_early(match_recv *r, match_msg *m)
+/* r waits for its payload's MPICH receive, r->payload, which progress
+ * tests (recv_payload_done). */
+static void recv_await_payload(match_recv *r)
 {
-    r->spill = m->early;
-    r->spill_early = m->bytes;
-    r->payload = m->early_req;
-    m->early = NULL;
     r->state = RECV_PAYLOAD;
     pending_add(&omni.payloads, r, r->payload);
     prog_has_work(omni.payload_poller);
@@ -133,7 +129,13 @@ void recv_take_message(match_recv *r, match_msg *m)
     r->spill = NULL;
     r->spill_early = 0;
     if (m->early) {
-        recv_take_early(r, m);
+        /* The early payload becomes the receive's own, copied over once
+         * it is in. */
+        r->spill = m->early;
+        r->spill_early = m->bytes;
+        r->payload = m->early_req;
+        m->early = NULL;
+        recv_await_payload(r);
         return;
     }
     if (m->kind == RT_RNDV) {
@@ -166,9 +168,7 @@ void recv_take_message(match_recv *r, match_msg *m)
         recv_finish(r);
         return;
     }
-    r->state = RECV_PAYLOAD;
-    pending_add(&omni.payloads, r, r->payload);
-    prog_has_work(omni.payload_poller);
+    recv_await_payload(r);
 }
 
 void recv_rndv_data(uint32_t id, const char *data, uint32_t bytes)
@@ -237,7 +237,6 @@ static inline void recv_describe(match_msg *m, const comm_rec *c,
     m->src_world = h->src;
     m->value = rt_meta_value(h->meta);
     m->block = NULL;
-    m->early = NULL;
     if (rt_kind_is_eager(m->kind)) {
         m->bytes = h->len;
         m->data = body;
@@ -245,6 +244,7 @@ static inline void recv_describe(match_msg *m, const comm_rec *c,
     }
     uint64_t size;
     memcpy(&size, body, sizeof size);
+    m->early = NULL;
     if (m->kind == RT_RNDV)
         memcpy(&m->rndv_id, body + sizeof size, sizeof m->rndv_id);
     m->bytes = (MPI_Count)size;
