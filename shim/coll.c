@@ -181,9 +181,8 @@ void coll_finalize(void)
 static void step_post(match_recv *r, comm_rec *s, void *buf, MPI_Count count,
                       MPI_Datatype dtype, int src, int tag)
 {
-    *r = (match_recv){.buf = buf, .count = count, .dtype = dtype,
-                      .src = src, .tag = tag, .comm = s,
-                      .user_comm = MPI_COMM_WORLD, .req = MPI_REQUEST_NULL};
+    match_recv_init(r, buf, count, dtype, src, tag, s, MPI_COMM_WORLD,
+                    MPI_REQUEST_NULL);
     recv_start(r);
 }
 

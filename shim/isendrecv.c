@@ -134,10 +134,8 @@ static int pair_start(const void *sendbuf, MPI_Count sendcount,
         return rc;
     }
     p->recv = match_recv_alloc();
-    *p->recv = (match_recv){.buf = recvbuf, .count = recvcount,
-                            .dtype = recvtype, .src = source, .tag = recvtag,
-                            .comm = c, .user_comm = c->handle,
-                            .req = MPI_REQUEST_NULL};
+    match_recv_init(p->recv, recvbuf, recvcount, recvtype, source, recvtag, c,
+                    c->handle, MPI_REQUEST_NULL);
     if (source != MPI_PROC_NULL) {
         rc = match_hold_dtype(p->recv);
         if (rc != MPI_SUCCESS) {

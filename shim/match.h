@@ -75,6 +75,37 @@ typedef struct match_recv {
     MPI_Count spill_early;       /* its bytes, when it is an early payload */
 } match_recv;
 
+/* Makes *r a receive just posted: the envelope and buffer given, every
+ * other field in its initial state (RECV_POSTED, no datatype hold, no
+ * error).  Field by field: a compound literal had GCC clear the whole
+ * record with `rep stos` first, a tenth of MPI_Irecv's time. */
+static inline void match_recv_init(match_recv *r, void *buf, MPI_Count count,
+                                   MPI_Datatype dtype, int src, int tag,
+                                   comm_rec *comm, MPI_Comm user_comm,
+                                   MPI_Request req)
+{
+    r->next = NULL;
+    r->buf = buf;
+    r->count = count;
+    r->dtype = dtype;
+    r->dtype_held = 0;
+    r->src = src;
+    r->tag = tag;
+    r->comm = comm;
+    r->user_comm = user_comm;
+    r->req = req;
+    r->state = RECV_POSTED;
+    r->error = MPI_SUCCESS;
+    r->cancelled = 0;
+    r->freed_by_mpi = 0;
+    r->st_source = 0;
+    r->st_tag = 0;
+    r->st_bytes = 0;
+    r->payload = MPI_REQUEST_NULL;
+    r->spill = NULL;
+    r->spill_early = 0;
+}
+
 /* A receive that completes after the call that posted it returns (a
  * request) holds its datatype, so that the program may free its handle at
  * once (dtype.h); the hold is dropped when the receive completes or is

@@ -105,9 +105,9 @@ int impl_Mrecv(void *buf, MPI_Count count, MPI_Datatype dtype,
     if (!h)
         return PMPI_Mrecv_c(buf, count, dtype, message, status);
     comm_rec *c = h->comm;
-    match_recv r = {.buf = buf, .count = count, .dtype = dtype,
-                    .src = MPI_ANY_SOURCE, .tag = MPI_ANY_TAG, .comm = c,
-                    .user_comm = c->handle, .req = MPI_REQUEST_NULL};
+    match_recv r;
+    match_recv_init(&r, buf, count, dtype, MPI_ANY_SOURCE, MPI_ANY_TAG, c,
+                    c->handle, MPI_REQUEST_NULL);
     held_receive(h, message, &r);
     recv_wait(&r);
     status_fill(status, r.st_source, r.st_tag, r.st_bytes, 0);
@@ -123,10 +123,8 @@ int impl_Imrecv(void *buf, MPI_Count count, MPI_Datatype dtype,
         return PMPI_Imrecv_c(buf, count, dtype, message, request);
     MPI_Request req;
     match_recv *r = request_new_recv(&req);
-    *r = (match_recv){.buf = buf, .count = count, .dtype = dtype,
-                      .src = MPI_ANY_SOURCE, .tag = MPI_ANY_TAG,
-                      .comm = h->comm, .user_comm = h->comm->handle,
-                      .req = req};
+    match_recv_init(r, buf, count, dtype, MPI_ANY_SOURCE, MPI_ANY_TAG, h->comm,
+                    h->comm->handle, req);
     int rc = match_hold_dtype(r);
     if (rc != MPI_SUCCESS) {
         request_abandon_recv(r);

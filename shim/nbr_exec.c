@@ -299,10 +299,9 @@ static void packed_poll(nbr_op *op, int i)
     if (!op->lbuf[i])
         omni_out_of_memory("a neighbourhood collective");
     match_recv *r = match_recv_alloc();
-    *r = (match_recv){.buf = op->lbuf[i], .count = mm->bytes, .dtype = MPI_BYTE,
-                      .src = m->peer, .tag = op->tag + m->phase,
-                      .comm = t->shadow, .user_comm = MPI_COMM_WORLD,
-                      .req = MPI_REQUEST_NULL};
+    match_recv_init(r, op->lbuf[i], mm->bytes, MPI_BYTE, m->peer,
+                    op->tag + m->phase, t->shadow, MPI_COMM_WORLD,
+                    MPI_REQUEST_NULL);
     recv_take_message(r, mm);
     match_msg_free(mm);
     op->rx[i] = r;
@@ -429,11 +428,9 @@ int nbr_op_start(nbr_op *op, MPI_Request *request)
             continue;
         int j = slot_of(op, pl->piece[m->first].at);
         match_recv *r = match_recv_alloc();
-        *r = (match_recv){.buf = op->rbuf + op->r_off[j], .count = op->r_cnt[j],
-                          .dtype = op->r_type[j], .src = m->peer,
-                          .tag = op->tag + m->phase, .comm = t->shadow,
-                          .user_comm = MPI_COMM_WORLD,
-                          .req = MPI_REQUEST_NULL};
+        match_recv_init(r, op->rbuf + op->r_off[j], op->r_cnt[j],
+                        op->r_type[j], m->peer, op->tag + m->phase, t->shadow,
+                        MPI_COMM_WORLD, MPI_REQUEST_NULL);
         recv_start(r);
         op->rx[i] = r;
     }

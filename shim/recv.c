@@ -365,8 +365,9 @@ int recv_general(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
     if (!c || source == MPI_PROC_NULL ||
         !recv_args_valid(count, source, tag, c) || dtype_size(dtype) < 0)
         return PMPI_Recv_c(buf, count, dtype, source, tag, comm, status);
-    match_recv r = {.buf = buf, .count = count, .dtype = dtype, .src = source,
-                    .tag = tag, .comm = c, .req = MPI_REQUEST_NULL};
+    match_recv r;
+    match_recv_init(&r, buf, count, dtype, source, tag, c, comm,
+                    MPI_REQUEST_NULL);
     recv_start(&r);
     recv_wait(&r);
     status_fill(status, r.st_source, r.st_tag, r.st_bytes, 0);
@@ -381,8 +382,7 @@ int irecv_general(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
         return PMPI_Irecv_c(buf, count, dtype, source, tag, comm, request);
     MPI_Request req;
     match_recv *r = request_new_recv(&req);
-    *r = (match_recv){.buf = buf, .count = count, .dtype = dtype, .src = source,
-                      .tag = tag, .comm = c, .user_comm = comm, .req = req};
+    match_recv_init(r, buf, count, dtype, source, tag, c, comm, req);
     int rc = match_hold_dtype(r);
     if (rc != MPI_SUCCESS) {
         request_abandon_recv(r);

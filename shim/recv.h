@@ -107,11 +107,11 @@ static inline int irecv_from_head(comm_rec *c, void *buf, MPI_Count count,
         return 0;
     rt_copy(buf, m->data, (size_t)m->bytes);
     match_recv *r = request_new_recv(request);
-    *r = (match_recv){.buf = buf, .count = count, .dtype = dtype, .src = source,
-                      .tag = tag, .comm = c, .user_comm = comm, .req = *request,
-                      .state = RECV_DONE, .error = MPI_SUCCESS,
-                      .st_source = m->src, .st_tag = m->tag,
-                      .st_bytes = m->bytes};
+    match_recv_init(r, buf, count, dtype, source, tag, c, comm, *request);
+    r->state = RECV_DONE;
+    r->st_source = m->src;
+    r->st_tag = m->tag;
+    r->st_bytes = m->bytes;
     match_msg_free(m);
     return 1;
 }
