@@ -12,6 +12,7 @@ int credit_init(void)
         return -1;
     for (int r = 0; r < omni.size; r++)
         omni.credit[r] = omni.window;
+    omni.credit[omni.rank] = UINT32_MAX;
     return 0;
 }
 
@@ -24,6 +25,11 @@ void credit_finalize(void)
 
 void credit_return(uint32_t src)
 {
+    if ((int)src == omni.rank) {
+        omni.credit[src] += omni.owed[src];
+        omni.owed[src] = 0;
+        return;
+    }
     rt_item_hdr h = {.dst = src, .src = (uint32_t)omni.rank, .comm = 0,
                      .tag = 0, .len = 0,
                      .meta = rt_meta(RT_CREDIT, omni.owed[src])};
