@@ -93,13 +93,19 @@ static inline void *handle_get(const handle_pool *p, int handle)
     return handle_slot_at(p, index);
 }
 
+/* Releases the slot of a handle its caller has already looked up: slot
+ * is handle_get(p, handle), not NULL. */
+static inline void handle_release_slot(handle_pool *p, void *slot, int handle)
+{
+    *(int *)slot = p->free_head;
+    p->free_head = handle - 1;
+}
+
 static inline void handle_release(handle_pool *p, int handle)
 {
     void *slot = handle_get(p, handle);
-    if (!slot)
-        return;
-    *(int *)slot = p->free_head;
-    p->free_head = handle - 1;
+    if (slot)
+        handle_release_slot(p, slot, handle);
 }
 
 #endif

@@ -35,7 +35,7 @@ recv_handle_drop(match_recv *r)
 {
     if (r == &sent_record)
         return;
-    handle_release(&omni.recv_reqs, (int)r->req & ~HANDLE_RECV_BIT);
+    handle_release_slot(&omni.recv_reqs, r, (int)r->req & ~HANDLE_RECV_BIT);
 }
 
 void request_abandon_recv(match_recv *r)
