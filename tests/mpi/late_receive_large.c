@@ -9,7 +9,7 @@
  * its own (recv.c, "Early payloads", up to 64 KiB) and copies it over when
  * the receive comes; beyond that size the payload stays in MPICH.
  *
- * The ranks run in pairs (testlib.h); the leader sends five messages above
+ * The ranks run in pairs (testlib.h); the leader sends seven messages above
  * the threshold, then a token, all on a duplicate of MPI_COMM_WORLD that
  * returns errors.  Every message travels its pair's one route, so once
  * the partner has the token every header is there.  The partner then:
@@ -19,7 +19,10 @@
  *     64-byte gaps, which must stay untouched;
  *   receives tag 12 (65536 bytes) into 1000 bytes: MPI_ERR_TRUNCATE, and
  *     nothing written past them (MPI leaves the buffer's content open);
- *   receives tags 13 and 14 (300000 bytes) whole.
+ *   receives tags 13 and 14 (300000 bytes) whole;
+ *   takes tag 15 (30000 bytes) with MPI_Mprobe and MPI_Mrecv, and tag 16
+ *     (40000 bytes) with MPI_Improbe and MPI_Imrecv (§3.8.2: a matched
+ *     probe's message is received by exactly that receive, whole).
  */
 #include "testlib.h"
 
@@ -27,7 +30,7 @@
 #define GUARD 64
 #define GUARD_BYTE 0xA5
 
-static const int sizes[] = {2000, 8192, 65536, 65537, 300000};
+static const int sizes[] = {2000, 8192, 65536, 65537, 300000, 30000, 40000};
 #define NMSG ((int)(sizeof sizes / sizeof sizes[0]))
 
 static MPI_Comm comm;
@@ -64,7 +67,7 @@ static void any_tag_takes_oldest(void)
     MPI_Status st;
     MPI_OK(MPI_Recv(buf, sizes[0], MPI_BYTE, peer, MPI_ANY_TAG, comm, &st));
     CHECK_STATUS(st, peer, 10, sizes[0],
-                 "MPI_ANY_TAG receive after five large messages arrived must "
+                 "MPI_ANY_TAG receive after seven large messages arrived must "
                  "take the earliest sent (tag 10)");
     CHECK_PATTERN(buf, (size_t)sizes[0], peer, 10,
                   "the 2000-byte message received late");
@@ -126,6 +129,47 @@ static void receive_whole(int i)
     free(buf);
 }
 
+static void matched_probe_receives(void)
+{
+    unsigned char *buf = tl_malloc((size_t)sizes[5]);
+    MPI_Message msg;
+    MPI_Status st;
+    MPI_OK(MPI_Mprobe(peer, 15, comm, &msg, &st));
+    CHECK_STATUS(st, peer, 15, sizes[5],
+                 "MPI_Mprobe of a 30000-byte message that arrived before any "
+                 "receive");
+    MPI_OK(MPI_Mrecv(buf, sizes[5], MPI_BYTE, &msg, &st));
+    CHECK(msg == MPI_MESSAGE_NULL,
+          "MPI_Mrecv must set its message handle to MPI_MESSAGE_NULL");
+    CHECK_STATUS(st, peer, 15, sizes[5],
+                 "MPI_Mrecv of the 30000-byte message MPI_Mprobe matched");
+    CHECK_PATTERN(buf, (size_t)sizes[5], peer, 15,
+                  "the 30000-byte message received by MPI_Mrecv");
+    free(buf);
+}
+
+static void matched_probe_nonblocking(void)
+{
+    unsigned char *buf = tl_malloc((size_t)sizes[6]);
+    MPI_Message msg;
+    MPI_Status st;
+    MPI_Request req;
+    int flag = 0;
+    MPI_OK(MPI_Improbe(peer, 16, comm, &flag, &msg, &st));
+    CHECK(flag, "MPI_Improbe must find the 40000-byte message: every header "
+                "arrived before the token that was received first");
+    CHECK_STATUS(st, peer, 16, sizes[6],
+                 "MPI_Improbe of a 40000-byte message that arrived before "
+                 "any receive");
+    MPI_OK(MPI_Imrecv(buf, sizes[6], MPI_BYTE, &msg, &req));
+    MPI_OK(MPI_Wait(&req, &st));
+    CHECK_STATUS(st, peer, 16, sizes[6],
+                 "MPI_Imrecv of the 40000-byte message MPI_Improbe matched");
+    CHECK_PATTERN(buf, (size_t)sizes[6], peer, 16,
+                  "the 40000-byte message received by MPI_Imrecv");
+    free(buf);
+}
+
 static void receive_all_late(void)
 {
     MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, peer, TOKEN, comm, MPI_STATUS_IGNORE));
@@ -135,6 +179,8 @@ static void receive_all_late(void)
     short_buffer_truncates();
     receive_whole(3);
     receive_whole(4);
+    matched_probe_receives();
+    matched_probe_nonblocking();
 }
 
 int main(int argc, char **argv)
