@@ -115,6 +115,17 @@ static void short_buffer_truncates(void)
                  "the bytes past a truncated receive's buffer");
 }
 
+/* Message i (tag 10 + i, sizes[i] bytes) as `call` completed it: its
+ * status and every byte of it. */
+static void check_whole(const MPI_Status *st, const unsigned char *buf, int i,
+                        const char *call)
+{
+    CHECK_STATUS(*st, peer, 10 + i, sizes[i],
+                 "%s of the %d-byte message received late", call, sizes[i]);
+    CHECK_PATTERN(buf, (size_t)sizes[i], peer, 10 + i,
+                  "the %d-byte message received late by %s", sizes[i], call);
+}
+
 static void receive_whole(int i)
 {
     unsigned char *buf = tl_malloc((size_t)sizes[i]);
@@ -122,51 +133,42 @@ static void receive_whole(int i)
     MPI_Status st;
     MPI_OK(MPI_Irecv(buf, sizes[i], MPI_BYTE, peer, 10 + i, comm, &req));
     MPI_OK(MPI_Wait(&req, &st));
-    CHECK_STATUS(st, peer, 10 + i, sizes[i],
-                 "the %d-byte message received late", sizes[i]);
-    CHECK_PATTERN(buf, (size_t)sizes[i], peer, 10 + i,
-                  "the %d-byte message received late", sizes[i]);
+    check_whole(&st, buf, i, "MPI_Irecv");
     free(buf);
 }
 
-static void matched_probe_receives(void)
+static void matched_probe_receives(int i)
 {
-    unsigned char *buf = tl_malloc((size_t)sizes[5]);
+    unsigned char *buf = tl_malloc((size_t)sizes[i]);
     MPI_Message msg;
     MPI_Status st;
-    MPI_OK(MPI_Mprobe(peer, 15, comm, &msg, &st));
-    CHECK_STATUS(st, peer, 15, sizes[5],
-                 "MPI_Mprobe of a 30000-byte message that arrived before any "
-                 "receive");
-    MPI_OK(MPI_Mrecv(buf, sizes[5], MPI_BYTE, &msg, &st));
+    MPI_OK(MPI_Mprobe(peer, 10 + i, comm, &msg, &st));
+    CHECK_STATUS(st, peer, 10 + i, sizes[i],
+                 "MPI_Mprobe of a %d-byte message that arrived before any "
+                 "receive", sizes[i]);
+    MPI_OK(MPI_Mrecv(buf, sizes[i], MPI_BYTE, &msg, &st));
     CHECK(msg == MPI_MESSAGE_NULL,
           "MPI_Mrecv must set its message handle to MPI_MESSAGE_NULL");
-    CHECK_STATUS(st, peer, 15, sizes[5],
-                 "MPI_Mrecv of the 30000-byte message MPI_Mprobe matched");
-    CHECK_PATTERN(buf, (size_t)sizes[5], peer, 15,
-                  "the 30000-byte message received by MPI_Mrecv");
+    check_whole(&st, buf, i, "MPI_Mrecv after MPI_Mprobe");
     free(buf);
 }
 
-static void matched_probe_nonblocking(void)
+static void matched_probe_nonblocking(int i)
 {
-    unsigned char *buf = tl_malloc((size_t)sizes[6]);
+    unsigned char *buf = tl_malloc((size_t)sizes[i]);
     MPI_Message msg;
     MPI_Status st;
     MPI_Request req;
     int flag = 0;
-    MPI_OK(MPI_Improbe(peer, 16, comm, &flag, &msg, &st));
-    CHECK(flag, "MPI_Improbe must find the 40000-byte message: every header "
-                "arrived before the token that was received first");
-    CHECK_STATUS(st, peer, 16, sizes[6],
-                 "MPI_Improbe of a 40000-byte message that arrived before "
-                 "any receive");
-    MPI_OK(MPI_Imrecv(buf, sizes[6], MPI_BYTE, &msg, &req));
+    MPI_OK(MPI_Improbe(peer, 10 + i, comm, &flag, &msg, &st));
+    CHECK(flag, "MPI_Improbe must find the %d-byte message: every header "
+                "arrived before the token that was received first", sizes[i]);
+    CHECK_STATUS(st, peer, 10 + i, sizes[i],
+                 "MPI_Improbe of a %d-byte message that arrived before any "
+                 "receive", sizes[i]);
+    MPI_OK(MPI_Imrecv(buf, sizes[i], MPI_BYTE, &msg, &req));
     MPI_OK(MPI_Wait(&req, &st));
-    CHECK_STATUS(st, peer, 16, sizes[6],
-                 "MPI_Imrecv of the 40000-byte message MPI_Improbe matched");
-    CHECK_PATTERN(buf, (size_t)sizes[6], peer, 16,
-                  "the 40000-byte message received by MPI_Imrecv");
+    check_whole(&st, buf, i, "MPI_Imrecv after MPI_Improbe");
     free(buf);
 }
 
@@ -179,8 +181,8 @@ static void receive_all_late(void)
     short_buffer_truncates();
     receive_whole(3);
     receive_whole(4);
-    matched_probe_receives();
-    matched_probe_nonblocking();
+    matched_probe_receives(5);
+    matched_probe_nonblocking(6);
 }
 
 int main(int argc, char **argv)
