@@ -1,7 +1,10 @@
 # Omnibus build.  `make` builds build/libomnibus.so; `make test` builds and
-# runs every test (unit tests without MPI, then mpiexec regression tests);
-# `make demo` runs the short benchmark that shows the speedup.  Each first
-# installs missing Debian packages (scripts/ensure-deps).
+# runs every test (the layering check, unit tests without MPI, then mpiexec
+# regression tests); `make demo` runs the short benchmark that shows the
+# speedup; `make install PREFIX=dir` installs the library, omnibus-run and
+# the documentation.  Nothing here installs system packages except `make
+# deps` (scripts/ensure-deps: the Debian packages the build and tests need),
+# which a fresh machine runs once first: `make deps test`.
 
 MPICC   ?= mpicc
 MPIF90  ?= mpif90
@@ -19,9 +22,14 @@ LIB_LTO ?= -flto=auto
 LIBFLAGS := $(BASEFLAGS) $(LIB_LTO) -fPIC -fvisibility=hidden
 
 CORE_SRCS := $(wildcard config/*.c router/*.c)
-SHIM_SRCS := $(wildcard shim/*.c)
+# shim/ is one folder per layer (docs/design/architecture.md); the PMPI
+# wrappers are generated at build time from shim/entry/wrappers.tbl and the
+# installed MPICH headers, so they can never go stale against mpi.h.
+SHIM_SRCS := $(wildcard shim/*/*.c)
+SHIM_HDRS := $(wildcard shim/*/*.h)
+GEN_WRAPPERS := $(BUILD)/gen/wrappers_gen.c
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
-SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/obj/%.o)
+SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/wrappers_gen.o
 LIB       := $(BUILD)/libomnibus.so
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -44,10 +52,10 @@ BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 YIELD_SRCS := $(wildcard bench/yield/*.c)
 YIELD_LIB  := $(BUILD)/libyieldonly.so
 
-.PHONY: all deps lib unit mpitests benches test demo bench clean generate longrun \
+.PHONY: FORCE all deps lib install uninstall unit mpitests benches test demo bench clean generate longrun \
         sanitize valgrind stress report calibrate cluster-test profile profile-time ffi-cost
 
-all: deps lib
+all: lib
 
 deps:
 	@scripts/ensure-deps
@@ -64,14 +72,26 @@ $(BUILD)/obj/config/%.o: config/%.c $(wildcard config/*.h)
 $(BUILD)/obj/router/%.o: router/%.c $(wildcard router/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBFLAGS) -I. -c -o $@ $<
-$(BUILD)/obj/shim/%.o: shim/%.c $(wildcard shim/*.h config/*.h router/*.h)
+$(BUILD)/obj/shim/%.o: shim/%.c $(SHIM_HDRS) $(wildcard config/*.h router/*.h)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(LIBFLAGS) -I. -c -o $@ $<
+$(BUILD)/obj/gen/wrappers_gen.o: $(GEN_WRAPPERS) $(SHIM_HDRS) $(wildcard config/*.h router/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LIBFLAGS) -I. -c -o $@ $<
 
-# The PMPI wrappers that only flush and drive progress are generated.
-generate:
-	$(PYTHON) scripts/gen-wrappers.py shim/wrappers.tbl shim/wrappers_gen.c
-	$(PYTHON) scripts/gen-yield-wrappers.py bench/yield/calls.tbl bench/yield/wrappers_gen.c
+# The generated wrappers (scripts/gen-wrappers.py, bench/yield's
+# scripts/gen-yield-wrappers.py).  The generators run on every build and
+# read the installed MPICH headers, so the wrappers always match mpi.h;
+# they rewrite their file only when its text changes.  `make generate`
+# makes them alone, to read.
+$(GEN_WRAPPERS): FORCE
+	@mkdir -p $(dir $@)
+	@$(PYTHON) scripts/gen-wrappers.py shim/entry/wrappers.tbl $@
+$(BUILD)/gen/yield_wrappers_gen.c: FORCE
+	@mkdir -p $(dir $@)
+	@$(PYTHON) scripts/gen-yield-wrappers.py bench/yield/calls.tbl $@
+generate: $(GEN_WRAPPERS) $(BUILD)/gen/yield_wrappers_gen.c
+FORCE:
 
 $(BUILD)/unit/%: tests/unit/%.c $(CORE_SRCS) $(wildcard config/*.h router/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
@@ -102,9 +122,9 @@ $(BUILD)/profile/paths: bench/profile/paths.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(BASEFLAGS) -o $@ $<
 
-$(YIELD_LIB): $(YIELD_SRCS) $(wildcard bench/yield/*.h)
+$(YIELD_LIB): $(YIELD_SRCS) $(BUILD)/gen/yield_wrappers_gen.c $(wildcard bench/yield/*.h)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(BASEFLAGS) -I. -fPIC -fvisibility=hidden -shared -o $@ $(YIELD_SRCS)
+	$(MPICC) $(BASEFLAGS) -I. -fPIC -fvisibility=hidden -shared -o $@ $(YIELD_SRCS) $(BUILD)/gen/yield_wrappers_gen.c
 
 # The emulated cluster's helpers (scripts/cluster): the user-space switch
 # that adds link delay, and the preload that marks each rank's entry into
@@ -125,28 +145,28 @@ unit: $(UNIT_BINS)
 mpitests: $(LIB) $(MPI_TEST_BINS) $(BUILD)/stress/stress $(CLUSTER_TEST_BINS) $(CLUSTER_TOOLS)
 benches: $(LIB) $(YIELD_LIB) $(BENCH_BINS)
 
-test: deps unit mpitests
-	@scripts/run-tests $(UNIT_BINS)
+test: unit mpitests
+	@scripts/run-tests scripts/check-layers $(UNIT_BINS)
 
 # The tests across emulated nodes alone (tests/cluster/run; `make test` runs
 # them too where the machine allows network namespaces).  Needs root; fails
 # saying why where it cannot run.
-cluster-test: deps mpitests
+cluster-test: mpitests
 	@tests/cluster/run
 
-demo: deps benches
+demo: benches
 	@scripts/bench --demo
 
-bench: deps benches
+bench: benches
 	@scripts/bench $(BENCH_ARGS)
 
 # The README's benchmark table and plots (bench/results/, about 15 minutes),
 # and TRAM's calibration of the buffer size and threshold (about 10).
-report: deps benches
+report: benches
 	@scripts/ensure-deps plots
 	@scripts/bench --report
 
-calibrate: deps benches
+calibrate: benches
 	@scripts/ensure-deps plots
 	@scripts/bench --calibrate --transports shm,tcp --plots bench/results \
 	    --csv bench/results/calibration.csv | tee bench/results/calibration.txt
@@ -154,14 +174,14 @@ calibrate: deps benches
 # Instructions per message on the send, arrival and receive paths, counted
 # by callgrind (scripts/profile-paths --help; PROFILE_ARGS="..."), a
 # Markdown table for the README.  Counts, not times: any machine load will do.
-profile: deps lib $(BUILD)/profile/paths
+profile: lib $(BUILD)/profile/paths
 	@scripts/ensure-deps profile
 	@scripts/profile-paths $(PROFILE_ARGS)
 
 # Where each rank's time goes, by library, in the latency-bound kernels
 # under issue 12's 0.95x, plain MPICH against Omnibus (scripts/profile-time
 # --help; PROFILE_TIME_ARGS="...").  A few minutes; needs a quiet machine.
-profile-time: deps benches
+profile-time: benches
 	@scripts/ensure-deps perf
 	@scripts/profile-time $(PROFILE_TIME_ARGS)
 
@@ -178,7 +198,7 @@ ffi-cost: $(BUILD)/profile/ffi_cost
 
 # 10,000 communicators and 10 million messages: resident memory must stay
 # flat (issue 7); prints the growth.  Minutes, so not part of `make test`.
-longrun: deps lib $(BUILD)/tests/long_run_memory
+longrun: lib $(BUILD)/tests/long_run_memory
 	TESTLIB_TIMEOUT=900 scripts/omnibus-run -n 2 $(BUILD)/tests/long_run_memory 10000 10000000
 
 # The library built with AddressSanitizer and UndefinedBehaviorSanitizer,
@@ -189,7 +209,7 @@ longrun: deps lib $(BUILD)/tests/long_run_memory
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer
 SAN_ENV := ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:halt_on_error=1 \
            UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-sanitize: deps unit mpitests
+sanitize: unit mpitests
 	$(MAKE) BUILD=$(BUILD)/asan CFLAGS="$(SAN_FLAGS)" LIB_LTO= $(BUILD)/asan/libomnibus.so
 	RUN_TESTS_LIB=$(abspath $(BUILD)/asan/libomnibus.so) RUN_TESTS_CHECKS=none \
 	RUN_TESTS_MATRIX="$$(printf 'asan-tiny||%s OMNIBUS_BUFFER_SIZE=256\nasan-2x2|np=4|%s OMNIBUS_TOPOLOGY=2x2' '$(SAN_ENV)' '$(SAN_ENV)')" \
@@ -198,7 +218,7 @@ sanitize: deps unit mpitests
 # The regression tests with every rank under valgrind memcheck (2x2 grid,
 # tiny buffers); an error in Omnibus fails the run.  tests/valgrind.supp
 # holds the one false report inside MPICH itself.
-valgrind: deps lib mpitests
+valgrind: lib mpitests
 	RUN_TESTS_CHECKS=none RUN_TESTS_TIMEOUT=600 TESTLIB_TIMEOUT=500 \
 	RUN_TESTS_WRAPPER="valgrind -q --error-exitcode=99 --suppressions=$(abspath tests/valgrind.supp)" \
 	RUN_TESTS_MATRIX="$$(printf 'memcheck|np=4|OMNIBUS_TOPOLOGY=2x2 OMNIBUS_BUFFER_SIZE=256')" \
@@ -206,8 +226,23 @@ valgrind: deps lib mpitests
 
 # Random correct traffic over many seeds (tests/stress); STRESS_ARGS as in
 # scripts/stress --help, e.g. STRESS_ARGS="--seconds 600".
-stress: deps lib
+stress: lib
 	scripts/stress $(STRESS_ARGS)
+
+# An HPC-style install: PREFIX/lib/libomnibus.so, PREFIX/bin/omnibus-run
+# (which finds the library in ../lib), PREFIX/share/doc/omnibus.
+PREFIX ?= /usr/local
+DOCDIR := $(PREFIX)/share/doc/omnibus
+install: lib
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(DOCDIR)
+	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libomnibus.so
+	install -m 755 scripts/omnibus-run $(DESTDIR)$(PREFIX)/bin/omnibus-run
+	install -m 644 README.md $(wildcard LICENSE CHANGELOG.md) $(DESTDIR)$(DOCDIR)/
+	if [ -d docs ]; then cp -R docs $(DESTDIR)$(DOCDIR)/ && chmod -R a+rX $(DESTDIR)$(DOCDIR)/docs; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/lib/libomnibus.so $(DESTDIR)$(PREFIX)/bin/omnibus-run
+	rm -rf $(DESTDIR)$(DOCDIR)
 
 clean:
 	rm -rf $(BUILD)

@@ -3,7 +3,7 @@
  * loop, and the calls that need more than a generated loop (MPI_Sendrecv
  * and MPI_Sendrecv_replace, because MPICH 4.0.2's MPI_Isendrecv leaves the
  * request's status zeroed; MPI_Waitall, because of MPICH's Testall batch
- * bug).  The other wrappers are generated into wrappers_gen.c from calls.tbl.
+ * bug).  The other wrappers are generated at build time from calls.tbl (build/gen/yield_wrappers_gen.c).
  */
 #include "bench/yield/yield.h"
 #include <sched.h>

@@ -1,0 +1,190 @@
+#include "shim/base/stats.h"
+#include "shim/base/state.h"
+#include "router/flow.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+enum {
+    S_USER, S_DIRECT, S_FORWARDED, S_WIRE_MSGS, S_WIRE_BYTES, S_DELIVERED,
+    S_ACKS, S_WINDOW_FULL, S_RNDV, S_FULL, S_IDLE, S_AGE, S_BLOCK, S_URGENT,
+    S_QUIET, S_ANSWER,
+    S_OFF_NODE, S_OFF_NODE_BYTES, S_RING, S_RING_ALONE, S_WIRE_ALONE, S_EARLY,
+    S_NBR_COLLS, S_NBR_MSGS, S_NBR_MPICH, S_COLL_ITEMS,
+    S_DIM0, S_HOP0 = S_DIM0 + RT_MAX_DIMS, S_COUNT = S_HOP0 + RT_MAX_DIMS + 1
+};
+
+static void collect(uint64_t *v)
+{
+    const omni_counters *c = &omni.stats;
+    for (int i = 0; i < S_COUNT; i++)
+        v[i] = 0;
+    for (int r = 0; r < omni.size; r++) {
+        v[S_USER] += omni.sent_to[r];
+        v[S_HOP0 + omni.route_len[r]] += omni.sent_to[r];
+    }
+    /* the program's sends only: a collective Omnibus runs is one call */
+    v[S_USER] -= c->coll_items;
+    for (int h = 0; h <= RT_MAX_DIMS; h++)
+        v[S_HOP0 + h] -= c->coll_by_hops[h];
+    v[S_DIRECT] = c->direct_sends;
+    v[S_FORWARDED] = c->forwarded_items;
+    v[S_WIRE_MSGS] = c->wire_messages;
+    v[S_WIRE_BYTES] = c->wire_bytes;
+    v[S_DELIVERED] = c->delivered;
+    v[S_ACKS] = c->acks_sent;
+    v[S_WINDOW_FULL] = c->window_full;
+    v[S_RNDV] = c->rndv_sends;
+    v[S_FULL] = c->flush_full;
+    v[S_IDLE] = c->flush_idle;
+    v[S_AGE] = c->flush_age;
+    v[S_BLOCK] = c->flush_block;
+    v[S_URGENT] = c->flush_urgent;
+    v[S_QUIET] = c->flush_quiet;
+    v[S_ANSWER] = c->flush_answer;
+    v[S_OFF_NODE] = c->wire_off_node;
+    v[S_OFF_NODE_BYTES] = c->wire_bytes_off_node;
+    v[S_RING] = c->wire_ring;
+    v[S_RING_ALONE] = c->ring_alone;
+    v[S_WIRE_ALONE] = c->wire_alone;
+    v[S_EARLY] = c->early_payloads;
+    for (int d = 0; d < RT_MAX_DIMS; d++)
+        v[S_DIM0 + d] = c->wire_by_dim[d];
+    v[S_NBR_COLLS] = c->nbr_collectives;
+    v[S_NBR_MSGS] = c->nbr_messages;
+    v[S_NBR_MPICH] = c->nbr_mpich;
+    v[S_COLL_ITEMS] = c->coll_items;
+}
+
+/* This rank's bound on the block bytes it holds (router/flow.h). */
+uint64_t stats_memory_bound(void)
+{
+    fl_params p = {.pool = omni.cfg.eager_pool, .block = omni.block_cap,
+                   .nranks = omni.size, .npeers = omni.npeers,
+                   .rx_blocks = omni.rx_count,
+                   .relay_pairs = fl_relay_pairs(&omni.grid, omni.grid_pos)};
+    return fl_memory_bound(&p);
+}
+
+static void print_list(FILE *f, const uint64_t *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)v[i]);
+}
+
+static void write_json(FILE *f, const uint64_t *t, const uint64_t *peak)
+{
+    const rt_grid *g = &omni.grid;
+    int maxhop = g->ndims;
+    fprintf(f, "{\"ranks\":%d,\"topology\":[", omni.size);
+    for (int d = 0; d < g->ndims; d++)
+        fprintf(f, "%s%d", d ? "," : "", g->dims[d]);
+    fprintf(f, "],\"buffer_size\":%zu,\"threshold\":%zu,",
+            omni.block_cap, omni.threshold);
+    fprintf(f, "\"totals\":{\"user_sends\":%llu,\"aggregated_items\":%llu,"
+               "\"forwarded_items\":%llu,\"wire_messages\":%llu,"
+               "\"wire_bytes\":%llu,\"direct_sends\":%llu,"
+               "\"delivered_items\":%llu,\"sync_acks\":%llu,"
+               "\"rendezvous_sends\":%llu,\"wire_messages_off_node\":%llu,"
+               "\"wire_bytes_off_node\":%llu,\"wire_messages_ring\":%llu,"
+               "\"ring_alone_sends\":%llu,\"wire_alone_sends\":%llu,"
+               "\"early_payloads\":%llu},",
+            (unsigned long long)t[S_USER],
+            (unsigned long long)(t[S_USER] - t[S_DIRECT] - t[S_RNDV] -
+                                 t[S_RING_ALONE] - t[S_WIRE_ALONE]),
+            (unsigned long long)t[S_FORWARDED],
+            (unsigned long long)t[S_WIRE_MSGS],
+            (unsigned long long)t[S_WIRE_BYTES],
+            (unsigned long long)t[S_DIRECT],
+            (unsigned long long)t[S_DELIVERED],
+            (unsigned long long)t[S_ACKS], (unsigned long long)t[S_RNDV],
+            (unsigned long long)t[S_OFF_NODE],
+            (unsigned long long)t[S_OFF_NODE_BYTES],
+            (unsigned long long)t[S_RING], (unsigned long long)t[S_RING_ALONE],
+            (unsigned long long)t[S_WIRE_ALONE],
+            (unsigned long long)t[S_EARLY]);
+    fprintf(f, "\"flushes\":{\"full\":%llu,\"idle\":%llu,\"age\":%llu,"
+               "\"before_blocking\":%llu,\"urgent\":%llu,\"quiet\":%llu,"
+               "\"answer\":%llu},",
+            (unsigned long long)t[S_FULL], (unsigned long long)t[S_IDLE],
+            (unsigned long long)t[S_AGE], (unsigned long long)t[S_BLOCK],
+            (unsigned long long)t[S_URGENT], (unsigned long long)t[S_QUIET],
+            (unsigned long long)t[S_ANSWER]);
+    fprintf(f, "\"neighbor\":{\"collectives\":%llu,\"messages\":%llu,"
+               "\"mpich_collectives\":%llu},",
+            (unsigned long long)t[S_NBR_COLLS],
+            (unsigned long long)t[S_NBR_MSGS],
+            (unsigned long long)t[S_NBR_MPICH]);
+    fprintf(f, "\"collectives\":{\"messages\":%llu},",
+            (unsigned long long)t[S_COLL_ITEMS]);
+    fprintf(f, "\"hops_histogram\":[");
+    print_list(f, t + S_HOP0, maxhop + 1);
+    fprintf(f, "],\"wire_messages_per_dim\":[");
+    print_list(f, t + S_DIM0, g->ndims);
+    fprintf(f, "],\"peak_buffer_bytes_per_rank\":%llu,"
+               "\"memory_bound_bytes\":%llu,\"eager_pool_bytes\":%zu,"
+               "\"ranks_over_memory_bound\":%llu,"
+               "\"window_bytes\":%u,\"window_full_sends\":%llu}\n",
+            (unsigned long long)peak[0], (unsigned long long)peak[1],
+            omni.cfg.eager_pool, (unsigned long long)peak[2], omni.window,
+            (unsigned long long)t[S_WINDOW_FULL]);
+}
+
+static void write_stats_file(const char *path, const uint64_t *t,
+                             const uint64_t *peak)
+{
+    size_t n = strlen(path) + 16;
+    char *tmp = malloc(n);
+    if (!tmp)
+        return;
+    snprintf(tmp, n, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "omnibus: cannot write OMNIBUS_STATS_FILE=%s\n", path);
+        free(tmp);
+        return;
+    }
+    write_json(f, t, peak);
+    if (fclose(f) != 0 || rename(tmp, path) != 0)
+        fprintf(stderr, "omnibus: cannot write OMNIBUS_STATS_FILE=%s\n", path);
+    free(tmp);
+}
+
+static void print_summary(const uint64_t *t, const uint64_t *peak)
+{
+    double per = t[S_USER] ? (double)t[S_WIRE_MSGS] / (double)t[S_USER] : 0.0;
+    fprintf(stderr,
+            "omnibus: %d ranks, topology", omni.size);
+    for (int d = 0; d < omni.grid.ndims; d++)
+        fprintf(stderr, "%s%d", d ? "x" : " ", omni.grid.dims[d]);
+    fprintf(
+        stderr,
+        ": %llu sends (%llu large), %llu forwarded, %llu wire messages "
+        "(%.4f per send), %llu wire bytes, peak %llu KiB buffers per rank\n",
+        (unsigned long long)t[S_USER], (unsigned long long)t[S_DIRECT],
+        (unsigned long long)t[S_FORWARDED], (unsigned long long)t[S_WIRE_MSGS],
+        per, (unsigned long long)t[S_WIRE_BYTES],
+        (unsigned long long)(peak[0] / 1024));
+}
+
+void stats_report(void)
+{
+    if (!omni.cfg.stats && !omni.cfg.stats_file)
+        return;
+    uint64_t mine[S_COUNT], total[S_COUNT];
+    /* Each rank's peak and bound; the file shows the largest of each, and
+     * every rank's peak is within its own bound. */
+    uint64_t peak_mine[2] = {omni.stats.peak_bytes, stats_memory_bound()};
+    uint64_t peak[3] = {0, 0, 0};
+    collect(mine);
+    PMPI_Reduce(mine, total, S_COUNT, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    PMPI_Reduce(peak_mine, peak, 2, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+    uint64_t over_mine = peak_mine[0] > peak_mine[1];
+    PMPI_Reduce(&over_mine, &peak[2], 1, MPI_UINT64_T, MPI_SUM, 0,
+                MPI_COMM_WORLD);
+    if (omni.rank != 0)
+        return;
+    if (omni.cfg.stats)
+        print_summary(total, peak);
+    if (omni.cfg.stats_file)
+        write_stats_file(omni.cfg.stats_file, total, peak);
+}

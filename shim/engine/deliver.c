@@ -1,0 +1,97 @@
+#include "shim/engine/deliver.h"
+#include "shim/transport/transport.h"
+#include "shim/engine/recv.h"
+#include "shim/engine/send.h"
+#include "shim/progress/credit.h"
+#include "shim/engine/rndv.h"
+#include <string.h>
+
+/* Next hops that an urgent forwarded item must flush, collected while a
+ * block is parsed and shipped at its end, so that a block's worth of them
+ * still travels together. */
+typedef struct {
+    int peers[8];
+    int n, overflow;
+} urgent_set;
+
+static void urgent_note(urgent_set *u, uint32_t dst)
+{
+    int p = omni.next_hop[dst];
+    if (u->n < 8)
+        u->peers[u->n++] = p;
+    else
+        u->overflow = 1;
+}
+
+static void urgent_ship(const urgent_set *u)
+{
+    if (u->overflow)
+        transport_flush_all(&omni.stats.flush_urgent);
+    else
+        for (int i = 0; i < u->n; i++)
+            transport_ship(u->peers[i], &omni.stats.flush_urgent);
+}
+
+/* One item at `at`: delivered here or appended to its next hop's buffer;
+ * returns its size.  With b NULL the bytes are not ours to keep
+ * (deliver_in_place): then a message that would have to wait in the
+ * unexpected queue, which points into a block, is left untouched and 0
+ * returned. */
+static inline __attribute__((always_inline)) uint32_t
+deliver_item(const char *at, omni_block *b, urgent_set *u)
+{
+    rt_item_hdr h;
+    rt_hdr_read(at, &h);
+    const char *body = at + RT_HDR_SIZE;
+    uint32_t size = rt_item_size(&h);
+    if ((int)h.dst != omni.rank) {
+        memcpy(transport_reserve((int)h.dst, size), at, size);
+        omni.stats.forwarded_items++;
+        if (rt_kind_is_urgent(rt_meta_kind(h.meta)))
+            urgent_note(u, h.dst);
+        return size;
+    }
+    switch (rt_meta_kind(h.meta)) {
+    case RT_ACK:
+        send_sync_acked(rt_meta_value(h.meta));
+        break;
+    case RT_CREDIT:
+        credit_returned(h.src, rt_meta_value(h.meta));
+        break;
+    case RT_CTS:
+        rndv_clear_to_send(rt_meta_value(h.meta), body);
+        break;
+    case RT_RNDV_DATA:
+        recv_rndv_data(rt_meta_value(h.meta), body, h.len);
+        break;
+    default:
+        if (!b) {
+            if (!recv_arrived_if_taken(&h, body))
+                return 0;
+        } else {
+            recv_arrived(&h, body, b);
+        }
+    }
+    omni.stats.delivered++;
+    return size;
+}
+
+void deliver_block(omni_block *b)
+{
+    urgent_set u = {.n = 0, .overflow = 0};
+    b->refs++; /* held while parsing, so delivery cannot free it under us */
+    for (size_t at = 0; at < b->len;)
+        at += deliver_item(b->data + at, b, &u);
+    transport_block_unref(b);
+    urgent_ship(&u);
+}
+
+size_t deliver_in_place(const char *data, size_t len)
+{
+    urgent_set u = {.n = 0, .overflow = 0};
+    size_t at = 0;
+    for (uint32_t size = 1; at < len && size; at += size)
+        size = deliver_item(data + at, NULL, &u);
+    urgent_ship(&u);
+    return at;
+}

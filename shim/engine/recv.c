@@ -1,0 +1,497 @@
+#include "shim/engine/recv.h"
+#include "shim/engine/send.h"
+#include "shim/transport/transport.h"
+#include "shim/progress/progress.h"
+#include "shim/engine/request.h"
+#include "shim/base/dtype.h"
+#include "shim/base/impl.h"
+#include "shim/base/handles.h"
+#include <stdint.h>
+#include <stdlib.h>
+
+void recv_init(void)
+{
+    handle_pool_init(&omni.awaiting, sizeof(match_recv *));
+}
+
+void recv_finalize(void)
+{
+    handle_pool_destroy(&omni.awaiting);
+}
+
+/* Unpacks n bytes into a derived datatype (out of line, so that
+ * recv_copy_in's builtin case keeps a small frame).  A message that ends
+ * inside an element fills only that element's first basic items
+ * (MPI_Get_elements counts them): the element is packed from the user's
+ * buffer, its head overwritten with the bytes that arrived, and unpacked
+ * back.  Returns an MPI error code. */
+static __attribute__((noinline)) int
+recv_unpack(match_recv *r, const char *data, MPI_Count n, MPI_Count esize)
+{
+    MPI_Count whole = n / esize, rest = n % esize;
+    MPI_Count pos = 0;
+    int rc = dtype_unpack(data, n, &pos, r->buf, whole, r->dtype);
+    if (rc != MPI_SUCCESS || rest == 0)
+        return rc;
+    MPI_Count lb, extent;
+    PMPI_Type_get_extent_x(r->dtype, &lb, &extent);
+    /* As an address, so that MPI_BOTTOM (NULL) works too. */
+    void *elem = (void *)((uintptr_t)r->buf + (uintptr_t)(whole * extent));
+    char *tmp = malloc((size_t)esize);
+    if (!tmp)
+        return MPI_ERR_NO_MEM;
+    MPI_Count tpos = 0, upos = 0;
+    rc = dtype_pack(elem, 1, r->dtype, tmp, esize, &tpos);
+    if (rc == MPI_SUCCESS) {
+        memcpy(tmp, data + whole * esize, (size_t)rest);
+        rc = dtype_unpack(tmp, esize, &upos, elem, 1, r->dtype);
+    }
+    free(tmp);
+    return rc;
+}
+
+/* recv_copy_in for a derived datatype. */
+static __attribute__((noinline)) void
+recv_copy_in_derived(match_recv *r, const char *data, MPI_Count bytes)
+{
+    MPI_Count esize = dtype_size(r->dtype);
+    MPI_Count cap = esize * r->count;
+    MPI_Count n = bytes < cap ? bytes : cap;
+    int rc = n > 0 ? recv_unpack(r, data, n, esize) : MPI_SUCCESS;
+    r->st_bytes = n;
+    r->error = rc != MPI_SUCCESS ? rc
+               : bytes > cap     ? MPI_ERR_TRUNCATE
+                                 : MPI_SUCCESS;
+}
+
+/* Copies an eager message into the receive's buffer; what does not fit is
+ * dropped and the receive fails with MPI_ERR_TRUNCATE, as MPI requires.
+ * Inline for the builtin types, which most receives name. */
+static inline void recv_copy_in(match_recv *r, const char *data,
+                                MPI_Count bytes)
+{
+    int builtin = dtype_builtin_size(r->dtype);
+    if (!builtin) {
+        recv_copy_in_derived(r, data, bytes);
+        return;
+    }
+    MPI_Count cap = builtin * r->count;
+    MPI_Count n = bytes < cap ? bytes : cap;
+    rt_copy(r->buf, data, (size_t)n);
+    r->st_bytes = n;
+    r->error = bytes > cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+}
+
+/* The receive is complete: hand it back to whoever waits on it. */
+static inline void recv_finish(match_recv *r)
+{
+    match_release_dtype(r);
+    r->state = RECV_DONE;
+    if (r->req != MPI_REQUEST_NULL)
+        request_complete_recv(r);
+}
+
+/* Answers world rank src's rendezvous `id`: its data is to come back for
+ * the receive named `recv_id` (recv_rndv_data). */
+static void recv_answer_rndv(uint32_t src_world, uint32_t id, uint32_t recv_id)
+{
+    rt_item_hdr h = {.dst = src_world, .src = (uint32_t)omni.rank, .comm = 0,
+                     .tag = 0, .len = RT_CTS_BODY, .meta = rt_meta(RT_CTS, id)};
+    char *at = transport_reserve((int)src_world, RT_HDR_SIZE + RT_CTS_BODY);
+    rt_hdr_write(at, &h);
+    memcpy(at + RT_HDR_SIZE, &recv_id, sizeof recv_id);
+    omni.stats.acks_sent++;
+    transport_push_soon((int)src_world);
+}
+
+/* r waits for its payload's MPICH receive, r->payload, which progress
+ * tests (recv_payload_done). */
+static void recv_await_payload(match_recv *r)
+{
+    r->state = RECV_PAYLOAD;
+    pending_add(&omni.payloads, r, r->payload);
+    prog_has_work(omni.payload_poller);
+}
+
+void recv_take_message(match_recv *r, match_msg *m)
+{
+    r->st_source = m->src;
+    r->st_tag = m->tag;
+    if (rt_kind_is_eager(m->kind)) {
+        recv_copy_in(r, m->data, m->bytes);
+        if (m->kind == RT_EAGER_SYNC)
+            send_ack(m->src_world, m->value);
+        recv_finish(r);
+        return;
+    }
+    r->st_bytes = m->bytes;
+    r->error = MPI_SUCCESS;
+    r->spill = NULL;
+    r->spill_early = 0;
+    if (m->early) {
+        /* The early payload becomes the receive's own, copied over once
+         * it is in. */
+        r->spill = m->early;
+        r->spill_early = m->bytes;
+        r->payload = m->early_req;
+        m->early = NULL;
+        recv_await_payload(r);
+        return;
+    }
+    if (m->kind == RT_RNDV) {
+        /* The data comes in an RNDV_DATA item once the sender has the CTS;
+         * the receive waits under an id the CTS carries. */
+        int id;
+        match_recv **slot = handle_new(&omni.awaiting, &id);
+        *slot = r;
+        r->state = RECV_PAYLOAD;
+        recv_answer_rndv(m->src_world, m->rndv_id, (uint32_t)id);
+        return;
+    }
+    MPI_Count esize = dtype_size(r->dtype);
+    int rc;
+    if (m->bytes > esize * r->count) {
+        /* Too long for the buffer: MPICH would report the truncation on no
+         * communicator (fatal), so the payload lands aside and is copied
+         * in as an eager message would be, with MPI_ERR_TRUNCATE. */
+        r->spill = malloc((size_t)m->bytes);
+        if (!r->spill)
+            omni_out_of_memory("a truncated message");
+        rc = PMPI_Irecv_c(r->spill, m->bytes, MPI_BYTE, (int)m->src_world,
+                          (int)m->value, omni.payload_comm, &r->payload);
+    } else {
+        rc = PMPI_Irecv_c(r->buf, r->count, r->dtype, (int)m->src_world,
+                          (int)m->value, omni.payload_comm, &r->payload);
+    }
+    if (rc != MPI_SUCCESS) {
+        r->error = rc;
+        recv_finish(r);
+        return;
+    }
+    recv_await_payload(r);
+}
+
+void recv_rndv_data(uint32_t id, const char *data, uint32_t bytes)
+{
+    match_recv **slot = handle_get(&omni.awaiting, (int)id);
+    match_recv *r = *slot;
+    handle_release(&omni.awaiting, (int)id);
+    recv_copy_in(r, data, bytes);
+    recv_finish(r);
+}
+
+static void recv_payload_done(void *owner, const MPI_Status *st, int rc)
+{
+    match_recv *r = owner;
+    MPI_Count bytes = 0;
+    PMPI_Get_elements_x(st, MPI_BYTE, &bytes);
+    r->st_bytes = bytes;
+    if (r->spill) {
+        recv_copy_in(r, r->spill, bytes);
+        free(r->spill);
+        r->spill = NULL;
+        omni.early_bytes -= (size_t)r->spill_early;
+    } else if (rc != MPI_SUCCESS) {
+        int cls;
+        PMPI_Error_class(rc, &cls);
+        r->error = cls == MPI_ERR_TRUNCATE ? MPI_ERR_TRUNCATE : rc;
+    }
+    recv_finish(r);
+}
+
+int recv_poll_payloads(void)
+{
+    pending_poll(&omni.payloads, recv_payload_done);
+    return pending_any(&omni.payloads);
+}
+
+/* An arrival while receives are posted, or for a freed communicator: m
+ * (the caller's, not queued) goes to the oldest posted receive it matches,
+ * or is dropped when no handle can ever receive it.  Returns 0 when it is
+ * still the caller's, to queue as unexpected. */
+static __attribute__((noinline)) int recv_arrived_to_posted(comm_rec *c,
+                                                            match_msg *m)
+{
+    match_recv *r =
+        c->posted_head ? match_take_posted(c, m->src, m->tag) : NULL;
+    if (r) {
+        recv_take_message(r, m);
+        match_msg_settle(m);
+        comm_release_if_idle(c);
+        return 1;
+    }
+    if (c->freed) {
+        match_msg_settle(m);
+        return 1;
+    }
+    return 0;
+}
+
+/* Fills m from an arrived item; m holds no block reference yet. */
+static inline void recv_describe(match_msg *m, const comm_rec *c,
+                                 const rt_item_hdr *h, const char *body)
+{
+    m->src = c->placeholder ? -1 : c->from_world[h->src];
+    m->tag = h->tag;
+    m->kind = rt_meta_kind(h->meta);
+    m->src_world = h->src;
+    m->value = rt_meta_value(h->meta);
+    m->block = NULL;
+    if (rt_kind_is_eager(m->kind)) {
+        m->bytes = h->len;
+        m->data = body;
+        return;
+    }
+    uint64_t size;
+    memcpy(&size, body, sizeof size);
+    m->early = NULL;
+    if (m->kind == RT_RNDV)
+        memcpy(&m->rndv_id, body + sizeof size, sizeof m->rndv_id);
+    m->bytes = (MPI_Count)size;
+    m->data = NULL;
+}
+
+/* Early payloads (README, "Early payloads").  A LARGE header that no
+ * posted receive takes would leave its payload waiting in MPICH until the
+ * program's receive matches the header.  Under MPICH 4.0's ch4:ucx every
+ * receive posted walks UCX's whole list of unexpected messages (MPICH
+ * clears the error bits of every tag mask, so UCX never looks one up by
+ * hash), and each block Omnibus takes in posts one: thousands of waiting
+ * payloads made Omnibus's receiving quadratic.  So the payload is received
+ * at once into a buffer of its own and copied into the program's buffer
+ * when the receive comes, as MPICH does with an unexpected eager message.
+ * Never a synchronous one (RT_LARGE_SYNC): taking it would complete the
+ * sender's MPI_Issend before any receive matched.  Up to RECV_EARLY_MAX
+ * bytes, under UCX's largest eager sizes, so that the copy replaces
+ * MPICH's rather than adding one, and up to OMNIBUS_EAGER_POOL bytes at
+ * once. */
+#define RECV_EARLY_MAX ((MPI_Count)65536)
+
+static void recv_receive_early(match_msg *m)
+{
+    if (m->bytes > RECV_EARLY_MAX ||
+        omni.early_bytes + (size_t)m->bytes > omni.cfg.eager_pool)
+        return;
+    char *buf = malloc(m->bytes > 0 ? (size_t)m->bytes : 1);
+    if (!buf)
+        return; /* it waits in MPICH, as it would have */
+    if (PMPI_Irecv_c(buf, m->bytes, MPI_BYTE, (int)m->src_world,
+                     (int)m->value, omni.payload_comm,
+                     &m->early_req) != MPI_SUCCESS) {
+        free(buf);
+        return;
+    }
+    m->early = buf;
+    omni.early_bytes += (size_t)m->bytes;
+    omni.stats.early_payloads++;
+}
+
+/* With receives posted the item is described on the stack, and only one
+ * that none takes becomes a queued match_msg; with none posted it is
+ * queued at once. */
+void recv_arrived(const rt_item_hdr *h, const char *body, omni_block *b)
+{
+    comm_rec *c = comm_for_arrival(h->comm);
+    if (!c)
+        return; /* its communicator was freed with nothing left to receive */
+    match_msg *q;
+    if (c->posted_head || c->freed) {
+        match_msg m;
+        recv_describe(&m, c, h, body);
+        if (recv_arrived_to_posted(c, &m))
+            return;
+        q = match_msg_alloc();
+        *q = m;
+    } else {
+        q = match_msg_alloc();
+        recv_describe(q, c, h, body);
+    }
+    if (rt_kind_is_eager(q->kind))
+        q->block = transport_hold_item(b, &q->data, (size_t)q->bytes);
+    else if (q->kind == RT_LARGE && !c->freed)
+        recv_receive_early(q);
+    match_push_unexpected(c, q);
+}
+
+int recv_arrived_if_taken(const rt_item_hdr *h, const char *body)
+{
+    comm_rec *c = comm_for_arrival(h->comm);
+    if (!c)
+        return 1; /* its communicator was freed with nothing left to receive */
+    if (!c->posted_head && !c->freed)
+        return 0;
+    match_msg m;
+    recv_describe(&m, c, h, body);
+    return recv_arrived_to_posted(c, &m);
+}
+
+void recv_start(match_recv *r)
+{
+    comm_rec *c = r->comm;
+    match_msg *m = c->unx_head ? match_find_unexpected(c, r->src, r->tag, 1)
+                               : NULL;
+    if (m) {
+        recv_take_message(r, m);
+        match_msg_free(m);
+        return;
+    }
+    r->state = RECV_POSTED;
+    match_post(c, r);
+}
+
+void recv_wait(match_recv *r)
+{
+    if (r->state == RECV_DONE)
+        return;
+    prog_block_enter();
+    unsigned spins = 0;
+    while (r->state != RECV_DONE) {
+        prog_poll();
+        prog_pause(&spins);
+    }
+}
+
+/* A receive whose arguments MPI rejects goes to MPICH, which reports the
+ * error exactly as MPI defines it (and matches nothing). */
+static int recv_args_valid(MPI_Count count, int source, int tag, comm_rec *c)
+{
+    return count >= 0 && (tag >= 0 || tag == MPI_ANY_TAG) &&
+           tag <= omni.tag_ub && source >= MPI_ANY_SOURCE && source < c->size;
+}
+
+int recv_general(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
+                 int tag, comm_rec *c, MPI_Comm comm, MPI_Status *status)
+{
+    if (!c || source == MPI_PROC_NULL ||
+        !recv_args_valid(count, source, tag, c) || dtype_size(dtype) < 0)
+        return PMPI_Recv_c(buf, count, dtype, source, tag, comm, status);
+    match_recv r;
+    match_recv_init(&r, buf, count, dtype, source, tag, c, comm,
+                    MPI_REQUEST_NULL);
+    recv_start(&r);
+    recv_wait(&r);
+    status_fill(status, r.st_source, r.st_tag, r.st_bytes, 0);
+    return r.error == MPI_SUCCESS ? MPI_SUCCESS : omni_raise(comm, r.error);
+}
+
+int irecv_general(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
+                  int tag, comm_rec *c, MPI_Comm comm, MPI_Request *request)
+{
+    if (!c || source == MPI_PROC_NULL ||
+        !recv_args_valid(count, source, tag, c) || dtype_size(dtype) < 0)
+        return PMPI_Irecv_c(buf, count, dtype, source, tag, comm, request);
+    MPI_Request req;
+    match_recv *r = request_new_recv(&req);
+    match_recv_init(r, buf, count, dtype, source, tag, c, comm, req);
+    int rc = match_hold_dtype(r);
+    if (rc != MPI_SUCCESS) {
+        request_abandon_recv(r);
+        return omni_raise(comm, rc);
+    }
+    *request = req;
+    recv_start(r);
+    return MPI_SUCCESS;
+}
+
+static void probe_status(const match_msg *m, MPI_Status *status)
+{
+    status_fill(status, m->src, m->tag, m->bytes, 0);
+}
+
+int impl_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
+                MPI_Status *status)
+{
+    comm_rec *c = comm_lookup(comm);
+    if (!c || source == MPI_PROC_NULL || !recv_args_valid(0, source, tag, c))
+        return PMPI_Iprobe(source, tag, comm, flag, status);
+    match_msg *m = match_find_unexpected(c, source, tag, 0);
+    if (!m) {
+        prog_poll();
+        m = match_find_unexpected(c, source, tag, 0);
+    }
+    *flag = m != NULL;
+    if (m) {
+        probe_status(m, status);
+        prog_found();
+    } else {
+        prog_empty_poll();
+    }
+    return MPI_SUCCESS;
+}
+
+int impl_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    comm_rec *c = comm_lookup(comm);
+    if (!c || source == MPI_PROC_NULL || !recv_args_valid(0, source, tag, c))
+        return PMPI_Probe(source, tag, comm, status);
+    match_msg *m = match_find_unexpected(c, source, tag, 0);
+    if (!m) {
+        prog_block_enter();
+        unsigned spins = 0;
+        while (!(m = match_find_unexpected(c, source, tag, 0))) {
+            prog_poll();
+            prog_pause(&spins);
+        }
+    }
+    probe_status(m, status);
+    return MPI_SUCCESS;
+}
+
+int impl_Sendrecv(const void *sendbuf, MPI_Count sendcount,
+                  MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, int source,
+                  int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    comm_rec *c = comm_lookup(comm);
+    if (!c)
+        return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag,
+                               recvbuf, recvcount, recvtype, source, recvtag,
+                               comm, status);
+    MPI_Request sreq = MPI_REQUEST_NULL;
+    int rc = send_start_inner(sendbuf, sendcount, sendtype, dest, sendtag, c,
+                              SEND_STANDARD, &sreq);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = impl_Recv(recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    int src = prog_wait(&sreq, MPI_STATUS_IGNORE);
+    return rc != MPI_SUCCESS ? rc : src;
+}
+
+int recv_pack_aside(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                    MPI_Comm comm, void **copy, MPI_Count *packed)
+{
+    MPI_Count size = 0;
+    *copy = NULL;
+    *packed = 0;
+    int rc = PMPI_Pack_size_c(count, dtype, comm, &size);
+    if (rc != MPI_SUCCESS)
+        return omni_raise(comm, rc);
+    *copy = malloc(size > 0 ? (size_t)size : 1);
+    if (!*copy)
+        return omni_raise(comm, MPI_ERR_NO_MEM);
+    rc = dtype_pack(buf, count, dtype, *copy, size, packed);
+    if (rc != MPI_SUCCESS) {
+        free(*copy);
+        *copy = NULL;
+        return omni_raise(comm, rc);
+    }
+    return rc;
+}
+
+int impl_Sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dtype,
+                          int dest, int sendtag, int source, int recvtag,
+                          MPI_Comm comm, MPI_Status *status)
+{
+    comm_rec *c = comm_lookup(comm);
+    if (!c)
+        return PMPI_Sendrecv_replace_c(buf, count, dtype, dest, sendtag, source,
+                                       recvtag, comm, status);
+    void *tmp;
+    MPI_Count packed;
+    int rc = recv_pack_aside(buf, count, dtype, comm, &tmp, &packed);
+    if (rc == MPI_SUCCESS)
+        rc = impl_Sendrecv(tmp, packed, MPI_PACKED, dest, sendtag, buf, count,
+                           dtype, source, recvtag, comm, status);
+    free(tmp);
+    return rc;
+}

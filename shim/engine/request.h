@@ -1,0 +1,89 @@
+/* request: the MPI_Request handles Omnibus gives out, and the completion
+ * calls (Wait*, Test*, Request_get_status) that drive its progress.
+ *
+ * The handles, mixed freely with MPICH's own in every call:
+ *  - a send that was copied gets HANDLE_SENT, one handle shared by all
+ *    such sends, read as an already done receive handle (below); MPI
+ *    asks nothing of a completed send's request but its empty status;
+ *  - a large send gets an Omnibus handle over its payload's MPICH request
+ *    (persist.h);
+ *  - a receive gets an Omnibus receive handle (handles.h, HANDLE_RECV_BIT)
+ *    naming its match_recv.  The completion calls complete it themselves
+ *    and give MPICH only the rest of the array, so a receive costs MPICH
+ *    nothing: no generalized request, no poll_fn on every MPICH test;
+ *  - a small synchronous send, a rendezvous send and an MPI_Isendrecv get
+ *    an MPICH generalized request that Omnibus completes.
+ *
+ * Errors: a receive's error (MPI_ERR_TRUNCATE, or one MPICH gave moving a
+ * payload) is returned and raised through the receive's communicator by
+ * the call that completes it, in its status's MPI_ERROR for the calls that
+ * complete several (MPI_ERR_IN_STATUS), as MPI does.  A generalized
+ * request cannot carry an error that way (MPICH reports a query_fn error
+ * as MPI_ERR_OTHER, on no communicator), so Isendrecv's query_fn leaves it
+ * in omni.ledger for the completion calls to raise.
+ */
+#ifndef OMNIBUS_REQUEST_H
+#define OMNIBUS_REQUEST_H
+
+#include "shim/match/match.h"
+#include "shim/base/handles.h"
+
+int request_init(void);
+void request_finalize(void);
+
+/* The record of a new receive, which its handle (*req) names: the pool of
+ * receive handles holds the records themselves, so a handle costs no
+ * allocation of its own.  The contents are undefined; the caller writes
+ * every field, r->req = *req and r->user_comm among them.  A record never
+ * handed to the program goes back with request_abandon_recv. */
+static inline match_recv *request_new_recv(MPI_Request *req)
+{
+    int h;
+    match_recv *r = handle_take(&omni.recv_reqs, &h);
+    *req = (MPI_Request)(h | HANDLE_RECV_BIT);
+    return r;
+}
+void request_abandon_recv(match_recv *r);
+/* r is done (RECV_DONE): a receive the program already freed goes now;
+ * any other waits for the completion call that finds it. */
+void request_complete_recv(match_recv *r);
+
+/* MPI_Request_free and MPI_Cancel on any request: receive handles here,
+ * the rest by MPICH. */
+int request_free(MPI_Request *request);
+int request_cancel(MPI_Request *request);
+/* MPI_Request_get_status on a request that is not persistent (persist.c
+ * looks through a persistent one first): drives one progress round. */
+int request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+/* A generalized request for synchronous send `id`. */
+MPI_Request request_start_sync(uint32_t id);
+/* A real MPICH request that is already complete, for Omnibus's own
+ * callers (send_start_inner) and sends completed in odd places. */
+int request_complete_send(MPI_Comm comm, MPI_Request *req);
+/* The request a program gets for a send that completed as it was made:
+ * HANDLE_SENT (handles.h), which costs MPICH nothing. */
+static inline int request_give_sent(MPI_Request *req)
+{
+    *req = (MPI_Request)HANDLE_SENT;
+    return MPI_SUCCESS;
+}
+
+/* The Wait/Test family, with the parameters of MPI_Wait and friends, on
+ * MPICH requests and receive handles (the generated wrappers translate
+ * persistent handles first).  They drive progress while they wait and raise
+ * the errors of Omnibus receives through the receive's communicator. */
+int request_wait(MPI_Request *request, MPI_Status *status);
+int request_test(MPI_Request *request, int *flag, MPI_Status *status);
+int request_waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
+int request_testall(int count, MPI_Request requests[], int *flag,
+                    MPI_Status statuses[]);
+int request_waitany(int count, MPI_Request requests[], int *index,
+                    MPI_Status *status);
+int request_testany(int count, MPI_Request requests[], int *index, int *flag,
+                    MPI_Status *status);
+int request_waitsome(int incount, MPI_Request requests[], int *outcount,
+                     int indices[], MPI_Status statuses[]);
+int request_testsome(int incount, MPI_Request requests[], int *outcount,
+                     int indices[], MPI_Status statuses[]);
+
+#endif

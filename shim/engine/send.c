@@ -1,0 +1,441 @@
+#include "shim/engine/send.h"
+#include "shim/transport/transport.h"
+#include "shim/progress/credit.h"
+#include "shim/progress/progress.h"
+#include "shim/engine/request.h"
+#include "shim/base/dtype.h"
+#include "shim/base/impl.h"
+#include "shim/engine/preq.h"
+#include "shim/engine/rndv.h"
+#include <stdint.h>
+#include <stdlib.h>
+
+/* A synchronous send waiting for its ACK; ids are slot indices, recycled
+ * through a free list threaded by `next_free`. */
+typedef struct sync_slot {
+    int next_free;
+    int done;
+    MPI_Request greq;   /* MPI_REQUEST_NULL for a blocking MPI_Ssend */
+} sync_slot;
+
+static uint32_t sync_slot_get(void)
+{
+    if (omni.sync_free < 0) {
+        int cap = omni.sync_cap ? omni.sync_cap * 2 : 64;
+        sync_slot *s = realloc(omni.sync, sizeof *s * (size_t)cap);
+        if (!s || (uint32_t)cap > RT_META_MAX)
+            omni_out_of_memory("a synchronous-send slot");
+        for (int i = omni.sync_cap; i < cap; i++)
+            s[i].next_free = i + 1 < cap ? i + 1 : -1;
+        omni.sync_free = omni.sync_cap;
+        omni.sync = s;
+        omni.sync_cap = cap;
+    }
+    uint32_t id = (uint32_t)omni.sync_free;
+    omni.sync_free = omni.sync[id].next_free;
+    omni.sync[id].done = 0;
+    omni.sync[id].greq = MPI_REQUEST_NULL;
+    return id;
+}
+
+static void sync_slot_put(uint32_t id)
+{
+    omni.sync[id].next_free = omni.sync_free;
+    omni.sync_free = (int)id;
+}
+
+void send_sync_acked(uint32_t id)
+{
+    sync_slot *s = &omni.sync[id];
+    s->done = 1;
+    if (s->greq != MPI_REQUEST_NULL) {
+        MPI_Request greq = s->greq;
+        sync_slot_put(id);
+        PMPI_Grequest_complete(greq);
+    }
+}
+
+void send_ack(uint32_t src_world, uint32_t id)
+{
+    rt_item_hdr h = {.dst = src_world, .src = (uint32_t)omni.rank, .comm = 0,
+                     .tag = 0, .len = 0, .meta = rt_meta(RT_ACK, id)};
+    rt_hdr_write(transport_reserve((int)src_world, RT_HDR_SIZE), &h);
+    omni.stats.acks_sent++;
+    transport_push_soon((int)src_world);
+}
+
+/* A send whose arguments MPI rejects (send_args_valid) goes to MPICH,
+ * which reports the error exactly as MPI defines it (and sends nothing). */
+static int send_rejected(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                         int dest, int tag, comm_rec *c, MPI_Request *req)
+{
+    if (req)
+        return PMPI_Isend_c(buf, count, dtype, dest, tag, c->handle, req);
+    return PMPI_Send_c(buf, count, dtype, dest, tag, c->handle);
+}
+
+/* Writes an eager item, header and data, at `at`; returns MPI_SUCCESS or
+ * the error packing the data gave. */
+static inline int item_write(char *at, const void *buf, MPI_Count count,
+                             MPI_Datatype dtype, int builtin, uint32_t bytes,
+                             int dst, int tag, comm_rec *c, uint32_t meta)
+{
+    if (builtin) {
+        send_item_write_builtin(at, buf, bytes, dst, tag, c, meta);
+        return MPI_SUCCESS;
+    }
+    rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.rank,
+                     .comm = c->id, .tag = tag, .len = bytes, .meta = meta};
+    rt_hdr_write(at, &h);
+    if (bytes == 0)
+        return MPI_SUCCESS;
+    MPI_Count pos = 0;
+    return dtype_pack(buf, count, dtype, at + RT_HDR_SIZE, bytes, &pos);
+}
+
+/* Copies a message of `bytes` (<= threshold) into its next hop's buffer,
+ * within its pair's window (credit.h).  Returns 1 when it went, 0 when the
+ * window is full (nothing was sent: the caller takes MPICH's path), or -1
+ * with *rc set when packing the data failed (nothing was sent either).
+ * Forced inline: it is most of every small send. */
+static inline __attribute__((always_inline)) int
+send_eager(const void *buf, MPI_Count count, MPI_Datatype dtype, int builtin,
+           uint32_t bytes, int dst, int tag, comm_rec *c, uint32_t meta,
+           int *rc)
+{
+    uint32_t size = RT_HDR_SIZE + bytes;
+    if (!credit_try_take(dst, size))
+        return 0;
+    char *at = transport_reserve(dst, size);
+    *rc = item_write(at, buf, count, dtype, builtin, bytes, dst, tag, c, meta);
+    if (*rc != MPI_SUCCESS) {
+        transport_unreserve(dst, size);
+        credit_refund(dst, size);
+        return -1;
+    }
+    omni.sent_to[dst]++;
+    return 1;
+}
+
+/* Payload bytes from which a message alone is written straight into its
+ * node ring rather than copied there from a block: the copy saved then
+ * outweighs writing a record in pieces into shared memory.  Ping-pong over
+ * shared memory, alternating (2026-11-24): 8 KiB 1.26 against 1.35 us,
+ * 16 KiB 2.41 against 2.66, 4 KiB 0.72 against 0.76; but 1 KiB 1.11
+ * against 1.03 and 2 KiB 1.62 against 1.54. */
+#define SEND_RING_DIRECT_MIN 4096
+
+/* A message above the threshold to a peer that is its own next hop
+ * (transport_alone_ok): one eager item alone in a block or ring record of
+ * its own, so the threshold still bounds what is aggregated; from
+ * SEND_RING_DIRECT_MIN bytes on, written straight into a node ring when it
+ * has room.  Returns as send_eager does. */
+static int send_alone(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                      int builtin, uint32_t bytes, int dst, int tag,
+                      comm_rec *c, int *rc)
+{
+    uint32_t size = RT_HDR_SIZE + bytes;
+    if (!credit_try_take(dst, size))
+        return 0;
+    int ring = omni.peers[dst].ring != NULL;
+    char *at = ring && bytes >= SEND_RING_DIRECT_MIN
+                   ? transport_ring_reserve(dst, size)
+                   : NULL;
+    omni_block *b = at ? NULL : transport_block_for_item(dst, size);
+    *rc = item_write(at ? at : b->data, buf, count, dtype, builtin, bytes, dst,
+                     tag, c, rt_meta(RT_EAGER, 0));
+    if (*rc != MPI_SUCCESS) {
+        if (b)
+            transport_block_drop(b);
+        credit_refund(dst, size);
+        return -1;
+    }
+    if (b)
+        transport_ship_block(dst, b);
+    else
+        transport_ring_commit(dst, size);
+    omni.sent_to[dst]++;
+    if (ring)
+        omni.stats.ring_alone++;
+    else
+        omni.stats.wire_alone++;
+    return 1;
+}
+
+/* A buffered send's payload that Omnibus holds until MPICH has sent it. */
+typedef struct bsend_copy {
+    struct bsend_copy *next;
+    MPI_Request req;
+    void *data;
+    MPI_Count charge;   /* bytes it takes from the attached buffer */
+} bsend_copy;
+
+/* Buffered large payloads are copied and sent by Omnibus, not by MPICH's
+ * MPI_Bsend: MPICH's MPI_Buffer_detach would block, without Omnibus
+ * progress, until the payload is sent, and the payload waits for its
+ * header, which may need a relay that is itself in MPI_Buffer_detach.
+ * The copy is charged against the attached size, as MPI_Bsend would. */
+static int send_bsend_payload(const void *buf, MPI_Count count,
+                              MPI_Datatype dtype, int dst, uint32_t ptag,
+                              comm_rec *c)
+{
+    MPI_Count packed = 0, pos = 0;
+    int rc = PMPI_Pack_size_c(count, dtype, c->handle, &packed);
+    if (rc != MPI_SUCCESS)
+        return omni_raise(c->handle, rc);
+    bsend_copy *b = malloc(sizeof *b);
+    void *data = malloc(packed > 0 ? (size_t)packed : 1);
+    if (!b || !data)
+        omni_out_of_memory("a buffered send");
+    rc = dtype_pack(buf, count, dtype, data, packed, &pos);
+    b->data = data;
+    b->charge = packed + MPI_BSEND_OVERHEAD;
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Isend_c(data, pos, MPI_PACKED, dst, (int)ptag,
+                          omni.payload_comm, &b->req);
+    if (rc != MPI_SUCCESS) {
+        free(data);
+        free(b);
+        return omni_raise(c->handle, rc);
+    }
+    omni.bsend_used += (size_t)b->charge;
+    b->next = omni.bsends;
+    omni.bsends = b;
+    prog_has_work(omni.bsend_poller);
+    return MPI_SUCCESS;
+}
+
+int send_poll_bsends(void)
+{
+    bsend_copy **link = (bsend_copy **)&omni.bsends;
+    while (*link) {
+        bsend_copy *b = *link;
+        int done = 0;
+        prog_test(&b->req, &done, MPI_STATUS_IGNORE);
+        if (!done) {
+            link = &b->next;
+            continue;
+        }
+        *link = b->next;
+        omni.bsend_used -= (size_t)b->charge;
+        free(b->data);
+        free(b);
+    }
+    return omni.bsends != NULL;
+}
+
+/* A message above the threshold: a LARGE header along the ordered route and
+ * the payload straight to the destination under a tag of its own, which the
+ * receiver posts once the header has matched.  MPICH chooses how to carry
+ * the payload (eager or rendezvous), so the send waits for the receiver
+ * exactly where MPICH itself would.  The payload is started first, so a
+ * payload MPICH refuses leaves no header behind that nothing would follow. */
+static int send_large(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                      MPI_Count bytes, int dst, int tag, comm_rec *c,
+                      enum send_mode mode, MPI_Request *req, int user_req)
+{
+    uint32_t ptag = omni.next_payload_tag;
+    omni.next_payload_tag =
+        ptag >= (uint32_t)omni.payload_tag_max ? 0 : ptag + 1;
+    MPI_Request preq = MPI_REQUEST_NULL;
+    int rc;
+    if (mode == SEND_BUFFERED)
+        rc = send_bsend_payload(buf, count, dtype, dst, ptag, c);
+    else if (mode == SEND_SYNC)
+        rc = PMPI_Issend_c(buf, count, dtype, dst, (int)ptag, omni.payload_comm,
+                           &preq);
+    else
+        rc = PMPI_Isend_c(buf, count, dtype, dst, (int)ptag, omni.payload_comm,
+                          &preq);
+    if (rc != MPI_SUCCESS)
+        return mode == SEND_BUFFERED ? rc : omni_raise(c->handle, rc);
+
+    rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.rank,
+                     .comm = c->id, .tag = tag, .len = RT_LARGE_BODY,
+                     .meta = rt_meta(mode == SEND_SYNC ? RT_LARGE_SYNC
+                                                       : RT_LARGE,
+                                     ptag)};
+    char *at = transport_reserve(dst, RT_HDR_SIZE + RT_LARGE_BODY);
+    rt_hdr_write(at, &h);
+    uint64_t size = (uint64_t)bytes;
+    memcpy(at + RT_HDR_SIZE, &size, sizeof size);
+    omni.sent_to[dst]++;
+    omni.stats.direct_sends++;
+    /* Not pushed: a blocking send flushes before it waits, and a burst of
+     * nonblocking ones aggregates its headers like any other items. */
+
+    if (mode == SEND_BUFFERED)
+        return req ? request_complete_send(c->handle, req) : MPI_SUCCESS;
+    if (req) {
+        *req = user_req ? preq_wrap_send(preq, c->handle) : preq;
+        return MPI_SUCCESS;
+    }
+    return prog_wait(&preq, MPI_STATUS_IGNORE);
+}
+
+/* A synchronous send copied into the buffers: its item asks for an ACK,
+ * and the send is complete once the ACK is back.  Returns as send_eager;
+ * on 1, *rc is the send's result. */
+static int send_sync_eager(const void *buf, MPI_Count count,
+                           MPI_Datatype dtype, int builtin, uint32_t bytes,
+                           int dst, int tag, comm_rec *c, MPI_Request *req,
+                           int *rc)
+{
+    uint32_t id = sync_slot_get();
+    int went = send_eager(buf, count, dtype, builtin, bytes, dst, tag, c,
+                          rt_meta(RT_EAGER_SYNC, id), rc);
+    if (went != 1) {
+        sync_slot_put(id);
+        return went;
+    }
+    *rc = MPI_SUCCESS;
+    if (req) {
+        /* Nobody waits on the item until the request is waited on, which
+         * flushes: a burst of MPI_Issend aggregates like any other. */
+        omni.sync[id].greq = request_start_sync(id);
+        *req = omni.sync[id].greq;
+        return 1;
+    }
+    prog_block_enter();
+    unsigned spins = 0;
+    while (!omni.sync[id].done) {
+        prog_poll();
+        prog_pause(&spins);
+    }
+    sync_slot_put(id);
+    return 1;
+}
+
+/* A send whose data is copied is complete: its request, if it has one. */
+static inline int send_copied(comm_rec *c, MPI_Request *req, int user_req)
+{
+    if (!req)
+        return MPI_SUCCESS;
+    return user_req ? request_give_sent(req)
+                    : request_complete_send(c->handle, req);
+}
+
+/* Inlined into both entry points: send_start is every user send's path, and
+ * user_req only matters on MPICH's path.  No branch waits for the receiver
+ * except where MPI lets the call wait: a blocking send until its data is on
+ * its way (MPICH's own criterion on its path), a synchronous one until it
+ * is matched. */
+static inline __attribute__((always_inline)) int
+send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
+              int tag, comm_rec *c, enum send_mode mode, MPI_Request *req,
+              int user_req)
+{
+    if (dest == MPI_PROC_NULL)
+        return req ? PMPI_Isend(buf, 0, MPI_BYTE, MPI_PROC_NULL, 0, c->handle,
+                                req)
+                   : MPI_SUCCESS;
+    int builtin = dtype_builtin_size(dtype);
+    MPI_Count esize = builtin ? builtin : dtype_size(dtype);
+    if (esize < 0 || !send_args_valid(count, dest, tag, c))
+        return send_rejected(buf, count, dtype, dest, tag, c, req);
+    int dst = c->to_world[dest];
+    MPI_Count bytes = esize * count;
+    if (mode == SEND_BUFFERED &&
+        (MPI_Count)(omni.bsend_size - omni.bsend_used) <
+            bytes + MPI_BSEND_OVERHEAD)
+        /* No room left in the attached buffer: MPI refuses the send
+         * (MPI_ERR_BUFFER through the communicator) and nothing is sent. */
+        return omni_raise(c->handle, MPI_ERR_BUFFER);
+    int rc = MPI_SUCCESS;
+    if ((size_t)bytes > omni.threshold) {
+        int went = mode != SEND_SYNC && transport_alone_ok(dst, (size_t)bytes)
+                       ? send_alone(buf, count, dtype, builtin, (uint32_t)bytes,
+                                    dst, tag, c, &rc)
+                       : 0;
+        if (went < 0)
+            return omni_raise(c->handle, rc);
+        if (went == 0)
+            return send_large(buf, count, dtype, bytes, dst, tag, c, mode,
+                              req, user_req);
+        return send_copied(c, req, user_req);
+    }
+    int went = mode == SEND_SYNC
+                   ? send_sync_eager(buf, count, dtype, builtin,
+                                     (uint32_t)bytes, dst, tag, c, req, &rc)
+                   : send_eager(buf, count, dtype, builtin, (uint32_t)bytes,
+                                dst, tag, c, rt_meta(RT_EAGER, 0), &rc);
+    if (went < 0)
+        return omni_raise(c->handle, rc);
+    if (went == 0)
+        return rndv_start(buf, count, dtype, bytes, dst, tag, c, mode, req);
+    if (mode == SEND_SYNC)
+        return rc;
+    return send_copied(c, req, user_req);
+}
+
+int send_start_general(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                       int dest, int tag, comm_rec *c, enum send_mode mode,
+                       MPI_Request *req)
+{
+    return send_dispatch(buf, count, dtype, dest, tag, c, mode, req, 1);
+}
+
+int send_start_inner(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                     int dest, int tag, comm_rec *c, enum send_mode mode,
+                     MPI_Request *req)
+{
+    return send_dispatch(buf, count, dtype, dest, tag, c, mode, req, 0);
+}
+
+int send_init(void)
+{
+    omni.sync = NULL;
+    omni.sync_cap = 0;
+    omni.sync_free = -1;
+    return 0;
+}
+
+void send_finalize(void)
+{
+    free(omni.sync);
+    omni.sync = NULL;
+}
+
+/* --- the buffered-send buffer ------------------------------------------ */
+
+/* Omnibus copies every buffered send at once (small ones into its blocks,
+ * large payloads aside until sent), so the attached buffer is an account:
+ * a send that does not fit what is left of it gets MPI_ERR_BUFFER. */
+int impl_Buffer_attach(void *buffer, MPI_Count size)
+{
+    int rc = PMPI_Buffer_attach_c(buffer, size);
+    if (rc == MPI_SUCCESS)
+        omni.bsend_size = (size_t)size;
+    return rc;
+}
+
+/* Detach returns once buffered messages are on their way: the small ones
+ * go now; the copies Omnibus holds (large payloads, and rendezvous sends
+ * whose receiver has not matched yet) are waited for with progress. */
+static void bsends_drain(void)
+{
+    prog_block_enter();
+    unsigned spins = 0;
+    while (omni.bsends || rndv_bsends_pending()) {
+        prog_poll();
+        prog_pause(&spins);
+    }
+}
+
+int impl_Buffer_detach(void *buffer_addr, int *size)
+{
+    bsends_drain();
+    int rc = PMPI_Buffer_detach(buffer_addr, size);
+    if (rc == MPI_SUCCESS)
+        omni.bsend_size = 0;
+    return rc;
+}
+
+int impl_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+    bsends_drain();
+    int rc = PMPI_Buffer_detach_c(buffer_addr, size);
+    if (rc == MPI_SUCCESS)
+        omni.bsend_size = 0;
+    return rc;
+}

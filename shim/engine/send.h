@@ -1,0 +1,120 @@
+/* send: every send mode on a managed communicator.
+ *
+ * A message of at most omni.threshold bytes is copied into the buffer of its
+ * next hop and the send is complete at once (standard, ready and buffered
+ * modes: MPI allows a send to complete once its data is copied); the
+ * program's request is HANDLE_SENT (request.h), Omnibus's own callers get a
+ * real, already complete MPICH request.  A synchronous send's item asks
+ * for an ACK, and its request completes when the ACK comes back, that is,
+ * once a receive has matched it.  A larger message sends a LARGE header
+ * along the same route, then its payload straight to the destination on the
+ * payload communicator under a tag of its own.  The request a user holds
+ * for it is an Omnibus handle over that payload's MPICH request (persist.h),
+ * so that MPI_Cancel cannot withdraw a payload whose header has already
+ * left: the receiver would match the header and wait for ever.  Omnibus's
+ * own callers take the MPICH request itself (send_start_inner).
+ */
+#ifndef OMNIBUS_SEND_H
+#define OMNIBUS_SEND_H
+
+#include "shim/match/comm.h"
+#include "shim/engine/send_mode.h"
+#include "shim/progress/credit.h"
+#include "shim/base/dtype.h"
+#include "shim/engine/request.h"
+#include "shim/transport/transport.h"
+
+/* Starts a send; with req == NULL it is blocking and returns when complete.
+ * *req is a request the user holds: MPI_Cancel never withdraws it.
+ * send_start tries the common case inline (send_copy_small) and leaves
+ * everything else to send_start_general, which decides it all anew. */
+static inline int send_start(const void *buf, MPI_Count count,
+                             MPI_Datatype dtype, int dest, int tag,
+                             comm_rec *c, enum send_mode mode,
+                             MPI_Request *req);
+int send_start_general(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                       int dest, int tag, comm_rec *c, enum send_mode mode,
+                       MPI_Request *req);
+
+/* As send_start, for a request Omnibus itself completes (persistent and
+ * combined operations): *req is always a request MPICH knows. */
+int send_start_inner(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                     int dest, int tag, comm_rec *c, enum send_mode mode,
+                     MPI_Request *req);
+
+/* A synchronous send's ACK arrived. */
+void send_sync_acked(uint32_t id);
+
+/* Answers a synchronous send: its receive has matched. */
+void send_ack(uint32_t src_world, uint32_t id);
+
+/* Frees the buffered-send payloads MPICH has finished sending; returns
+ * whether any is left (a progress poller). */
+int send_poll_bsends(void);
+
+int send_init(void);
+void send_finalize(void);
+
+/* Whether MPI accepts a send's count, destination and tag on c (not
+ * MPI_PROC_NULL, which callers take first). */
+static inline int send_args_valid(MPI_Count count, int dest, int tag,
+                                  const comm_rec *c)
+{
+    return count >= 0 && tag >= 0 && tag <= omni.tag_ub && dest >= 0 &&
+           dest < c->size;
+}
+
+/* An eager item of a builtin datatype, header and `bytes` of data, written
+ * at `at`. */
+static inline void send_item_write_builtin(char *at, const void *buf,
+                                           uint32_t bytes, int dst, int tag,
+                                           const comm_rec *c, uint32_t meta)
+{
+    rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.rank,
+                     .comm = c->id, .tag = tag, .len = bytes, .meta = meta};
+    rt_hdr_write(at, &h);
+    rt_copy(at + RT_HDR_SIZE, buf, bytes);
+}
+
+/* The common small send, whole: a standard-mode message of a builtin
+ * datatype, at most the threshold, with valid arguments, whose item fits
+ * its pair's window and the room left in its next hop's buffer.  Copied
+ * there, it is complete (send.c's contract).  Returns 0 having done
+ * nothing for anything else, a buffer to ship or a full window included.
+ * Inline in the entry points, it spares a small send the frame of the
+ * general path, which every mode and size shares. */
+static inline __attribute__((always_inline)) int
+send_copy_small(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
+                int tag, comm_rec *c)
+{
+    int builtin = dtype_builtin_size(dtype);
+    if (!builtin || !send_args_valid(count, dest, tag, c))
+        return 0;
+    MPI_Count bytes = builtin * count;
+    if ((size_t)bytes > omni.threshold)
+        return 0;
+    int dst = c->to_world[dest];
+    uint32_t size = RT_HDR_SIZE + (uint32_t)bytes;
+    if (!credit_fits(dst, size))
+        return 0;
+    char *at = transport_reserve_in_fill(dst, size);
+    if (!at)
+        return 0;
+    credit_take(dst, size);
+    send_item_write_builtin(at, buf, (uint32_t)bytes, dst, tag, c,
+                            rt_meta(RT_EAGER, 0));
+    omni.sent_to[dst]++;
+    return 1;
+}
+
+static inline __attribute__((always_inline)) int
+send_start(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
+           int tag, comm_rec *c, enum send_mode mode, MPI_Request *req)
+{
+    if (mode == SEND_STANDARD &&
+        send_copy_small(buf, count, dtype, dest, tag, c))
+        return req ? request_give_sent(req) : MPI_SUCCESS;
+    return send_start_general(buf, count, dtype, dest, tag, c, mode, req);
+}
+
+#endif

@@ -1,0 +1,311 @@
+/* init: MPI_Init sets Omnibus up, MPI_Finalize drains it and tears it down.
+ *
+ * Set-up order matters: the configuration is checked before anything else
+ * (a bad value stops the job with one line from rank 0), then every rank
+ * confirms that all ranks read the same settings, then the private
+ * communicators, the route table, the communicator table and the transport
+ * are built.  Only then does `omni.on` let the wrappers act.
+ */
+#include "shim/base/state.h"
+#include "shim/ops/coll.h"
+#include "shim/match/comm.h"
+#include "shim/progress/credit.h"
+#include "shim/engine/deliver.h"
+#include "shim/base/impl.h"
+#include "shim/match/match.h"
+#include "shim/ops/neighbor.h"
+#include "shim/progress/progress.h"
+#include "shim/ops/mprobe.h"
+#include "shim/engine/preq.h"
+#include "shim/engine/recv.h"
+#include "shim/engine/request.h"
+#include "shim/engine/rndv.h"
+#include "shim/engine/send.h"
+#include "shim/base/stats.h"
+#include "shim/entry/topology.h"
+#include "shim/transport/transport.h"
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+
+extern char **environ;
+
+static const char *env_lookup(const char *name, void *ctx)
+{
+    (void)ctx;
+    return getenv(name);
+}
+
+/* Stops the job from MPI_Init: rank 0 says why, on one line, and every
+ * rank exits 1.  Every rank reaches the same verdict (the settings are
+ * checked alike everywhere, or agreed on collectively), so the job ends
+ * through MPI_Finalize rather than MPI_Abort: an abort races mpiexec's
+ * forwarding of stderr, and lost rank 0's line about once in a hundred
+ * jobs.  A failure of one rank alone goes through omni_out_of_memory. */
+static _Noreturn void init_refuse(const char *why)
+{
+    if (omni.rank == 0)
+        fprintf(stderr, "omnibus: %s\n", why);
+    fflush(stderr);
+    PMPI_Finalize();
+    exit(1);
+}
+
+static void warn_unknown_variables(void)
+{
+    char suggestion[64];
+    const char *bad =
+        cfg_unknown_variable(environ, suggestion, sizeof suggestion);
+    if (bad && omni.rank == 0)
+        fprintf(stderr, "omnibus: warning: %s is not an Omnibus variable "
+                        "(did you mean %s?)\n", bad, suggestion);
+}
+
+/* All ranks must aggregate alike: a rank with another buffer size would
+ * send blocks its neighbours cannot receive, and one with another
+ * neighbourhood mode would not join its topology's schedule. */
+static void check_same_settings(void)
+{
+    long mine[6] = {(long)omni.cfg.buffer_size, (long)omni.cfg.threshold,
+                    (long)omni.cfg.topo_kind * 100 + omni.cfg.ndims,
+                    omni.cfg.disable, (long)omni.cfg.eager_pool,
+                    (long)omni.cfg.neighbor * 100000 + omni.cfg.neighbor_theta};
+    long lo[6], hi[6];
+    PMPI_Allreduce(mine, lo, 6, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
+    PMPI_Allreduce(mine, hi, 6, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+    for (int i = 0; i < 6; i++)
+        if (lo[i] != hi[i])
+            init_refuse("the ranks of this job read different OMNIBUS_* "
+                        "settings: pass them to every rank (mpiexec -genv)");
+}
+
+static int cores_available(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* 1 when this node runs more ranks than it has cores. */
+static int node_crowded(void)
+{
+    MPI_Comm shared;
+    int local = 1;
+    PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+                         MPI_INFO_NULL, &shared);
+    PMPI_Comm_size(shared, &local);
+    PMPI_Comm_free(&shared);
+    return local > cores_available();
+}
+
+/* Yield when this node is crowded (DESIGN §3).  The neighbourhood mode
+ * takes whether any node is: every member of a communicator must build the
+ * same kind of schedule, whatever its own node looks like. */
+static void choose_yield_and_neighbor_mode(void)
+{
+    int crowded = node_crowded(), crowded_anywhere = crowded;
+    PMPI_Allreduce(&crowded, &crowded_anywhere, 1, MPI_INT, MPI_MAX,
+                   MPI_COMM_WORLD);
+    omni.nbr_mode = cfg_neighbor_mode(&omni.cfg, rt_grid_one_hop(&omni.grid),
+                                      crowded_anywhere);
+    switch (omni.cfg.yield) {
+    case CFG_YIELD_ON:
+        omni.yield = 1;
+        break;
+    case CFG_YIELD_OFF:
+        omni.yield = 0;
+        break;
+    default:
+        omni.yield = crowded;
+    }
+}
+
+/* The work progress rounds do besides the transport's, in the order a
+ * round does it (progress.h). */
+static void register_pollers(void)
+{
+    omni.npollers = 0;
+    omni.after_round = omni.poll_work = 0;
+    omni.payload_poller = prog_add_poller(recv_poll_payloads, 0);
+    omni.pair_poller = prog_add_poller(isendrecv_poll, 0);
+    omni.bsend_poller = prog_add_poller(send_poll_bsends, 0);
+    omni.nbr_poller = prog_add_poller(nbr_poll, 1);
+}
+
+static void omni_setup(int app_level, int real_level)
+{
+    char err[CFG_ERR_LEN];
+    PMPI_Comm_rank(MPI_COMM_WORLD, &omni.rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &omni.size);
+    if (cfg_load(&omni.cfg, env_lookup, NULL, err, sizeof err) != 0 ||
+        cfg_check_job(&omni.cfg, omni.size, err, sizeof err) != 0)
+        init_refuse(err);
+    warn_unknown_variables();
+    check_same_settings();
+    omni.initialized = 1;
+    if (omni.cfg.disable)
+        return;
+    omni.app_thread_level = app_level;
+    if (app_level == MPI_THREAD_MULTIPLE) {
+        if (omni.rank == 0)
+            fprintf(stderr,
+                    "omnibus: MPI_THREAD_MULTIPLE: running pass-through "
+                    "(Omnibus serves one thread at a time)\n");
+        return;
+    }
+    void *ub = NULL;
+    int found = 0;
+    PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &found);
+    omni.tag_ub = found ? *(int *)ub : 32767;
+    omni.payload_tag_max = omni.tag_ub < (int)RT_META_MAX ? omni.tag_ub
+                                                          : (int)RT_META_MAX;
+    PMPI_Comm_dup(MPI_COMM_WORLD, &omni.wire_comm);
+    PMPI_Comm_dup(MPI_COMM_WORLD, &omni.payload_comm);
+    PMPI_Comm_set_errhandler(omni.wire_comm, MPI_ERRORS_RETURN);
+    PMPI_Comm_set_errhandler(omni.payload_comm, MPI_ERRORS_RETURN);
+    if (topology_setup(err, sizeof err) != 0)
+        init_refuse(err);
+    /* All ranks see the same UCX_TLS (mpiexec passes the environment on),
+     * so they choose alike; check_same_settings covers what they set. */
+    if (omni.nodes > 1 || cfg_ucx_tls_is_network(getenv("UCX_TLS")))
+        cfg_use_network_defaults(&omni.cfg);
+    omni.block_cap = omni.cfg.buffer_size;
+    /* An item and its header must fit one block. */
+    size_t room = omni.block_cap - RT_HDR_SIZE;
+    omni.threshold = omni.cfg.threshold < room ? omni.cfg.threshold : room;
+    omni.flush_ns = omni.cfg.flush_us * 1000L;
+    omni.adapt = (ad_policy){.idle_rounds = (uint64_t)omni.cfg.idle_rounds,
+                             .flush_ns = omni.flush_ns};
+    omni.sent_to = calloc((size_t)omni.size, sizeof *omni.sent_to);
+    choose_yield_and_neighbor_mode();
+    mprobe_init();
+    recv_init();
+    preq_init();
+    if (!omni.sent_to || comm_table_init() != 0 || comm_register_world() != 0 ||
+        request_init() != 0 || send_init() != 0 || rndv_init() != 0 ||
+        credit_init() != 0 ||
+        transport_init(deliver_block, deliver_in_place) != 0 ||
+        prog_init() != 0)
+        omni_out_of_memory("its state at start-up");
+    register_pollers();
+    omni.on = 1;
+    if (omni.cfg.progress == CFG_PROGRESS_THREAD) {
+        if (real_level < MPI_THREAD_MULTIPLE || prog_thread_start() != 0)
+            if (omni.rank == 0)
+                fprintf(stderr,
+                        "omnibus: OMNIBUS_PROGRESS=thread needs "
+                        "MPI_THREAD_MULTIPLE and a thread, which this "
+                        "job could not have: progress runs in MPI calls "
+                        "only\n");
+    }
+}
+
+/* The progress thread needs MPI_THREAD_MULTIPLE, which must be asked for in
+ * the initialization call itself, before the settings are read and checked
+ * (that needs MPI): so this one variable is peeked at first. */
+static int progress_thread_wanted(void)
+{
+    const char *p = getenv("OMNIBUS_PROGRESS");
+    const char *d = getenv("OMNIBUS_DISABLE");
+    return p && strcmp(p, "thread") == 0 && !(d && strcmp(d, "1") == 0);
+}
+
+/* The application is told the level it asked for when MPI gives more for
+ * the progress thread's sake: Omnibus serves its threads as that level
+ * allows, no more. */
+static int initialize(int *argc, char ***argv, int required, int *provided)
+{
+    int real = MPI_THREAD_SINGLE, rc;
+    if (progress_thread_wanted() && required < MPI_THREAD_MULTIPLE) {
+        rc = PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &real);
+        *provided = real >= required ? required : real;
+    } else {
+        rc = PMPI_Init_thread(argc, argv, required, &real);
+        *provided = real;
+    }
+    if (rc == MPI_SUCCESS)
+        omni_setup(*provided, real);
+    return rc;
+}
+
+int impl_Query_thread(int *provided)
+{
+    *provided = omni.app_thread_level;
+    return MPI_SUCCESS;
+}
+
+OMNI_EXPORT int MPI_Init(int *argc, char ***argv)
+{
+    int provided;
+    return initialize(argc, argv, MPI_THREAD_SINGLE, &provided);
+}
+
+OMNI_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required,
+                                int *provided)
+{
+    return initialize(argc, argv, required, provided);
+}
+
+static uint64_t injected_here(void)
+{
+    uint64_t n = omni.stats.acks_sent;
+    for (int r = 0; r < omni.size; r++)
+        n += omni.sent_to[r];
+    return n;
+}
+
+/* Forwards until the job is quiescent: the items injected everywhere equal
+ * the items delivered everywhere, twice in a row with the same totals (one
+ * equal round could be a coincidence of counters sampled at different
+ * moments; two rounds with no change cannot, since nothing new is injected
+ * once every rank is in MPI_Finalize). */
+static void drain_until_quiescent(void)
+{
+    uint64_t prev[2] = {UINT64_MAX, 0};
+    for (;;) {
+        prog_block_enter();
+        uint64_t local[2] = {injected_here(), omni.stats.delivered}, sum[2];
+        MPI_Request req;
+        PMPI_Iallreduce(local, sum, 2, MPI_UINT64_T, MPI_SUM, omni.wire_comm,
+                        &req);
+        prog_wait(&req, MPI_STATUS_IGNORE);
+        if (sum[0] == sum[1] && sum[0] == prev[0] && sum[1] == prev[1])
+            return;
+        prev[0] = sum[0];
+        prev[1] = sum[1];
+    }
+}
+
+OMNI_EXPORT int MPI_Finalize(void)
+{
+    if (omni.on) {
+        prog_thread_stop();
+        drain_until_quiescent();
+        omni.in_progress = 1; /* no callback may run progress from here on */
+        stats_report();
+        omni.on = 0;
+        prog_finalize();
+        transport_finalize();
+        nbr_finalize();
+        coll_finalize();
+        comm_table_destroy();
+        match_release_slabs();
+        send_finalize();
+        rndv_finalize();
+        credit_finalize();
+        mprobe_finalize();
+        recv_finalize();
+        preq_finalize();
+        request_finalize();
+        topology_free();
+        free(omni.sent_to);
+        PMPI_Comm_free(&omni.wire_comm);
+        PMPI_Comm_free(&omni.payload_comm);
+    }
+    return PMPI_Finalize();
+}

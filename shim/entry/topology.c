@@ -1,0 +1,183 @@
+#include "shim/entry/topology.h"
+#include "shim/base/state.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Node layout: which node each world rank is on, and its rank within it.
+ * OMNIBUS_FAKE_NODES=k (for tests) pretends rank r is on node r % k, a
+ * placement that is deliberately not in blocks. */
+static int node_layout(int *node_of, int *local_of, int *nnodes)
+{
+    const char *fake = getenv("OMNIBUS_FAKE_NODES");
+    int my_node, my_local;
+    if (fake && *fake) {
+        int k = atoi(fake);
+        if (k < 1 || k > omni.size)
+            return -1;
+        my_node = omni.rank % k;
+        my_local = omni.rank / k;
+    } else {
+        MPI_Comm shared;
+        PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+                             MPI_INFO_NULL, &shared);
+        PMPI_Comm_rank(shared, &my_local);
+        /* A node is named by its lowest world rank. */
+        int leader = omni.rank;
+        PMPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, shared);
+        PMPI_Comm_free(&shared);
+        my_node = leader;
+    }
+    int mine[2] = {my_node, my_local};
+    int *all = malloc(sizeof(int) * 2 * (size_t)omni.size);
+    int *dense = malloc(sizeof(int) * (size_t)omni.size);
+    if (!all || !dense)
+        omni_out_of_memory("the node layout");
+    PMPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, MPI_COMM_WORLD);
+    /* Number nodes densely in order of their first rank. */
+    for (int r = 0; r < omni.size; r++)
+        dense[r] = -1;
+    *nnodes = 0;
+    for (int r = 0; r < omni.size; r++) {
+        int n = all[2 * r];
+        if (dense[n] < 0)
+            dense[n] = (*nnodes)++;
+        node_of[r] = dense[n];
+        local_of[r] = all[2 * r + 1];
+    }
+    free(dense);
+    free(all);
+    return 0;
+}
+
+/* Chooses the grid for `auto` and the rank -> position map.  One node:
+ * direct (one hop; measured best on one node, see README).  Several nodes
+ * of equal size: nodes x ranks_per_node.  Unequal nodes would leave holes
+ * inside the grid, which the router does not allow: direct. */
+static void auto_grid(const int *node_of, const int *local_of, int nnodes,
+                      int *pos_of, int *dims, int *ndims)
+{
+    int per = (omni.size + nnodes - 1) / nnodes;
+    /* P = nnodes x per with no node above per ranks means every node has
+     * exactly per: a count that merely divides (3, 2, 1 on three nodes)
+     * would put two ranks on one position. */
+    int equal = nnodes > 1 && omni.size % nnodes == 0;
+    for (int r = 0; equal && r < omni.size; r++)
+        if (local_of[r] >= per)
+            equal = 0;
+    if (equal) {
+        dims[0] = nnodes;
+        dims[1] = per;
+        *ndims = 2;
+        for (int r = 0; r < omni.size; r++)
+            pos_of[r] = node_of[r] * per + local_of[r];
+    } else {
+        dims[0] = omni.size;
+        *ndims = 1;
+    }
+}
+
+/* omni.nodes and omni.off_node, for every topology (the defaults depend on
+ * the one, the statistics on the other), and for `auto` the grid. */
+static int node_grid(int *pos_of, int *dims, int *ndims)
+{
+    int *node_of = malloc(sizeof(int) * (size_t)omni.size);
+    int *local_of = malloc(sizeof(int) * (size_t)omni.size);
+    int nnodes = 1, rc = -1;
+    if (!node_of || !local_of)
+        omni_out_of_memory("the node layout");
+    if (node_layout(node_of, local_of, &nnodes) == 0) {
+        rc = 0;
+        omni.nodes = nnodes;
+        for (int r = 0; r < omni.size; r++)
+            omni.off_node[r] = node_of[r] != node_of[omni.rank];
+        if (omni.cfg.topo_kind == CFG_TOPO_AUTO)
+            auto_grid(node_of, local_of, nnodes, pos_of, dims, ndims);
+    }
+    free(node_of);
+    free(local_of);
+    return rc;
+}
+
+/* The grid and this rank's routes, with pos_of and rank_at as scratch of
+ * omni.size entries each; 0, or -1 with err set. */
+static int routes_build(int *pos_of, int *rank_at, char *err, size_t errlen)
+{
+    int dims[RT_MAX_DIMS], ndims = 1, P = omni.size;
+    for (int r = 0; r < P; r++)
+        pos_of[r] = r;
+    dims[0] = P;
+    if (node_grid(pos_of, dims, &ndims) != 0) {
+        snprintf(err, errlen, "OMNIBUS_FAKE_NODES=%s is not valid: expected "
+                 "a node count from 1 to the number of ranks (%d)",
+                 getenv("OMNIBUS_FAKE_NODES"), P);
+        return -1;
+    }
+    switch (omni.cfg.topo_kind) {
+    case CFG_TOPO_DIRECT:
+    case CFG_TOPO_AUTO:
+        break;
+    case CFG_TOPO_BALANCED:
+        ndims = omni.cfg.ndims;
+        rt_grid_balanced_dims(P, ndims, dims);
+        break;
+    case CFG_TOPO_EXPLICIT:
+        ndims = omni.cfg.ndims;
+        for (int d = 0; d < ndims; d++)
+            dims[d] = omni.cfg.dims[d];
+        break;
+    }
+    if (rt_grid_init(&omni.grid, P, ndims, dims) != 0) {
+        snprintf(err, errlen, "the grid of %d dimensions cannot hold %d ranks",
+                 ndims, P);
+        return -1;
+    }
+    for (int r = 0; r < P; r++)
+        rank_at[pos_of[r]] = r;
+    int me = pos_of[omni.rank];
+    omni.grid_pos = me;
+    omni.npeers = 0;
+    for (int r = 0; r < P; r++) {
+        int pos = pos_of[r];
+        int next = rt_grid_next_hop(&omni.grid, me, pos);
+        omni.next_hop[r] = rank_at[next];
+        omni.route_len[r] = rt_grid_route_length(&omni.grid, me, pos);
+    }
+    for (int r = 0; r < P; r++) {
+        /* hop_dim is indexed by next-hop rank: what dimension a block sent
+         * to that neighbour travels along. */
+        omni.hop_dim[r] = r == omni.rank
+                              ? -1
+                              : rt_grid_hop_dim(&omni.grid, me, pos_of[r]);
+        if (omni.hop_dim[r] >= 0 && omni.next_hop[r] == r)
+            omni.npeers++;
+    }
+    return 0;
+}
+
+int topology_setup(char *err, size_t errlen)
+{
+    size_t P = (size_t)omni.size;
+    int *pos_of = malloc(sizeof(int) * P);
+    int *rank_at = malloc(sizeof(int) * P);
+    omni.next_hop = malloc(sizeof(int) * P);
+    omni.hop_dim = malloc(sizeof(int) * P);
+    omni.route_len = malloc(sizeof(int) * P);
+    omni.off_node = calloc(P, 1);
+    if (!pos_of || !rank_at || !omni.next_hop || !omni.hop_dim ||
+        !omni.route_len || !omni.off_node)
+        omni_out_of_memory("the route table");
+    int rc = routes_build(pos_of, rank_at, err, errlen);
+    free(pos_of);
+    free(rank_at);
+    return rc;
+}
+
+void topology_free(void)
+{
+    free(omni.next_hop);
+    free(omni.hop_dim);
+    free(omni.route_len);
+    free(omni.off_node);
+    omni.next_hop = omni.hop_dim = omni.route_len = NULL;
+    omni.off_node = NULL;
+}

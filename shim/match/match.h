@@ -1,0 +1,190 @@
+/* match: MPI's matching rules over Omnibus's two queues per communicator.
+ *
+ * Contract (MPI-4.1 §3.5, "Semantics of point-to-point communication"):
+ *  - the unexpected queue holds arrived messages that no posted receive
+ *    matched, in arrival order; a new receive takes the OLDEST message that
+ *    matches its (source, tag), wildcards included;
+ *  - the posted queue holds receives no message has matched yet, in posting
+ *    order; an arriving message goes to the OLDEST posted receive it matches.
+ * Arrival order per (source, communicator) is send order, because every
+ * item of a pair travels one FIFO route; so these two rules are exactly
+ * MPI's non-overtaking rule.  Probes look at the unexpected queue without
+ * taking.
+ *
+ * Ownership: a match_msg is owned by its queue while queued and by the
+ * caller once taken; it points into an arrived block (omni_block) that it
+ * holds one reference on.  A match_recv is owned by whoever posted it (the
+ * blocking call's stack frame, or an Irecv's request handle).
+ */
+#ifndef OMNIBUS_MATCH_H
+#define OMNIBUS_MATCH_H
+
+#include <mpi.h>
+#include "shim/match/comm.h"
+#include "shim/base/dtype.h"
+#include "shim/progress/credit.h"
+#include "shim/transport/transport.h"
+#include "router/wire.h"
+
+typedef struct match_msg {
+    struct match_msg *next;
+    int src;                /* sender's rank in the communicator */
+    int tag;
+    enum rt_kind kind;      /* RT_EAGER, RT_EAGER_SYNC, RT_LARGE,
+                               RT_LARGE_SYNC or RT_RNDV */
+    uint32_t src_world;
+    uint32_t value;         /* sync id, or the payload's tag */
+    uint32_t rndv_id;       /* RT_RNDV: the sender's rendezvous id */
+    MPI_Count bytes;        /* the message's size */
+    const char *data;       /* eager payload, inside block */
+    omni_block *block;      /* NULL for LARGE and RNDV */
+    char *early;            /* RT_LARGE only: the buffer its payload is
+                               being received into already, or NULL (recv.c,
+                               "Early payloads"); a receive that takes the
+                               message takes the buffer, and only
+                               match_drop_unexpected ever drops one */
+    MPI_Request early_req;  /* that receive */
+} match_msg;
+
+enum recv_state { RECV_POSTED, RECV_PAYLOAD, RECV_DONE };
+
+typedef struct match_recv {
+    struct match_recv *next;     /* posted queue or free list */
+    void *buf;
+    MPI_Count count;
+    MPI_Datatype dtype;
+    int dtype_held;              /* dtype is Omnibus's own reference
+                                    (dtype_hold), released on completion */
+    int src, tag;                /* may be MPI_ANY_SOURCE / MPI_ANY_TAG */
+    comm_rec *comm;
+    MPI_Comm user_comm;          /* the handle, for raising errors */
+    MPI_Request req;             /* the Omnibus request handle the program
+                                    holds (request.h); MPI_REQUEST_NULL for a
+                                    blocking receive */
+    enum recv_state state;
+    int error;                   /* MPI_SUCCESS, MPI_ERR_TRUNCATE, or the
+                                    error MPICH gave moving the data */
+    int cancelled;
+    int freed_by_mpi;            /* MPI_Request_free came first: the record
+                                    goes when the receive completes */
+    int st_source, st_tag;       /* the status it completes with */
+    MPI_Count st_bytes;
+    MPI_Request payload;         /* RECV_PAYLOAD: PMPI_Irecv into buf */
+    char *spill;                 /* the payload of a truncated receive, or
+                                    an early one: copied in on arrival */
+    MPI_Count spill_early;       /* its bytes, when it is an early payload */
+} match_recv;
+
+/* Makes *r a receive just posted: the envelope and buffer given, every
+ * other field in its initial state (RECV_POSTED, no datatype hold, no
+ * error).  Field by field: a compound literal had GCC clear the whole
+ * record with `rep stos` first, and a quarter of MPI_Irecv's perf samples
+ * fell just after it. */
+static inline void match_recv_init(match_recv *r, void *buf, MPI_Count count,
+                                   MPI_Datatype dtype, int src, int tag,
+                                   comm_rec *comm, MPI_Comm user_comm,
+                                   MPI_Request req)
+{
+    r->next = NULL;
+    r->buf = buf;
+    r->count = count;
+    r->dtype = dtype;
+    r->dtype_held = 0;
+    r->src = src;
+    r->tag = tag;
+    r->comm = comm;
+    r->user_comm = user_comm;
+    r->req = req;
+    r->state = RECV_POSTED;
+    r->error = MPI_SUCCESS;
+    r->cancelled = 0;
+    r->freed_by_mpi = 0;
+    r->st_source = 0;
+    r->st_tag = 0;
+    r->st_bytes = 0;
+    r->payload = MPI_REQUEST_NULL;
+    r->spill = NULL;
+    r->spill_early = 0;
+}
+
+/* A receive that completes after the call that posted it returns (a
+ * request) holds its datatype, so that the program may free its handle at
+ * once (dtype.h); the hold is dropped when the receive completes or is
+ * cancelled.  match_hold_dtype returns an MPI error code. */
+static inline int match_hold_dtype(match_recv *r)
+{
+    int rc = dtype_hold(r->dtype, &r->dtype);
+    r->dtype_held = rc == MPI_SUCCESS;
+    return rc;
+}
+
+static inline void match_release_dtype(match_recv *r)
+{
+    if (r->dtype_held)
+        dtype_release(r->dtype);
+    r->dtype_held = 0;
+}
+
+static inline int match_fits(int want_src, int want_tag, int src, int tag)
+{
+    return (want_src == src || want_src == MPI_ANY_SOURCE) &&
+           (want_tag == tag || want_tag == MPI_ANY_TAG);
+}
+
+/* The oldest unexpected message matching (src, tag), or NULL; `take`
+ * removes it from the queue. */
+match_msg *match_find_unexpected(comm_rec *c, int src, int tag, int take);
+void match_push_unexpected(comm_rec *c, match_msg *m);
+
+/* The oldest posted receive that a message from (src, tag) matches, removed
+ * from the queue; NULL when none. */
+match_recv *match_take_posted(comm_rec *c, int src, int tag);
+void match_post(comm_rec *c, match_recv *r);
+/* Removes r from the posted queue; 0 when it was there, -1 otherwise. */
+int match_unpost(comm_rec *c, match_recv *r);
+
+/* Fills the empty free list of message records with a new slab. */
+void match_msgs_refill(void);
+
+/* A message record off the free list: inline, since every message that
+ * waits in the unexpected queue takes one. */
+static inline match_msg *match_msg_alloc(void)
+{
+    if (!omni.free_msgs)
+        match_msgs_refill();
+    match_msg *m = omni.free_msgs;
+    omni.free_msgs = m->next;
+    return m;
+}
+/* Frees every record at MPI_Finalize. */
+void match_release_slabs(void);
+
+/* A message has been received or dropped: an eager one's bytes return to
+ * its sender's window (credit.h); a header took none.  match_msg_free does
+ * this; a message described on the stack and never queued (recv.c) calls
+ * it alone. */
+static inline void match_msg_settle(const match_msg *m)
+{
+    if (rt_kind_is_eager(m->kind))
+        credit_consumed(m->src_world, RT_HDR_SIZE + (uint32_t)m->bytes);
+}
+
+/* A message leaves Omnibus here, received or dropped: settled, its block
+ * reference dropped, its record back on the free list.  Inline: every
+ * message received from the unexpected queue passes here. */
+static inline void match_msg_free(match_msg *m)
+{
+    match_msg_settle(m);
+    if (m->block)
+        transport_block_unref(m->block);
+    m->next = omni.free_msgs;
+    omni.free_msgs = m;
+}
+match_recv *match_recv_alloc(void);
+void match_recv_free(match_recv *r);
+
+/* Drops every unexpected message of a freed communicator (no handle can
+ * ever receive them) and returns how many. */
+long match_drop_unexpected(comm_rec *c);
+
+#endif

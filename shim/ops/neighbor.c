@@ -1,0 +1,565 @@
+/* neighbor.c: the neighbourhood-collective entry points (impl.h): each
+ * call runs by its communicator's schedule (nbr_exec.h), or goes to MPICH. */
+#include "shim/ops/neighbor.h"
+#include "shim/ops/nbr_exec.h"
+#include "shim/ops/nbr_plain.h"
+#include "shim/base/impl.h"
+#include "shim/engine/preq.h"
+#include "shim/progress/progress.h"
+#include "shim/base/dtype.h"
+#include <stdlib.h>
+
+static int slot(MPI_Datatype type, MPI_Count cnt, MPI_Aint *ext,
+                MPI_Count *bytes)
+{
+    int builtin = dtype_builtin_size(type);
+    if (builtin && cnt >= 0) {
+        /* contiguous: the extent is the size, no call needed */
+        *ext = builtin;
+        *bytes = cnt * builtin;
+        return 0;
+    }
+    MPI_Count size = dtype_size(type), lb, extent;
+    if (size < 0 || cnt < 0 ||
+        PMPI_Type_get_extent_x(type, &lb, &extent) != MPI_SUCCESS)
+        return -1;
+    *ext = (MPI_Aint)extent;
+    *bytes = cnt * size;
+    return 0;
+}
+
+/* Fills op's slots from the call; -1 when an argument is one MPI rejects
+ * (MPICH then reports it). */
+static int fill_slots(nbr_op *op, const nbr_args *a)
+{
+    nbr_topo *t = op->t;
+    int w = a->kind == NBR_ALLTOALLW, aint = a->large || w;
+    op->sbuf = a->sbuf;
+    op->rbuf = a->rbuf;
+    op->variable = a->kind != NBR_ALLGATHER && a->kind != NBR_ALLTOALL;
+    op->reversed = a->kind == NBR_ALLTOALL;
+    op->piece_bytes = 0;
+    if (!op->variable) {
+        MPI_Aint ext;
+        if (slot(a->stype, a->scount, &ext, &op->piece_bytes) != 0)
+            return -1;
+    }
+    for (int k = 0; k < t->outdeg; k++) {
+        MPI_Datatype type = w ? a->stypes[k] : a->stype;
+        MPI_Count cnt = a->kind == NBR_ALLTOALLV || w
+                            ? arg_count(a->scounts, a->large, k) : a->scount;
+        MPI_Aint ext;
+        if (slot(type, cnt, &ext, &op->s_bytes[k]) != 0)
+            return -1;
+        op->s_type[k] = type;
+        op->s_cnt[k] = cnt;
+        op->s_off[k] =
+            a->kind == NBR_ALLTOALL    ? (MPI_Aint)k * (MPI_Aint)cnt * ext
+            : a->kind == NBR_ALLTOALLV ? arg_disp(a->sdispls, aint, k) * ext
+            : w                        ? arg_disp(a->sdispls, 1, k)
+                                       : 0;
+    }
+    for (int j = 0; j < t->indeg; j++) {
+        MPI_Datatype type = w ? a->rtypes[j] : a->rtype;
+        int per_slot =
+            a->kind == NBR_ALLGATHERV || a->kind == NBR_ALLTOALLV || w;
+        MPI_Count cnt =
+            per_slot ? arg_count(a->rcounts, a->large, j) : a->rcount;
+        MPI_Aint ext;
+        if (slot(type, cnt, &ext, &op->r_bytes[j]) != 0)
+            return -1;
+        op->r_type[j] = type;
+        op->r_cnt[j] = cnt;
+        op->r_off[j] = w ? arg_disp(a->rdispls, 1, j)
+                       : per_slot ? arg_disp(a->rdispls, aint, j) * ext
+                       : (MPI_Aint)j * (MPI_Aint)cnt * ext;
+    }
+    return 0;
+}
+
+/* Nonblocking and persistent runs outlive the call, and the program may
+ * free its datatypes as soon as it returns (MPI-4.1 §5.1.9): the slots take
+ * references of their own (one for the send type and one for the receive
+ * type, alltoallw one per slot).  Returns an MPI error code. */
+static int hold_types(nbr_op *op, const nbr_args *a)
+{
+    nbr_topo *t = op->t;
+    if (!op->types_held) {
+        op->types_held = calloc((size_t)(t->outdeg + t->indeg) + 2,
+                                sizeof *op->types_held);
+        if (!op->types_held)
+            return MPI_ERR_NO_MEM;
+    }
+    int per_slot = a->kind == NBR_ALLTOALLW;
+    for (int side = 0; side < 2; side++) {
+        MPI_Datatype *types = side ? op->r_type : op->s_type;
+        int n = side ? t->indeg : t->outdeg;
+        MPI_Datatype shared = MPI_DATATYPE_NULL;
+        if (!per_slot) {
+            MPI_Datatype orig = side ? a->rtype : a->stype;
+            int rc = dtype_hold(orig, &shared);
+            if (rc != MPI_SUCCESS)
+                return rc;
+            if (shared != orig)
+                op->types_held[op->ntypes_held++] = shared;
+        }
+        for (int k = 0; k < n; k++) {
+            if (!per_slot) {
+                types[k] = shared;
+                continue;
+            }
+            MPI_Datatype held;
+            int rc = dtype_hold(types[k], &held);
+            if (rc != MPI_SUCCESS)
+                return rc;
+            if (held != types[k])
+                op->types_held[op->ntypes_held++] = held;
+            types[k] = held;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* Runs of one communicator are told apart by their tags: one per phase
+ * (nphase is the same on every member). */
+static int next_tag(nbr_topo *t)
+{
+    uint32_t nph = (uint32_t)(t->plan.nphase > 0 ? t->plan.nphase : 1);
+    uint32_t range = (uint32_t)omni.tag_ub / nph;
+    return (int)(nph * (t->seq++ % range));
+}
+
+static int persist_start_fn(void *state, MPI_Request *inner)
+{
+    return nbr_op_start(state, inner);
+}
+
+/* Freeing a persistent request that is still active is erroneous; the run
+ * is let finish before its operation goes. */
+static void persist_release_fn(void *state)
+{
+    nbr_op *op = state;
+    op->persistent = 0;
+    if (op->done)
+        nbr_op_put(op);
+    else
+        op->orphan = 1;
+}
+
+static const preq_ops nbr_persist_ops = {persist_start_fn,
+                                        persist_release_fn};
+
+/* Runs the call by its schedule.  *handled is 0 when Omnibus does not
+ * take it (no schedule, or an argument MPI rejects): the caller then
+ * passes it to MPICH. */
+static int nbr_run(const nbr_args *a, MPI_Comm comm, enum nbr_how how,
+                   MPI_Request *req, int *handled)
+{
+    comm_rec *c = comm_lookup(comm);
+    nbr_topo *t = c ? c->nbr : NULL;
+    *handled = 0;
+    if (!c || a->sbuf == MPI_IN_PLACE || a->rbuf == MPI_IN_PLACE)
+        return MPI_SUCCESS;
+    if (!t) {
+        int kind = MPI_UNDEFINED;
+        if (how != NBR_PERSISTENT) {
+            /* MPICH's, or MPICH's error; counted in plain mode only (no
+             * call to find the topology on every collective) */
+            if (omni.nbr_mode == CFG_NEIGHBOR_PLAIN)
+                omni.stats.nbr_mpich++;
+            return MPI_SUCCESS;
+        }
+        if (PMPI_Topo_test(comm, &kind) != MPI_SUCCESS || kind == MPI_UNDEFINED)
+            return MPI_SUCCESS; /* MPICH's error */
+        *handled = 1;
+        return nbr_plain_init(a, comm, req);
+    }
+    nbr_op *op = nbr_op_get(t);
+    if (fill_slots(op, a) != 0) {
+        nbr_op_put(op);
+        return MPI_SUCCESS;
+    }
+    *handled = 1;
+    if (how != NBR_BLOCKING) {
+        int rc = hold_types(op, a);
+        if (rc != MPI_SUCCESS) {
+            nbr_op_put(op);
+            return omni_raise(comm, rc);
+        }
+    }
+    op->tag = next_tag(t);
+    op->persistent = how == NBR_PERSISTENT;
+    if (how == NBR_PERSISTENT) {
+        op->done = 1;
+        *req = preq_new_custom(&nbr_persist_ops, op, comm);
+        return MPI_SUCCESS;
+    }
+    int rc = nbr_op_start(op, how == NBR_NONBLOCKING ? req : NULL);
+    if (how == NBR_NONBLOCKING || rc != MPI_SUCCESS)
+        return rc;
+    rc = nbr_op_wait(op);
+    nbr_op_put(op);
+    return rc == MPI_SUCCESS ? rc : omni_raise(comm, rc);
+}
+
+/* --- entry points: a call goes by its schedule, or to MPICH -------------- */
+
+#define NBR_TAKE(how, req)                                                     \
+    int handled, rc = nbr_run(&a, comm, how, req, &handled);                   \
+    if (handled)                                                               \
+        return rc
+
+/* allgather and alltoall: one count and datatype on each side */
+
+#define SAME_SIZE_ARGS(kind_)                                                  \
+    nbr_args a = {.kind = kind_, .sbuf = sbuf, .rbuf = rbuf,                   \
+                  .scount = scount, .rcount = rcount, .stype = stype,          \
+                  .rtype = rtype}
+
+int impl_Neighbor_allgather(const void *sbuf, MPI_Count scount,
+                            MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                            MPI_Datatype rtype, MPI_Comm comm)
+{
+    SAME_SIZE_ARGS(NBR_ALLGATHER);
+    NBR_TAKE(NBR_BLOCKING, NULL);
+    MPI_Request r;
+    prog_block_enter();
+    return prog_wait_started(PMPI_Ineighbor_allgather_c(sbuf, scount, stype,
+                                                        rbuf, rcount, rtype,
+                                                        comm, &r),
+                             &r);
+}
+
+int impl_Ineighbor_allgather(const void *sbuf, MPI_Count scount,
+                             MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                             MPI_Datatype rtype, MPI_Comm comm,
+                             MPI_Request *request)
+{
+    SAME_SIZE_ARGS(NBR_ALLGATHER);
+    NBR_TAKE(NBR_NONBLOCKING, request);
+    return PMPI_Ineighbor_allgather_c(sbuf, scount, stype, rbuf, rcount, rtype,
+                                      comm, request);
+}
+
+int impl_Neighbor_allgather_init(const void *sbuf, MPI_Count scount,
+                                 MPI_Datatype stype, void *rbuf,
+                                 MPI_Count rcount, MPI_Datatype rtype,
+                                 MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request)
+{
+    SAME_SIZE_ARGS(NBR_ALLGATHER);
+    NBR_TAKE(NBR_PERSISTENT, request);
+    return PMPI_Neighbor_allgather_init_c(sbuf, scount, stype, rbuf, rcount,
+                                          rtype, comm, info, request);
+}
+
+int impl_Neighbor_alltoall(const void *sbuf, MPI_Count scount,
+                           MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                           MPI_Datatype rtype, MPI_Comm comm)
+{
+    SAME_SIZE_ARGS(NBR_ALLTOALL);
+    NBR_TAKE(NBR_BLOCKING, NULL);
+    MPI_Request r;
+    prog_block_enter();
+    return prog_wait_started(PMPI_Ineighbor_alltoall_c(sbuf, scount, stype,
+                                                       rbuf, rcount, rtype,
+                                                       comm, &r),
+                             &r);
+}
+
+int impl_Ineighbor_alltoall(const void *sbuf, MPI_Count scount,
+                            MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                            MPI_Datatype rtype, MPI_Comm comm,
+                            MPI_Request *request)
+{
+    SAME_SIZE_ARGS(NBR_ALLTOALL);
+    NBR_TAKE(NBR_NONBLOCKING, request);
+    return PMPI_Ineighbor_alltoall_c(sbuf, scount, stype, rbuf, rcount, rtype,
+                                     comm, request);
+}
+
+int impl_Neighbor_alltoall_init(const void *sbuf, MPI_Count scount,
+                                MPI_Datatype stype, void *rbuf,
+                                MPI_Count rcount, MPI_Datatype rtype,
+                                MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request)
+{
+    SAME_SIZE_ARGS(NBR_ALLTOALL);
+    NBR_TAKE(NBR_PERSISTENT, request);
+    return PMPI_Neighbor_alltoall_init_c(sbuf, scount, stype, rbuf, rcount,
+                                         rtype, comm, info, request);
+}
+
+/* allgatherv: int and large-count arrays */
+
+#define ALLGATHERV_ARGS(large_)                                                \
+    nbr_args a = {.kind = NBR_ALLGATHERV, .large = large_, .sbuf = sbuf,       \
+                  .rbuf = rbuf, .scount = scount, .stype = stype,              \
+                  .rtype = rtype, .rcounts = rcounts, .rdispls = displs}
+
+int impl_Neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype,
+                             void *rbuf, const int rcounts[],
+                             const int displs[], MPI_Datatype rtype,
+                             MPI_Comm comm)
+{
+    ALLGATHERV_ARGS(0);
+    NBR_TAKE(NBR_BLOCKING, NULL);
+    MPI_Request r;
+    prog_block_enter();
+    return prog_wait_started(PMPI_Ineighbor_allgatherv(sbuf, scount, stype,
+                                                       rbuf, rcounts, displs,
+                                                       rtype, comm, &r),
+                             &r);
+}
+
+int impl_Neighbor_allgatherv_c(const void *sbuf, MPI_Count scount,
+                               MPI_Datatype stype, void *rbuf,
+                               const MPI_Count rcounts[],
+                               const MPI_Aint displs[], MPI_Datatype rtype,
+                               MPI_Comm comm)
+{
+    ALLGATHERV_ARGS(1);
+    NBR_TAKE(NBR_BLOCKING, NULL);
+    MPI_Request r;
+    prog_block_enter();
+    return prog_wait_started(PMPI_Ineighbor_allgatherv_c(sbuf, scount, stype,
+                                                         rbuf, rcounts, displs,
+                                                         rtype, comm, &r),
+                             &r);
+}
+
+int impl_Ineighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype,
+                              void *rbuf, const int rcounts[],
+                              const int displs[], MPI_Datatype rtype,
+                              MPI_Comm comm, MPI_Request *request)
+{
+    ALLGATHERV_ARGS(0);
+    NBR_TAKE(NBR_NONBLOCKING, request);
+    return PMPI_Ineighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs,
+                                     rtype, comm, request);
+}
+
+int impl_Ineighbor_allgatherv_c(const void *sbuf, MPI_Count scount,
+                                MPI_Datatype stype, void *rbuf,
+                                const MPI_Count rcounts[],
+                                const MPI_Aint displs[], MPI_Datatype rtype,
+                                MPI_Comm comm, MPI_Request *request)
+{
+    ALLGATHERV_ARGS(1);
+    NBR_TAKE(NBR_NONBLOCKING, request);
+    return PMPI_Ineighbor_allgatherv_c(sbuf, scount, stype, rbuf, rcounts,
+                                       displs, rtype, comm, request);
+}
+
+int impl_Neighbor_allgatherv_init(const void *sbuf, int scount,
+                                  MPI_Datatype stype, void *rbuf,
+                                  const int rcounts[], const int displs[],
+                                  MPI_Datatype rtype, MPI_Comm comm,
+                                  MPI_Info info, MPI_Request *request)
+{
+    ALLGATHERV_ARGS(0);
+    NBR_TAKE(NBR_PERSISTENT, request);
+    return PMPI_Neighbor_allgatherv_init(sbuf, scount, stype, rbuf, rcounts,
+                                         displs, rtype, comm, info, request);
+}
+
+int impl_Neighbor_allgatherv_init_c(const void *sbuf, MPI_Count scount,
+                                    MPI_Datatype stype, void *rbuf,
+                                    const MPI_Count rcounts[],
+                                    const MPI_Aint displs[],
+                                    MPI_Datatype rtype, MPI_Comm comm,
+                                    MPI_Info info, MPI_Request *request)
+{
+    ALLGATHERV_ARGS(1);
+    NBR_TAKE(NBR_PERSISTENT, request);
+    return PMPI_Neighbor_allgatherv_init_c(sbuf, scount, stype, rbuf, rcounts,
+                                           displs, rtype, comm, info, request);
+}
+
+/* alltoallv */
+
+#define ALLTOALLV_ARGS(large_)                                                 \
+    nbr_args a = {.kind = NBR_ALLTOALLV, .large = large_, .sbuf = sbuf,        \
+                  .rbuf = rbuf, .stype = stype, .rtype = rtype,                \
+                  .scounts = scounts, .sdispls = sdispls, .rcounts = rcounts,  \
+                  .rdispls = rdispls}
+
+int impl_Neighbor_alltoallv(const void *sbuf, const int scounts[],
+                            const int sdispls[], MPI_Datatype stype, void *rbuf,
+                            const int rcounts[], const int rdispls[],
+                            MPI_Datatype rtype, MPI_Comm comm)
+{
+    ALLTOALLV_ARGS(0);
+    NBR_TAKE(NBR_BLOCKING, NULL);
+    MPI_Request r;
+    prog_block_enter();
+    return prog_wait_started(PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls,
+                                                      stype, rbuf, rcounts,
+                                                      rdispls, rtype, comm, &r),
+                             &r);
+}
+
+int impl_Neighbor_alltoallv_c(const void *sbuf, const MPI_Count scounts[],
+                              const MPI_Aint sdispls[], MPI_Datatype stype,
+                              void *rbuf, const MPI_Count rcounts[],
+                              const MPI_Aint rdispls[], MPI_Datatype rtype,
+                              MPI_Comm comm)
+{
+    ALLTOALLV_ARGS(1);
+    NBR_TAKE(NBR_BLOCKING, NULL);
+    MPI_Request r;
+    prog_block_enter();
+    return prog_wait_started(
+        PMPI_Ineighbor_alltoallv_c(sbuf, scounts, sdispls, stype, rbuf, rcounts,
+                                   rdispls, rtype, comm, &r),
+        &r);
+}
+
+int impl_Ineighbor_alltoallv(const void *sbuf, const int scounts[],
+                             const int sdispls[], MPI_Datatype stype,
+                             void *rbuf, const int rcounts[],
+                             const int rdispls[], MPI_Datatype rtype,
+                             MPI_Comm comm, MPI_Request *request)
+{
+    ALLTOALLV_ARGS(0);
+    NBR_TAKE(NBR_NONBLOCKING, request);
+    return PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf,
+                                    rcounts, rdispls, rtype, comm, request);
+}
+
+int impl_Ineighbor_alltoallv_c(const void *sbuf, const MPI_Count scounts[],
+                               const MPI_Aint sdispls[], MPI_Datatype stype,
+                               void *rbuf, const MPI_Count rcounts[],
+                               const MPI_Aint rdispls[], MPI_Datatype rtype,
+                               MPI_Comm comm, MPI_Request *request)
+{
+    ALLTOALLV_ARGS(1);
+    NBR_TAKE(NBR_NONBLOCKING, request);
+    return PMPI_Ineighbor_alltoallv_c(sbuf, scounts, sdispls, stype, rbuf,
+                                      rcounts, rdispls, rtype, comm, request);
+}
+
+int impl_Neighbor_alltoallv_init(const void *sbuf, const int scounts[],
+                                 const int sdispls[], MPI_Datatype stype,
+                                 void *rbuf, const int rcounts[],
+                                 const int rdispls[], MPI_Datatype rtype,
+                                 MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request)
+{
+    ALLTOALLV_ARGS(0);
+    NBR_TAKE(NBR_PERSISTENT, request);
+    return PMPI_Neighbor_alltoallv_init(sbuf, scounts, sdispls, stype, rbuf,
+                                        rcounts, rdispls, rtype, comm, info,
+                                        request);
+}
+
+int impl_Neighbor_alltoallv_init_c(const void *sbuf, const MPI_Count scounts[],
+                                   const MPI_Aint sdispls[], MPI_Datatype stype,
+                                   void *rbuf, const MPI_Count rcounts[],
+                                   const MPI_Aint rdispls[],
+                                   MPI_Datatype rtype, MPI_Comm comm,
+                                   MPI_Info info, MPI_Request *request)
+{
+    ALLTOALLV_ARGS(1);
+    NBR_TAKE(NBR_PERSISTENT, request);
+    return PMPI_Neighbor_alltoallv_init_c(sbuf, scounts, sdispls, stype, rbuf,
+                                          rcounts, rdispls, rtype, comm, info,
+                                          request);
+}
+
+/* alltoallw: displacements are bytes (MPI_Aint) in both forms */
+
+#define ALLTOALLW_ARGS(large_)                                                 \
+    nbr_args a = {.kind = NBR_ALLTOALLW, .large = large_, .sbuf = sbuf,        \
+                  .rbuf = rbuf, .scounts = scounts, .sdispls = sdispls,        \
+                  .stypes = stypes, .rcounts = rcounts, .rdispls = rdispls,    \
+                  .rtypes = rtypes}
+
+int impl_Neighbor_alltoallw(const void *sbuf, const int scounts[],
+                            const MPI_Aint sdispls[],
+                            const MPI_Datatype stypes[], void *rbuf,
+                            const int rcounts[], const MPI_Aint rdispls[],
+                            const MPI_Datatype rtypes[], MPI_Comm comm)
+{
+    ALLTOALLW_ARGS(0);
+    NBR_TAKE(NBR_BLOCKING, NULL);
+    MPI_Request r;
+    prog_block_enter();
+    return prog_wait_started(
+        PMPI_Ineighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts,
+                                 rdispls, rtypes, comm, &r),
+        &r);
+}
+
+int impl_Neighbor_alltoallw_c(const void *sbuf, const MPI_Count scounts[],
+                              const MPI_Aint sdispls[],
+                              const MPI_Datatype stypes[], void *rbuf,
+                              const MPI_Count rcounts[],
+                              const MPI_Aint rdispls[],
+                              const MPI_Datatype rtypes[], MPI_Comm comm)
+{
+    ALLTOALLW_ARGS(1);
+    NBR_TAKE(NBR_BLOCKING, NULL);
+    MPI_Request r;
+    prog_block_enter();
+    return prog_wait_started(
+        PMPI_Ineighbor_alltoallw_c(sbuf, scounts, sdispls, stypes, rbuf,
+                                   rcounts, rdispls, rtypes, comm, &r),
+        &r);
+}
+
+int impl_Ineighbor_alltoallw(const void *sbuf, const int scounts[],
+                             const MPI_Aint sdispls[],
+                             const MPI_Datatype stypes[], void *rbuf,
+                             const int rcounts[], const MPI_Aint rdispls[],
+                             const MPI_Datatype rtypes[], MPI_Comm comm,
+                             MPI_Request *request)
+{
+    ALLTOALLW_ARGS(0);
+    NBR_TAKE(NBR_NONBLOCKING, request);
+    return PMPI_Ineighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf,
+                                    rcounts, rdispls, rtypes, comm, request);
+}
+
+int impl_Ineighbor_alltoallw_c(const void *sbuf, const MPI_Count scounts[],
+                               const MPI_Aint sdispls[],
+                               const MPI_Datatype stypes[], void *rbuf,
+                               const MPI_Count rcounts[],
+                               const MPI_Aint rdispls[],
+                               const MPI_Datatype rtypes[], MPI_Comm comm,
+                               MPI_Request *request)
+{
+    ALLTOALLW_ARGS(1);
+    NBR_TAKE(NBR_NONBLOCKING, request);
+    return PMPI_Ineighbor_alltoallw_c(sbuf, scounts, sdispls, stypes, rbuf,
+                                      rcounts, rdispls, rtypes, comm, request);
+}
+
+int impl_Neighbor_alltoallw_init(const void *sbuf, const int scounts[],
+                                 const MPI_Aint sdispls[],
+                                 const MPI_Datatype stypes[], void *rbuf,
+                                 const int rcounts[], const MPI_Aint rdispls[],
+                                 const MPI_Datatype rtypes[], MPI_Comm comm,
+                                 MPI_Info info, MPI_Request *request)
+{
+    ALLTOALLW_ARGS(0);
+    NBR_TAKE(NBR_PERSISTENT, request);
+    return PMPI_Neighbor_alltoallw_init(sbuf, scounts, sdispls, stypes, rbuf,
+                                        rcounts, rdispls, rtypes, comm, info,
+                                        request);
+}
+
+int impl_Neighbor_alltoallw_init_c(const void *sbuf, const MPI_Count scounts[],
+                                   const MPI_Aint sdispls[],
+                                   const MPI_Datatype stypes[], void *rbuf,
+                                   const MPI_Count rcounts[],
+                                   const MPI_Aint rdispls[],
+                                   const MPI_Datatype rtypes[], MPI_Comm comm,
+                                   MPI_Info info, MPI_Request *request)
+{
+    ALLTOALLW_ARGS(1);
+    NBR_TAKE(NBR_PERSISTENT, request);
+    return PMPI_Neighbor_alltoallw_init_c(sbuf, scounts, sdispls, stypes, rbuf,
+                                          rcounts, rdispls, rtypes, comm, info,
+                                          request);
+}

@@ -1,0 +1,22 @@
+/* persist: persistent point-to-point requests on managed communicators.
+ *
+ * MPI_Send_init and friends return an Omnibus request handle
+ * (engine/preq.h) that remembers the arguments.  MPI_Start starts an
+ * ordinary Omnibus send or receive and keeps its request as the record's
+ * `inner` one; the persistent request is active while inner is not
+ * MPI_REQUEST_NULL.  MPI_Start, MPI_Request_free, MPI_Cancel and
+ * MPI_Request_get_status look through every handle of that pool here.
+ */
+#ifndef OMNIBUS_PERSIST_H
+#define OMNIBUS_PERSIST_H
+
+#include <mpi.h>
+#include "shim/engine/send_mode.h"
+
+/* MPI_Send_init and its modes on a managed communicator; the arguments are
+ * checked when the send starts, as for its nonblocking form. */
+int persist_send_init(const void *buf, MPI_Count count, MPI_Datatype dtype,
+                      int dest, int tag, MPI_Comm comm, enum send_mode mode,
+                      MPI_Request *request);
+
+#endif

@@ -1,0 +1,227 @@
+#include "shim/progress/progress.h"
+#include "shim/transport/transport.h"
+#include <sched.h>
+#include <stdlib.h>
+#include <time.h>
+
+/* Spins before a wait loop starts yielding: long enough that a reply a few
+ * microseconds away is caught without a context switch. */
+#define PROG_SPINS_BEFORE_YIELD 64u
+
+/* Rounds between two tests of the anchor on a rank whose rounds call no
+ * MPICH function: a test runs MPICH's progress engine, about 20 ns over
+ * shared memory, so this adds a third of a nanosecond to a round, and a
+ * wait loop still enters MPICH every few microseconds. */
+#define PROG_MPICH_ROUNDS 64u
+
+/* The anchor's tag on wire_comm, which no rank sends (transport.h uses 1,
+ * the communicator constructors 2). */
+#define PROG_ANCHOR_TAG 3
+
+int prog_init(void)
+{
+    return PMPI_Irecv(NULL, 0, MPI_BYTE, omni.rank, PROG_ANCHOR_TAG,
+                      omni.wire_comm, &omni.mpich_anchor) == MPI_SUCCESS
+               ? 0
+               : -1;
+}
+
+void prog_finalize(void)
+{
+    PMPI_Cancel(&omni.mpich_anchor);
+    PMPI_Wait(&omni.mpich_anchor, MPI_STATUS_IGNORE);
+}
+
+/* Only a rank without wire receives needs it: the transport tests one of
+ * those every round. */
+static void mpich_turn(void)
+{
+    if (omni.rx_count || ++omni.mpich_rounds < PROG_MPICH_ROUNDS)
+        return;
+    omni.mpich_rounds = 0;
+    int flag = 0;
+    PMPI_Test(&omni.mpich_anchor, &flag, MPI_STATUS_IGNORE);
+}
+
+void prog_block_enter(void)
+{
+    transport_flush_all(&omni.stats.flush_block);
+}
+
+int prog_add_poller(int (*poll)(void), int after_round)
+{
+    if (omni.npollers == OMNI_POLLERS_MAX)
+        omni_out_of_memory("a progress poller (OMNI_POLLERS_MAX)");
+    int id = omni.npollers++;
+    omni.pollers[id] = poll;
+    if (after_round)
+        omni.after_round |= 1u << id;
+    return id;
+}
+
+/* Calls the pollers of `which` that have work, and forgets the work of
+ * those that report none left. */
+static void run_pollers(unsigned which)
+{
+    for (unsigned work = omni.poll_work & which; work; work &= work - 1) {
+        int id = __builtin_ctz(work);
+        if (!omni.pollers[id]())
+            omni.poll_work &= ~(1u << id);
+    }
+}
+
+void prog_poll(void)
+{
+    if (omni.in_progress)
+        return;
+    omni.in_progress = 1;
+    transport_poll_arrivals();
+    if (omni.poll_work & ~omni.after_round)
+        run_pollers(~omni.after_round);
+    if (omni.inflight_count || omni.ring_backlogs)
+        transport_reap_sends();
+    if (omni.soon_count)
+        transport_ship_soon();
+    transport_flush_stale();
+    mpich_turn();
+    omni.in_progress = 0;
+    if (omni.poll_work & omni.after_round)
+        run_pollers(omni.after_round);
+}
+
+void prog_pause(unsigned *spins)
+{
+    if (++*spins > PROG_SPINS_BEFORE_YIELD && omni.yield)
+        sched_yield();
+}
+
+void prog_empty_poll(void)
+{
+    if (++omni.empty_polls > PROG_SPINS_BEFORE_YIELD && omni.yield)
+        sched_yield();
+}
+
+static int mpich_enter(void)
+{
+    int was = omni.in_progress;
+    omni.in_progress = 1;
+    return was;
+}
+
+int prog_test(MPI_Request *req, int *flag, MPI_Status *status)
+{
+    int was = mpich_enter();
+    int rc = PMPI_Test(req, flag, status);
+    omni.in_progress = was;
+    return rc;
+}
+
+/* MPICH 4.0.2's Testall decides per batch of 64 requests whether all are
+ * plain sends and receives, but applies the LAST batch's answer to the whole
+ * array when statuses are ignored: a generalized request in an earlier batch
+ * then fails an assertion.  With real statuses it takes the general path. */
+#define MPICH_TESTALL_BATCH 64
+
+int prog_testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
+{
+    MPI_Status *tmp = NULL;
+    if (sts == MPI_STATUSES_IGNORE && n > MPICH_TESTALL_BATCH) {
+        tmp = malloc(sizeof *tmp * (size_t)n);
+        if (!tmp)
+            omni_out_of_memory("a status array");
+        sts = tmp;
+    }
+    int was = mpich_enter();
+    int rc = PMPI_Testall(n, reqs, flag, sts);
+    omni.in_progress = was;
+    free(tmp);
+    return rc;
+}
+
+int prog_testany(int n, MPI_Request reqs[], int *index, int *flag,
+                 MPI_Status *status)
+{
+    int was = mpich_enter();
+    int rc = PMPI_Testany(n, reqs, index, flag, status);
+    omni.in_progress = was;
+    return rc;
+}
+
+int prog_testsome(int n, MPI_Request reqs[], int *outcount, int indices[],
+                  MPI_Status sts[])
+{
+    int was = mpich_enter();
+    int rc = PMPI_Testsome(n, reqs, outcount, indices, sts);
+    omni.in_progress = was;
+    return rc;
+}
+
+int prog_get_status(MPI_Request req, int *flag, MPI_Status *status)
+{
+    int was = mpich_enter();
+    int rc = PMPI_Request_get_status(req, flag, status);
+    omni.in_progress = was;
+    return rc;
+}
+
+int prog_wait(MPI_Request *req, MPI_Status *status)
+{
+    unsigned spins = 0;
+    for (;;) {
+        int flag = 0;
+        int rc = prog_test(req, &flag, status);
+        if (flag || rc != MPI_SUCCESS)
+            return rc;
+        if (spins == 0)
+            prog_block_enter();
+        prog_poll();
+        prog_pause(&spins);
+    }
+}
+
+/* --- the optional progress thread ------------------------------------- */
+
+/* How long the thread sleeps between rounds: short next to the flush
+ * timeout, long enough that a rank computing alone keeps its core. */
+#define PROG_THREAD_SLEEP_NS 50000L
+
+static void *prog_thread_main(void *arg)
+{
+    (void)arg;
+    struct timespec pause = {0, PROG_THREAD_SLEEP_NS};
+    for (;;) {
+        pthread_mutex_lock(&omni.lock);
+        if (omni.thread_stop) {
+            pthread_mutex_unlock(&omni.lock);
+            return NULL;
+        }
+        prog_poll();
+        pthread_mutex_unlock(&omni.lock);
+        nanosleep(&pause, NULL);
+    }
+}
+
+int prog_thread_start(void)
+{
+    if (pthread_mutex_init(&omni.lock, NULL) != 0)
+        return -1;
+    omni.thread_stop = 0;
+    omni.threaded = 1;
+    if (pthread_create(&omni.thread, NULL, prog_thread_main, NULL) != 0) {
+        omni.threaded = 0;
+        return -1;
+    }
+    return 0;
+}
+
+void prog_thread_stop(void)
+{
+    if (!omni.threaded)
+        return;
+    pthread_mutex_lock(&omni.lock);
+    omni.thread_stop = 1;
+    pthread_mutex_unlock(&omni.lock);
+    pthread_join(omni.thread, NULL);
+    omni.threaded = 0;
+    pthread_mutex_destroy(&omni.lock);
+}

@@ -1,0 +1,119 @@
+/* progress: the engine that moves Omnibus traffic while the application is
+ * inside MPI (DESIGN §3).
+ *
+ * Contract: Omnibus moves items only while a rank is inside one of its
+ * wrappers.  Every wrapper of a call that can wait on another rank calls
+ * prog_block_enter() first (every partly filled buffer goes out, so no rank
+ * waits on an item still sitting here) and then waits with prog_wait*(),
+ * which keeps polling, forwarding and flushing until the real MPICH request
+ * completes, spinning briefly and then yielding when the node is
+ * oversubscribed.  Nothing in this module calls an MPI_ entry point (only
+ * PMPI_), so it never re-enters a wrapper.
+ */
+#ifndef OMNIBUS_PROGRESS_H
+#define OMNIBUS_PROGRESS_H
+
+#include <mpi.h>
+#include "shim/base/state.h"
+
+/* True once MPI_Init has set Omnibus up and until MPI_Finalize tears it
+ * down, unless OMNIBUS_DISABLE=1: wrappers pass straight to PMPI otherwise. */
+static inline int omni_enabled(void)
+{
+    return omni.on;
+}
+
+/* With OMNIBUS_PROGRESS=thread, one thread at a time runs Omnibus: every
+ * wrapper holds omni.lock from its first to its last Omnibus step.  Without
+ * the thread these are a predictable branch. */
+static inline void omni_lock(void)
+{
+    if (omni.threaded)
+        pthread_mutex_lock(&omni.lock);
+}
+
+static inline void omni_unlock(void)
+{
+    if (omni.threaded)
+        pthread_mutex_unlock(&omni.lock);
+}
+
+/* Starts the progress thread (MPI_THREAD_MULTIPLE is in force); stops and
+ * joins it. */
+int prog_thread_start(void);
+void prog_thread_stop(void);
+
+/* The work of a progress round besides the transport's: each module that
+ * has some (receives whose payload MPICH moves, Isendrecv pairs, buffered
+ * sends, neighbourhood schedules) registers its poll function once, at
+ * start-up, and gets an id, so that progress calls up into no module.  A
+ * round calls a poller only while it has work: its module calls
+ * prog_has_work(id) whenever it adds some, and the poller returns 0 once
+ * none is left.  So an idle round costs one test, not a call per module.
+ * Pollers registered with after_round run once the round's re-entry guard
+ * is released, so that progress may run again inside them (a
+ * neighbourhood schedule starts receives, and an answer they owe goes at
+ * once). */
+int prog_add_poller(int (*poll)(void), int after_round);
+
+static inline void prog_has_work(int id)
+{
+    omni.poll_work |= 1u << id;
+}
+
+/* MPICH's own progress (MPI 4.1 §3.7.4).  A rank whose peers are all node
+ * rings makes no MPICH call in a progress round, yet MPICH's own operations
+ * may need it inside MPICH: another rank's nonblocking collective, the
+ * answer that completes a rendezvous send to this rank.  prog_init posts a
+ * receive that never matches (the anchor); on such a rank every
+ * PROG_MPICH_ROUNDS-th round tests it, and a PMPI_Test of an incomplete
+ * request runs MPICH's progress engine.  prog_finalize cancels it. */
+int prog_init(void);
+void prog_finalize(void);
+
+/* Sends every partly filled buffer; called before any call that may wait. */
+void prog_block_enter(void);
+
+/* One round of progress: poll arrivals, forward, flush aged or idle buffers. */
+void prog_poll(void);
+
+/* Drives progress until *req (a real MPICH request, or a generalized one that
+ * Omnibus completes) is complete; returns what PMPI_Test returned, with the
+ * status filled as PMPI_Test fills it. */
+int prog_wait(MPI_Request *req, MPI_Status *status);
+
+/* The tail of a call run as an MPICH nonblocking form: rc is what starting
+ * *req returned; on success waits for it with progress. */
+static inline int prog_wait_started(int rc, MPI_Request *req)
+{
+    return rc == MPI_SUCCESS ? prog_wait(req, MPI_STATUS_IGNORE) : rc;
+}
+
+/* MPICH's completion calls, made with progress switched off: MPICH calls a
+ * generalized request's poll_fn from inside them, and progress must not run
+ * in the middle of an Omnibus wrapper (a receive completing inside
+ * PMPI_Testall would escape what the wrapper saw before the call). */
+int prog_test(MPI_Request *req, int *flag, MPI_Status *status);
+int prog_testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[]);
+int prog_testany(int n, MPI_Request reqs[], int *index, int *flag,
+                 MPI_Status *status);
+int prog_testsome(int n, MPI_Request reqs[], int *outcount, int indices[],
+                  MPI_Status sts[]);
+int prog_get_status(MPI_Request req, int *flag, MPI_Status *status);
+
+/* One step of a wait loop: after a short spin, yields the core when the
+ * node has more ranks than cores (OMNIBUS_YIELD). */
+void prog_pause(unsigned *spins);
+
+/* A nonblocking call (Test*, Iprobe) found nothing: a program that polls in
+ * a loop is waiting, so after a short run of empty polls this yields like a
+ * wait loop would (when OMNIBUS_YIELD says so).  A call that finds something
+ * resets the run. */
+void prog_empty_poll(void);
+static inline void prog_found(void)
+{
+    omni.empty_polls = 0;
+}
+
+
+#endif

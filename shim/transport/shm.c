@@ -1,0 +1,121 @@
+#include "shim/transport/shm.h"
+#include <stdlib.h>
+
+/* Rings carry whole blocks; a block larger than this gains nothing from a
+ * ring (one copy of a megabyte costs what MPICH's own copy does) and would
+ * make every rank hold node_size rings of twice that. */
+#define SHM_MAX_BLOCK ((size_t)1 << 20)
+#define SHM_MIN_RING ((size_t)64 << 10)
+
+/* A ring of this size takes a 64 KiB message as one record (rg_max_record
+ * is half the ring), so a message up to there goes alone through the ring
+ * (transport_alone_ok) instead of as a header and an MPICH payload, which
+ * waits for a round of Omnibus's in the middle (README, node rings).  A
+ * rank gets rings this large while they cost it at most SHM_RING_BUDGET
+ * in all, that is on nodes of up to 17 ranks. */
+#define SHM_ALONE_RING ((size_t)256 << 10)
+#define SHM_RING_BUDGET ((size_t)4 << 20)
+
+/* The smallest power of two that holds two blocks (rg_max_record) and is
+ * at least SHM_MIN_RING, or SHM_ALONE_RING where the budget allows that
+ * for each of the node's other local_size - 1 ranks. */
+static size_t ring_capacity(int local_size)
+{
+    size_t cap = SHM_MIN_RING;
+    if ((size_t)(local_size - 1) * SHM_ALONE_RING <= SHM_RING_BUDGET)
+        cap = SHM_ALONE_RING;
+    while (rg_max_record(cap) < omni.block_cap)
+        cap *= 2;
+    return cap;
+}
+
+/* The world rank of every rank of the node communicator, in its order. */
+static int *node_world_ranks(int local_size)
+{
+    int *world = malloc(sizeof(int) * (size_t)local_size);
+    if (world)
+        PMPI_Allgather(&omni.rank, 1, MPI_INT, world, 1, MPI_INT,
+                       omni.ring_comm);
+    return world;
+}
+
+static int rings_open(int local_size, int me, const int *world, char *mine,
+                      size_t region, size_t cap)
+{
+    omni.ring_tx = calloc((size_t)local_size, sizeof *omni.ring_tx);
+    omni.ring_rx = calloc((size_t)local_size, sizeof *omni.ring_rx);
+    omni.ring_peers = malloc(sizeof(int) * (size_t)local_size);
+    if (!omni.ring_tx || !omni.ring_rx || !omni.ring_peers)
+        return -1;
+    for (int j = 0; j < local_size; j++) {
+        if (j == me || omni.off_node[world[j]])
+            continue;
+        MPI_Aint bytes;
+        int unit;
+        char *theirs;
+        PMPI_Win_shared_query(omni.ring_win, j, &bytes, &unit, &theirs);
+        rg_tx_open(&omni.ring_tx[j], theirs + (size_t)me * region, cap);
+        rg_rx_open(&omni.ring_rx[omni.ring_nrx++], mine + (size_t)j * region,
+                   cap);
+        omni.peers[world[j]].ring = &omni.ring_tx[j];
+        omni.ring_peers[omni.ring_npeers++] = world[j];
+    }
+    return 0;
+}
+
+int shm_init(void)
+{
+    omni.ring_comm = MPI_COMM_NULL;
+    omni.ring_win = MPI_WIN_NULL;
+    if (!cfg_shm_wanted(&omni.cfg, getenv("UCX_TLS")) ||
+        omni.block_cap > SHM_MAX_BLOCK)
+        return 0;
+    int local_size, me;
+    PMPI_Comm_split_type(omni.wire_comm, MPI_COMM_TYPE_SHARED, 0,
+                         MPI_INFO_NULL, &omni.ring_comm);
+    PMPI_Comm_size(omni.ring_comm, &local_size);
+    PMPI_Comm_rank(omni.ring_comm, &me);
+    if (local_size < 2) {
+        PMPI_Comm_free(&omni.ring_comm);
+        return 0;
+    }
+    size_t cap = ring_capacity(local_size), region = rg_region_bytes(cap);
+    omni.ring_record_max = rg_max_record(cap);
+    MPI_Info info;
+    PMPI_Info_create(&info);
+    /* Each rank's segment on its own pages, so no two ranks' rings share a
+     * cache line across segments. */
+    PMPI_Info_set(info, "alloc_shared_noncontig", "true");
+    char *mine;
+    int rc = PMPI_Win_allocate_shared((MPI_Aint)(region * (size_t)local_size),
+                                      1, info, omni.ring_comm, &mine,
+                                      &omni.ring_win);
+    PMPI_Info_free(&info);
+    if (rc != MPI_SUCCESS)
+        return -1;
+    for (int j = 0; j < local_size; j++)
+        rg_format(mine + (size_t)j * region);
+    /* No rank opens a view of a ring before its owner has formatted it. */
+    PMPI_Barrier(omni.ring_comm);
+    int *world = node_world_ranks(local_size);
+    rc = world ? rings_open(local_size, me, world, mine, region, cap) : -1;
+    free(world);
+    return rc;
+}
+
+/* Collective over the node: every rank's rings go at once. */
+void shm_finalize(void)
+{
+    if (omni.ring_win != MPI_WIN_NULL)
+        PMPI_Win_free(&omni.ring_win);
+    if (omni.ring_comm != MPI_COMM_NULL)
+        PMPI_Comm_free(&omni.ring_comm);
+    free(omni.ring_tx);
+    free(omni.ring_rx);
+    free(omni.ring_peers);
+    omni.ring_tx = NULL;
+    omni.ring_rx = NULL;
+    omni.ring_peers = NULL;
+    omni.ring_nrx = omni.ring_npeers = 0;
+    omni.ring_record_max = 0;
+}

@@ -1,0 +1,32 @@
+/* shm: the node rings, blocks between ranks of one node through MPI-3
+ * shared memory instead of PMPI_Isend (issue 12, item 3).
+ *
+ * Each rank allocates, in one MPI_Win_allocate_shared window on its node's
+ * communicator, one incoming ring (router/ring.h) per rank of the node; the
+ * ring that rank j writes to rank i is slot j of i's segment, so every
+ * (sender, receiver) pair of the node has its own single-producer
+ * single-consumer FIFO.  Rings join ranks that share memory and that the
+ * topology places on one node (OMNIBUS_FAKE_NODES keeps its fake nodes
+ * apart), when OMNIBUS_SHM (config.h, cfg_shm_wanted) says so.
+ *
+ * Contract: shm_init and shm_finalize are collective over the job (MPI_Init
+ * and MPI_Finalize); between them omni.peers[p].ring is the producer view
+ * of the ring to world rank p, or NULL, symmetrically on both sides (p has
+ * a ring to this rank exactly when this rank has one to p), and
+ * omni.ring_rx holds the views this rank consumes.  What goes into a ring,
+ * and when, is transport.c's business.  Memory: one ring per rank of the
+ * node, each of 256 KiB on a node of at most 17 ranks and 64 KiB on a
+ * larger one, or two blocks where that is more (shm.c, ring_capacity),
+ * fixed at start-up and outside the block accounting of router/flow.h.
+ */
+#ifndef OMNIBUS_SHM_H
+#define OMNIBUS_SHM_H
+
+#include "shim/base/state.h"
+
+/* Sets the rings up when OMNIBUS_SHM and the node allow; 0 on success
+ * (with or without rings), -1 when out of memory. */
+int shm_init(void);
+void shm_finalize(void);
+
+#endif

@@ -1,0 +1,578 @@
+#include "shim/transport/transport.h"
+#include "shim/transport/shm.h"
+#include "router/flow.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+#define RX_SLOTS 4
+#define INFLIGHT_INITIAL 64
+
+static void bytes_out_add(size_t n)
+{
+    omni.bytes_out += n;
+    if (omni.bytes_out > omni.stats.peak_bytes)
+        omni.stats.peak_bytes = omni.bytes_out;
+}
+
+static size_t block_alloc_size(int cls)
+{
+    return sizeof(omni_block) + transport_class_room(cls);
+}
+
+static omni_block *block_of_class(int cls)
+{
+    omni_block **list = cls < 0 ? &omni.free_blocks : &omni.free_cut[cls];
+    omni_block *b = *list;
+    if (b) {
+        *list = b->next;
+    } else {
+        b = malloc(block_alloc_size(cls));
+        if (!b)
+            omni_out_of_memory("a buffer block");
+    }
+    b->next = NULL;
+    b->refs = 0;
+    b->cls = cls;
+    b->len = 0;
+    bytes_out_add(block_alloc_size(cls));
+    return b;
+}
+
+omni_block *transport_block_get(void)
+{
+    return block_of_class(-1);
+}
+
+/* The smallest class that holds `len` bytes and no less than
+ * FL_MIN_SHIPPED, or -1 (a full-size block) when `len` fits one and the
+ * class would not be smaller. */
+static int block_class_for(size_t len)
+{
+    int cls = 6;
+    while (((size_t)1 << cls) < len || ((size_t)1 << cls) < FL_MIN_SHIPPED)
+        cls++;
+    return len <= omni.block_cap &&
+                   block_alloc_size(cls) >= block_alloc_size(-1)
+               ? -1
+               : cls;
+}
+
+/* A block that holds `len` bytes and pins at most about twice that: of the
+ * smallest class that holds them, or full-size. */
+static omni_block *block_holding(size_t len)
+{
+    return block_of_class(block_class_for(len));
+}
+
+static void block_put(omni_block *b)
+{
+    omni.bytes_out -= block_alloc_size(b->cls);
+    omni_block **list = b->cls < 0 ? &omni.free_blocks : &omni.free_cut[b->cls];
+    b->next = *list;
+    *list = b;
+}
+
+void transport_block_drop(omni_block *b)
+{
+    block_put(b);
+}
+
+void transport_block_unref(omni_block *b)
+{
+    if (--b->refs == 0)
+        block_put(b);
+}
+
+/* A new block of class cls holding a copy of `len` bytes at data. */
+static omni_block *block_copy(int cls, const char *data, size_t len)
+{
+    omni_block *b = block_of_class(cls);
+    memcpy(b->data, data, len);
+    b->len = len;
+    return b;
+}
+
+omni_block *transport_hold_copy(const char **data, size_t len)
+{
+    omni_block *own = block_copy(block_class_for(len), *data, len);
+    own->refs = 1;
+    *data = own->data;
+    return own;
+}
+
+/* A full-size block about to ship that is at most half full, copied into
+ * the smallest class that holds it, the full-size one going back to its
+ * free list; any other block is returned as it is.  A copy of at most half
+ * a buffer is cheap next to a wire message, and it keeps what is in flight
+ * proportional to what it carries (router/flow.h). */
+static omni_block *block_cut(omni_block *b)
+{
+    if (b->cls >= 0 || b->len > omni.block_cap / 2)
+        return b;
+    int cls = block_class_for(b->len);
+    if (cls < 0)
+        return b;
+    omni_block *cut = block_copy(cls, b->data, b->len);
+    block_put(b);
+    return cut;
+}
+
+static void dirty_add(int p)
+{
+    omni_peer *peer = &omni.peers[p];
+    peer->dirty = 1;
+    peer->dirty_next = omni.dirty_head;
+    omni.dirty_head = p;
+    omni.dirty_count++;
+}
+
+/* At most FL_FILL_CAP buffers fill at once, whatever the number of peers:
+ * before another starts, the oldest one other than `keep` and this rank's
+ * own ships (shipping this rank's own buffer would deliver in place, which
+ * may append to `keep`). */
+static void fill_cap_make_room(int keep)
+{
+    if (omni.dirty_count < FL_FILL_CAP)
+        return;
+    int oldest = -1;
+    for (int p = omni.dirty_head; p >= 0; p = omni.peers[p].dirty_next)
+        if (p != keep && p != omni.rank)
+            oldest = p;
+    if (oldest >= 0)
+        transport_ship(oldest, &omni.stats.flush_full);
+}
+
+char *transport_reserve_slow(int p, uint32_t size)
+{
+    omni_peer *peer = &omni.peers[p];
+    if (!peer->dirty)
+        fill_cap_make_room(p);
+    /* Shipping this rank's own buffer delivers it in place, and delivery
+     * may append to this very buffer again (an ACK to itself): re-check. */
+    while (peer->fill && peer->fill->len > 0 &&
+           peer->fill->len + size > omni.block_cap)
+        transport_ship(p, &omni.stats.flush_full);
+    if (!peer->fill)
+        peer->fill = transport_block_get();
+    omni_block *b = peer->fill;
+    if (!peer->dirty) {
+        dirty_add(p);
+        peer->first_ns = 0; /* stamped by the next progress round */
+    }
+    char *at = b->data + b->len;
+    b->len += size;
+    peer->stamp = omni.epoch;
+    return at;
+}
+
+/* --- shipping -------------------------------------------------------- */
+
+static void inflight_push(MPI_Request req, omni_block *b)
+{
+    if (omni.inflight_count == omni.inflight_cap) {
+        int cap = omni.inflight_cap * 2;
+        omni_inflight *ring = malloc(sizeof *ring * (size_t)cap);
+        if (!ring)
+            omni_out_of_memory("the in-flight ring");
+        for (int i = 0; i < omni.inflight_count; i++)
+            ring[i] =
+                omni.inflight[(omni.inflight_head + i) % omni.inflight_cap];
+        free(omni.inflight);
+        omni.inflight = ring;
+        omni.inflight_cap = cap;
+        omni.inflight_head = 0;
+    }
+    int tail = (omni.inflight_head + omni.inflight_count) % omni.inflight_cap;
+    omni.inflight[tail].req = req;
+    omni.inflight[tail].block = b;
+    omni.inflight_count++;
+}
+
+static void dirty_remove(int p)
+{
+    for (int *link = &omni.dirty_head; *link >= 0;
+         link = &omni.peers[*link].dirty_next) {
+        if (*link == p) {
+            *link = omni.peers[p].dirty_next;
+            omni.dirty_count--;
+            break;
+        }
+    }
+    omni.peers[p].dirty = 0;
+}
+
+/* A block for a node-ring peer goes into its ring at once, or, while the
+ * ring is full or earlier blocks wait, to the end of the peer's backlog,
+ * cut to its content (it may wait a while): the ring and the backlog
+ * together are that link's one FIFO. */
+static void ring_ship(omni_peer *peer, omni_block *b)
+{
+    omni.stats.wire_ring++;
+    if (!peer->backlog && rg_put(peer->ring, b->data, (uint32_t)b->len)) {
+        block_put(b);
+        return;
+    }
+    b = block_cut(b);
+    b->next = NULL;
+    if (peer->backlog)
+        peer->backlog_tail->next = b;
+    else
+        peer->backlog = b;
+    peer->backlog_tail = b;
+    omni.ring_backlogs++;
+}
+
+/* Moves waiting blocks into their rings while there is room. */
+static void ring_push_backlogs(void)
+{
+    for (int i = 0; i < omni.ring_npeers && omni.ring_backlogs > 0; i++) {
+        omni_peer *peer = &omni.peers[omni.ring_peers[i]];
+        omni_block *b;
+        while ((b = peer->backlog) &&
+               rg_put(peer->ring, b->data, (uint32_t)b->len)) {
+            peer->backlog = b->next;
+            omni.ring_backlogs--;
+            block_put(b);
+        }
+    }
+}
+
+void transport_unreserve(int dst, uint32_t size)
+{
+    int p = omni.next_hop[dst];
+    omni_peer *peer = &omni.peers[p];
+    peer->fill->len -= size;
+    if (peer->fill->len == 0 && peer->dirty)
+        dirty_remove(p);
+}
+
+/* The statistics of a wire message of `len` bytes to next hop p. */
+static void count_wire_message(int p, size_t len)
+{
+    omni.stats.wire_messages++;
+    omni.stats.wire_bytes += len;
+    omni.stats.wire_by_dim[omni.hop_dim[p] < 0 ? 0 : omni.hop_dim[p]]++;
+    omni.stats.wire_off_node += omni.off_node[p];
+    omni.stats.wire_bytes_off_node += omni.off_node[p] * (uint64_t)len;
+}
+
+void transport_ship_block(int p, omni_block *b)
+{
+    omni_peer *peer = &omni.peers[p];
+    count_wire_message(p, b->len);
+    if (peer->ring) {
+        ring_ship(peer, b);
+        return;
+    }
+    b = block_cut(b);
+    MPI_Request req;
+    int rc = PMPI_Isend(b->data, (int)b->len, MPI_BYTE, p, TRANSPORT_WIRE_TAG,
+                        omni.wire_comm, &req);
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "omnibus: rank %d: sending a block to rank %d failed "
+                        "(MPI error %d)\n", omni.rank, p, rc);
+        PMPI_Abort(MPI_COMM_WORLD, rc);
+    }
+    inflight_push(req, b);
+}
+
+void transport_ship(int p, uint64_t *reason)
+{
+    omni_peer *peer = &omni.peers[p];
+    omni_block *b = peer->fill;
+    if (!b || b->len == 0)
+        return;
+    peer->fill = NULL;
+    if (peer->dirty)
+        dirty_remove(p);
+    if (peer->soon) {
+        peer->soon = 0;
+        omni.soon_count--;
+    }
+    (*reason)++;
+    if (p == omni.rank) {
+        omni.deliver(b);
+        return;
+    }
+    transport_ship_block(p, b);
+}
+
+char *transport_ring_reserve(int dst, uint32_t size)
+{
+    transport_ship(dst, &omni.stats.flush_urgent);
+    omni_peer *peer = &omni.peers[dst];
+    return peer->backlog ? NULL : rg_reserve(peer->ring, size);
+}
+
+void transport_ring_commit(int dst, uint32_t size)
+{
+    count_wire_message(dst, size);
+    omni.stats.wire_ring++;
+    rg_commit(omni.peers[dst].ring, size);
+}
+
+omni_block *transport_block_for_item(int dst, uint32_t size)
+{
+    transport_ship(dst, &omni.stats.flush_urgent);
+    omni_block *b = block_holding(size);
+    b->len = size;
+    return b;
+}
+
+void transport_push_soon(int dst)
+{
+    if (!omni.in_progress) {
+        transport_push_towards(dst);
+        return;
+    }
+    omni_peer *peer = &omni.peers[omni.next_hop[dst]];
+    if (!peer->soon) {
+        peer->soon = 1;
+        omni.soon_count++;
+    }
+}
+
+/* A marked peer is always on the dirty list (it was marked right after an
+ * item went into its buffer), and shipping clears its mark.  The scan starts
+ * again after each ship: shipping this rank's own buffer delivers in place,
+ * which may ship or add other buffers and so change the list under it. */
+void transport_ship_soon(void)
+{
+    while (omni.soon_count > 0) {
+        int p = omni.dirty_head;
+        while (p >= 0 && !omni.peers[p].soon)
+            p = omni.peers[p].dirty_next;
+        if (p < 0)
+            break;
+        transport_ship(p, &omni.stats.flush_urgent);
+    }
+}
+
+void transport_flush_all(uint64_t *reason)
+{
+    while (omni.dirty_head >= 0)
+        transport_ship(omni.dirty_head, reason);
+}
+
+/* Whether the rank appended since the previous round, read off the stamps
+ * of the buffers still filling (so the per-item path stores nothing more).
+ * An item whose buffer has shipped since (full, or pushed at once) leaves no
+ * stamp; missing it only makes the round look quiet, which ships sooner. */
+static int sent_this_round(void)
+{
+    for (int p = omni.dirty_head; p >= 0; p = omni.peers[p].dirty_next)
+        if (omni.peers[p].stamp == omni.epoch)
+            return 1;
+    return 0;
+}
+
+void transport_flush_stale(void)
+{
+    int sent = sent_this_round();
+    uint64_t now = 0;
+    int p = omni.dirty_head;
+    while (p >= 0) {
+        omni_peer *peer = &omni.peers[p];
+        int next = peer->dirty_next;
+        switch (ad_at_round(&omni.adapt, omni.epoch, sent, peer->stamp,
+                            omni.empty_polls > 0)) {
+        case AD_SHIP_QUIET:
+            transport_ship(p, &omni.stats.flush_quiet);
+            break;
+        case AD_SHIP_IDLE:
+            transport_ship(p, &omni.stats.flush_idle);
+            break;
+        case AD_KEEP:
+            if (!now)
+                now = omni_now_ns();
+            if (!peer->first_ns)
+                peer->first_ns = now;
+            else if (ad_is_old(&omni.adapt, (int64_t)(now - peer->first_ns)))
+                transport_ship(p, &omni.stats.flush_age);
+            break;
+        }
+        p = next;
+    }
+    if (sent)
+        omni.epoch++;
+}
+
+/* Whether MPICH request *req is complete; if it is, frees it, with its
+ * status in *st.  MPICH 4.0 turns its progress engine in every PMPI_Test,
+ * even of a complete request (534 ns over TCP), while
+ * PMPI_Request_get_status turns it only for an incomplete one and
+ * PMPI_Wait of a complete one does not: measured over TCP, 42 ns for a
+ * complete request against 544, and the same turn as PMPI_Test (482 ns)
+ * for an incomplete one.  So a send that completed in an earlier turn is
+ * reaped, and a block that arrived in one is taken, without another. */
+static int mpich_take_if_done(MPI_Request *req, MPI_Status *st)
+{
+    int done = 0;
+    PMPI_Request_get_status(*req, &done, st);
+    if (done)
+        PMPI_Wait(req, MPI_STATUS_IGNORE);
+    return done;
+}
+
+void transport_reap_sends(void)
+{
+    if (omni.ring_backlogs > 0)
+        ring_push_backlogs();
+    while (omni.inflight_count > 0) {
+        omni_inflight *f = &omni.inflight[omni.inflight_head];
+        if (!mpich_take_if_done(&f->req, MPI_STATUS_IGNORE))
+            return;
+        block_put(f->block);
+        omni.inflight_head = (omni.inflight_head + 1) % omni.inflight_cap;
+        omni.inflight_count--;
+    }
+}
+
+
+/* --- receiving ------------------------------------------------------- */
+
+static void rx_post(omni_inflight *slot, omni_block *b)
+{
+    slot->block = b;
+    int rc = PMPI_Irecv(b->data, (int)omni.block_cap, MPI_BYTE, MPI_ANY_SOURCE,
+                        TRANSPORT_WIRE_TAG, omni.wire_comm, &slot->req);
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "omnibus: rank %d: posting a block receive failed "
+                        "(MPI error %d)\n", omni.rank, rc);
+        PMPI_Abort(MPI_COMM_WORLD, rc);
+    }
+}
+
+/* A slot whose block was taken is posted again at the start of the next
+ * round, not at once: the reply a delivered message provokes then leaves
+ * before the PMPI_Irecv is paid, which moves it off the latency path.  The
+ * other slots stay posted meanwhile, and MPICH keeps a block that finds
+ * none.  A round takes at most one block and first posts the slot the
+ * previous one took, so only the slot just before rx_head is ever
+ * unposted, and slots are still posted in the order blocks are taken. */
+static void rx_repost_taken(void)
+{
+    int i = omni.rx_head > 0 ? omni.rx_head - 1 : omni.rx_count - 1;
+    rx_post(&omni.rx[i], transport_block_get());
+    omni.rx_taken = 0;
+}
+
+/* Blocks taken from one node ring per call at most, for the reason below. */
+#define RING_TURN 8
+
+/* A ring's record is delivered in place for as long as its items are done
+ * with at once (deliver_in_place: a posted receive copies its data straight
+ * from the ring); from the first item that must wait in the unexpected
+ * queue on, the rest is copied into a block, since the matching engine
+ * keeps pointing into that, and a ring's room must come back in order. */
+static void rings_poll(void)
+{
+    for (int i = 0; i < omni.ring_nrx; i++) {
+        rg_rx *r = &omni.ring_rx[i];
+        const void *rec;
+        uint32_t len;
+        for (int k = 0; k < RING_TURN && (rec = rg_peek(r, &len)); k++) {
+            size_t done = omni.deliver_in_place(rec, len);
+            omni_block *b = NULL;
+            if (done < len) {
+                b = block_holding(len - done);
+                memcpy(b->data, (const char *)rec + done, len - done);
+                b->len = len - done;
+            }
+            rg_pop(r);
+            if (b)
+                omni.deliver(b);
+        }
+    }
+}
+
+/* At most one block per call, from the oldest posted receive: MPICH 4.0
+ * turns its progress engine in every test call, even of a request already
+ * complete (PMPI_Test of one: 534 ns over TCP, an epoll_wait), so testing
+ * the next slot after taking a block paid a second turn on the latency
+ * path of every reply, and PMPI_Testsome over all slots costs twice a
+ * PMPI_Test over shared memory (40 ns against 20).  A round makes one turn
+ * and takes what it found; the next block waits for the next round, which
+ * a wait loop runs at once.  Taking one block per call also keeps blocks
+ * that keep arriving from starving the rest of progress (payload
+ * completions, reaping, flushing).  Blocks are delivered in the order
+ * their receives were posted, the order MPICH matched them in. */
+void transport_poll_arrivals(void)
+{
+    if (omni.ring_nrx)
+        rings_poll();
+    if (!omni.rx_count)
+        return;
+    if (omni.rx_taken)
+        rx_repost_taken();
+    omni_inflight *slot = &omni.rx[omni.rx_head];
+    int bytes = 0;
+    MPI_Status st;
+    if (!mpich_take_if_done(&slot->req, &st))
+        return;
+    PMPI_Get_count(&st, MPI_BYTE, &bytes);
+    omni_block *b = slot->block;
+    b->len = (size_t)bytes;
+    slot->block = NULL;
+    omni.rx_taken = 1;
+    omni.rx_head = (omni.rx_head + 1) % omni.rx_count;
+    omni.deliver(b);
+}
+
+/* --- life cycle ------------------------------------------------------ */
+
+int transport_init(transport_deliver_fn deliver,
+                   transport_deliver_in_place_fn deliver_in_place)
+{
+    omni.deliver = deliver;
+    omni.deliver_in_place = deliver_in_place;
+    omni.block_cap = omni.cfg.buffer_size;
+    omni.peers = calloc((size_t)omni.size, sizeof *omni.peers);
+    omni.inflight_cap = INFLIGHT_INITIAL;
+    omni.inflight = malloc(sizeof *omni.inflight * (size_t)omni.inflight_cap);
+    omni.rx = malloc(sizeof *omni.rx * RX_SLOTS);
+    if (!omni.peers || !omni.inflight || !omni.rx || shm_init() != 0)
+        return -1;
+    for (int p = 0; p < omni.size; p++)
+        omni.peers[p].dirty_next = -1;
+    omni.dirty_head = -1;
+    /* Wire receives only when some rank sends here through MPICH. */
+    omni.rx_count = omni.ring_npeers < omni.size - 1 ? RX_SLOTS : 0;
+    for (int i = 0; i < omni.rx_count; i++)
+        rx_post(&omni.rx[i], transport_block_get());
+    return 0;
+}
+
+/* Called once the job is quiescent: nothing more can arrive. */
+void transport_finalize(void)
+{
+    if (omni.rx_taken)
+        rx_repost_taken();
+    for (int i = 0; i < omni.rx_count; i++) {
+        PMPI_Cancel(&omni.rx[i].req);
+        PMPI_Wait(&omni.rx[i].req, MPI_STATUS_IGNORE);
+        block_put(omni.rx[i].block);
+    }
+    while (omni.inflight_count > 0) {
+        omni_inflight *f = &omni.inflight[omni.inflight_head];
+        PMPI_Wait(&f->req, MPI_STATUS_IGNORE);
+        block_put(f->block);
+        omni.inflight_head = (omni.inflight_head + 1) % omni.inflight_cap;
+        omni.inflight_count--;
+    }
+    shm_finalize();
+    for (int cls = -1; cls < OMNI_BLOCK_CLASSES; cls++) {
+        omni_block **list = cls < 0 ? &omni.free_blocks : &omni.free_cut[cls];
+        while (*list) {
+            omni_block *b = *list;
+            *list = b->next;
+            free(b);
+        }
+    }
+    free(omni.rx);
+    free(omni.inflight);
+    free(omni.peers);
+    omni.rx = NULL;
+    omni.inflight = NULL;
+    omni.peers = NULL;
+}

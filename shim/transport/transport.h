@@ -1,0 +1,215 @@
+/* transport: blocks, peer buffers and wire messages on the private
+ * communicator.
+ *
+ * Send side: an item for world rank d is appended to the fill block of
+ * peer next_hop[d]; a block ships when the next item does not fit, when
+ * progress finds it idle or too old (router/adapt.h), before any call that
+ * can wait, and at once after an urgent item.  A block for this rank itself
+ * never leaves: shipping it delivers it in place (deliver.h).  A block for
+ * a rank of this node goes into the node ring to it (shm.h), or, while
+ * that ring is full, to the end of the peer's backlog, which progress
+ * moves into the ring in order; any other block goes to MPICH (PMPI_Isend
+ * on wire_comm).  Each link uses one of the two paths for the whole job,
+ * so it stays FIFO.
+ *
+ * Receive side: the node rings, each read in order, and, when some rank
+ * sends here through MPICH, a ring of PMPI_Irecv(MPI_ANY_SOURCE) on
+ * wire_comm, processed strictly in posting order.  MPI matches one sender's
+ * messages to identical receives in posting order, so processing the ring
+ * in order keeps every link FIFO.  Each block taken in goes, in that order,
+ * to the delivery function the engine gave transport_init (deliver.h),
+ * which hands each item addressed here to the engine and appends every
+ * other item to the buffer of its next hop.
+ *
+ * Nothing here ever waits: forwarding and delivery never refuse, and the
+ * send path never stalls on the wire (flow control chooses a message's
+ * path instead, credit.h).  Memory stays bounded by router/flow.h's rule:
+ * at most FL_FILL_CAP buffers fill at once, and a partly filled buffer is
+ * cut to the size of its content when it ships.
+ */
+#ifndef OMNIBUS_TRANSPORT_H
+#define OMNIBUS_TRANSPORT_H
+
+#include "shim/base/state.h"
+
+/* Tags on wire_comm: blocks use 1; comm.c's group drain uses 2. */
+#define TRANSPORT_WIRE_TAG 1
+
+/* What the transport does with each block it takes in (deliver.h): the
+ * function is the engine's, so that the transport calls nothing above it. */
+typedef void (*transport_deliver_fn)(omni_block *b);
+/* What the transport does first with a node-ring record, whose bytes it
+ * must not keep (deliver_in_place): returns the bytes done with; the rest
+ * is copied into a block for the first function. */
+typedef size_t (*transport_deliver_in_place_fn)(const char *data, size_t len);
+int transport_init(transport_deliver_fn deliver,
+                   transport_deliver_in_place_fn deliver_in_place);
+void transport_finalize(void);
+
+omni_block *transport_block_get(void);
+void transport_block_unref(omni_block *b);
+/* The data bytes a block of class cls holds (-1: a full-size block). */
+static inline size_t transport_class_room(int cls)
+{
+    return cls < 0 ? omni.block_cap : (size_t)1 << cls;
+}
+
+/* The copying half of transport_hold_item: a block of `len` bytes' own
+ * size holding a copy of them, one reference taken. */
+omni_block *transport_hold_copy(const char **data, size_t len);
+
+/* The block an eager item that must wait (the unexpected queue) holds, with
+ * a reference taken for it: the arrived block b itself when its content
+ * fills at least half of it, otherwise a block of the item's own size with
+ * a copy of its `len` payload bytes, and *data then points at the copy.
+ * So an item that waits pins at most about twice its size, however little
+ * the block it came in carried: a wire receive is always a full-size
+ * block, and a lone message in one would pin all of it. */
+static inline omni_block *transport_hold_item(omni_block *b, const char **data,
+                                              size_t len)
+{
+    if (2 * b->len >= transport_class_room(b->cls)) {
+        b->refs++;
+        return b;
+    }
+    return transport_hold_copy(data, len);
+}
+
+/* Room for an item of `size` bytes (header included) in the buffer towards
+ * world rank dst; ships the buffer first when the item does not fit.  The
+ * caller writes the item at the returned address before anything else
+ * touches the transport. */
+static inline char *transport_reserve(int dst, uint32_t size);
+/* The same without ever shipping: NULL, and nothing reserved, when the
+ * buffer now filling towards dst's next hop has no room for the item (or
+ * none is filling). */
+static inline char *transport_reserve_in_fill(int dst, uint32_t size);
+
+/* Withdraws the last reservation, of `size` bytes towards world rank dst,
+ * when the item could not be written after all (nothing else may have
+ * touched the transport since the reservation). */
+void transport_unreserve(int dst, uint32_t size);
+
+/* Messages of up to this many payload bytes (and above the threshold) go
+ * to a peer reached through MPICH as one item alone in a block of their
+ * own, copied at both ends, rather than as a LARGE header and an MPICH
+ * payload, whose receive can be posted only once the header has matched.
+ * Ping-pong over TCP, alternating (2026-11-25): 64 KiB 55.5 us alone
+ * against 60.6 as header and payload (MPICH 50.6), 32 KiB 52.4 against
+ * 60.2 (49.3). */
+#define TRANSPORT_WIRE_ALONE_MAX 65536
+
+/* Whether a message of `bytes` above the threshold goes eagerly, as one
+ * item alone, to world rank dst: dst is another rank and its own next hop,
+ * and the item fits one ring record (a node-ring peer) or one block and
+ * TRANSPORT_WIRE_ALONE_MAX (a peer reached through MPICH).  Through a ring
+ * a message moves by copies only, which up to that size costs less than
+ * the LARGE header and MPICH payload of send.h (README, "Node rings"). */
+static inline int transport_alone_ok(int dst, size_t bytes)
+{
+    if (omni.next_hop[dst] != dst || dst == omni.rank)
+        return 0;
+    if (omni.peers[dst].ring)
+        return bytes + RT_HDR_SIZE <= omni.ring_record_max;
+    return bytes <= TRANSPORT_WIRE_ALONE_MAX &&
+           bytes + RT_HDR_SIZE <= omni.block_cap;
+}
+
+/* A block of its own for one item of `size` bytes towards world rank dst
+ * (transport_alone_ok): the buffer filling for dst ships first, so
+ * the item keeps its place in the pair's order.  The caller writes the
+ * item at its data and passes the block to transport_ship_block, or to
+ * transport_block_drop when the item could not be written; nothing else
+ * may touch the transport meanwhile. */
+omni_block *transport_block_for_item(int dst, uint32_t size);
+/* The same item straight in dst's node ring, without the copy through a
+ * block (an 8 KiB ping-pong paid that copy at each end): the room for it,
+ * once the buffer filling for dst has shipped, or NULL, with nothing
+ * reserved, while the ring has a backlog or no room (then the caller takes
+ * transport_block_for_item).  The caller writes the item there and calls
+ * transport_ring_commit, or nothing when the item could not be written;
+ * nothing else may touch the transport meanwhile. */
+char *transport_ring_reserve(int dst, uint32_t size);
+void transport_ring_commit(int dst, uint32_t size);
+void transport_block_drop(omni_block *b);
+/* A block leaves for next-hop peer p (not this rank): counted in the
+ * statistics, then into p's node ring (or its backlog) or to MPICH. */
+void transport_ship_block(int p, omni_block *b);
+
+/* Ships the buffer of next-hop peer p now (reason counted in the stats). */
+void transport_ship(int p, uint64_t *reason);
+/* Ships the buffer that carries items for world rank dst. */
+static inline void transport_push_towards(int dst)
+{
+    transport_ship(omni.next_hop[dst], &omni.stats.flush_urgent);
+}
+/* Ships the buffer that carries items for world rank dst now, or, inside a
+ * progress round, once the round has handled everything that arrived: the
+ * answers (ACK, CREDIT, CTS) that one round produces travel together. */
+void transport_push_soon(int dst);
+/* Ships the buffers marked by transport_push_soon. */
+void transport_ship_soon(void);
+
+/* Ships every non-empty buffer. */
+void transport_flush_all(uint64_t *reason);
+/* Whether any buffer holds items: every one that does is on the list that
+ * transport_flush_all ships. */
+static inline int transport_any_filling(void)
+{
+    return omni.dirty_head >= 0;
+}
+
+/* A Wait call (MPI_Wait, Waitall, Waitany, Waitsome) found a receive
+ * from world rank src already done, so it waits for nothing and ships
+ * nothing before it returns: ships the buffer towards src.  A program that
+ * waits for a partner's message is in an exchange, and the partner, having
+ * sent, is likely waiting for what this rank holds for it; left to the
+ * next wait, that item goes a step late and two ride in one block from
+ * then on (a neighbour exchange ran at 0.87x of MPICH so).  Buffers
+ * towards other ranks keep filling, so a rank that receives from one side
+ * and sends to another keeps its aggregation.  MPI_Recv does not answer:
+ * after a probe it is how a program drains what arrived, and answering
+ * there cut gups over TCP by 6%. */
+static inline void transport_answer(uint32_t src)
+{
+    int p = omni.next_hop[src];
+    if (p != omni.rank && omni.peers[p].fill)
+        transport_ship(p, &omni.stats.flush_answer);
+}
+
+/* A progress round's verdicts on the partly filled buffers
+ * (router/adapt.h): ships those of a rank that waits, those idle for
+ * OMNIBUS_IDLE_ROUNDS sending rounds and those older than OMNIBUS_FLUSH_US;
+ * advances the epoch after a sending round. */
+void transport_flush_stale(void);
+
+/* Processes arrived blocks in order: up to a turn of each node ring, and
+ * at most one wire block, with one test of one MPICH request (transport.c
+ * says why). */
+void transport_poll_arrivals(void);
+/* Moves blocks waiting for room into their node rings, and returns
+ * completed outgoing blocks to the free list. */
+void transport_reap_sends(void);
+
+/* --- inline hot path ------------------------------------------------- */
+char *transport_reserve_slow(int p, uint32_t size);
+
+static inline char *transport_reserve_in_fill(int dst, uint32_t size)
+{
+    omni_peer *peer = &omni.peers[omni.next_hop[dst]];
+    omni_block *b = peer->fill;
+    if (!b || b->len + size > omni.block_cap)
+        return NULL;
+    char *at = b->data + b->len;
+    b->len += size;
+    peer->stamp = omni.epoch;
+    return at;
+}
+
+static inline char *transport_reserve(int dst, uint32_t size)
+{
+    char *at = transport_reserve_in_fill(dst, size);
+    return at ? at : transport_reserve_slow(omni.next_hop[dst], size);
+}
+
+#endif
