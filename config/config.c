@@ -34,9 +34,6 @@ static const char *const known_names[] = {
     "OMNIBUS_IDLE_ROUNDS", "OMNIBUS_SHM",        "OMNIBUS_COLLECTIVES",
     /* Read by the test suite only (a fake node layout for `auto`). */
     "OMNIBUS_FAKE_NODES",
-    /* Reserved for later work; known so that setting it is not reported as
-     * a typo. */
-    "OMNIBUS_MAX_MEMORY",
 };
 #define N_KNOWN (sizeof known_names / sizeof known_names[0])
 

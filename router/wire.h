@@ -96,13 +96,6 @@ static inline int rt_kind_is_urgent(enum rt_kind kind)
     return kind != RT_EAGER && kind != RT_RNDV;
 }
 
-/* Control items (answers and credit) never wait for credit themselves:
- * whatever waits on them must always be able to get them. */
-static inline int rt_kind_is_control(enum rt_kind kind)
-{
-    return kind == RT_ACK || kind == RT_CREDIT || kind == RT_CTS;
-}
-
 /* Eager items carry their message and take their pair's window (credit);
  * every other kind is a header or control item and takes none. */
 static inline int rt_kind_is_eager(enum rt_kind kind)

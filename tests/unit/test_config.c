@@ -1124,7 +1124,7 @@ static void test_unknown_variable_accepts_all_known_names(void)
                    "OMNIBUS_THRESHOLD=1",     "OMNIBUS_FLUSH_US=1",
                    "OMNIBUS_DISABLE=0",       "OMNIBUS_STATS=0",
                    "OMNIBUS_STATS_FILE=x",    "OMNIBUS_YIELD=on",
-                   "OMNIBUS_PROGRESS=1",      "OMNIBUS_MAX_MEMORY=1",
+                   "OMNIBUS_PROGRESS=1",      "OMNIBUS_IDLE_ROUNDS=2",
                    "OMNIBUS_FAKE_NODES=2",    "OMNIBUS_NEIGHBOR=grid",
                    "OMNIBUS_NEIGHBOR_THETA=4", "OMNIBUSX=1",
                    "omnibus_typo=1",          "HOME=/root",
@@ -1136,6 +1136,18 @@ static void test_unknown_variable_accepts_all_known_names(void)
     CHECK(suggestion[0] == '\0',
           "suggestion must be empty when nothing is unknown, got \"%s\"",
           suggestion);
+}
+
+/* OMNIBUS_MAX_MEMORY was once accepted and did nothing: a program that
+ * sets it must now hear that it has no effect rather than believe it. */
+static void test_unknown_variable_reports_max_memory(void)
+{
+    char *env[] = {"OMNIBUS_MAX_MEMORY=1G", NULL};
+    char suggestion[64] = "";
+    const char *bad = cfg_unknown_variable(env, suggestion, sizeof suggestion);
+    CHECK(bad == env[0],
+          "OMNIBUS_MAX_MEMORY does nothing and must be reported as unknown, "
+          "got \"%s\"", bad ? bad : "(null)");
 }
 
 static void test_unknown_variable_reports_the_first_unknown(void)
@@ -1288,6 +1300,7 @@ int main(void)
 
     RUN(test_unknown_variable_suggests_closest_name);
     RUN(test_unknown_variable_accepts_all_known_names);
+    RUN(test_unknown_variable_reports_max_memory);
     RUN(test_unknown_variable_reports_the_first_unknown);
     RUN(test_unknown_variable_ignores_case_when_suggesting);
     RUN(test_unknown_variable_handles_entry_without_value);
