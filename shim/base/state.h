@@ -209,8 +209,9 @@ typedef struct omni_state {
     /* generalized-request classes (request.c) */
     MPIX_Grequest_class sync_class, pair_class;
     void *pairs;            /* pending MPI_Isendrecv pairs (isendrecv.c) */
-    struct req_error { MPI_Request greq; MPI_Comm comm; int error; } ledger[16];
-    int ledger_n;           /* errors reported by query_fn, not yet raised */
+    /* errors reported by query_fn, not yet raised (progress/greq.h) */
+    struct req_error { MPI_Request greq; MPI_Comm comm; int error; } *ledger;
+    int ledger_n, ledger_cap;
     int err_pending;        /* receives completed with an error, not queried */
 
     /* Omnibus-owned handles (handles.h) */

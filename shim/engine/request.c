@@ -1,5 +1,6 @@
 #include "shim/engine/request.h"
 #include "shim/progress/progress.h"
+#include "shim/progress/greq.h"
 #include "shim/base/dtype.h"
 #include "shim/base/impl.h"
 #include <stdint.h>
@@ -141,38 +142,12 @@ int request_cancel(MPI_Request *request)
     return MPI_SUCCESS;
 }
 
-/* --- generalized-request callbacks (synchronous sends) ----------------- */
-
-/* MPICH calls poll_fn on every test of an incomplete request; inside
- * Omnibus's own loops progress is already running. */
-static int greq_poll(void *extra, MPI_Status *st)
-{
-    (void)extra;
-    (void)st;
-    if (omni.on && !omni.in_progress && !omni.threaded)
-        prog_poll();
-    return MPI_SUCCESS;
-}
-
-static int sync_query(void *extra, MPI_Status *st)
-{
-    (void)extra;
-    status_fill(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
-    st->MPI_ERROR = MPI_SUCCESS;
-    return MPI_SUCCESS;
-}
+/* --- the generalized request of a synchronous send -------------------- */
 
 static int sync_free(void *extra)
 {
     (void)extra;
     return MPI_SUCCESS;
-}
-
-static int sync_cancel(void *extra, int complete)
-{
-    (void)extra;
-    (void)complete;
-    return MPI_SUCCESS; /* its item is already on its way: not cancellable */
 }
 
 static int sync_wait_fn(int n, void **states, double timeout, MPI_Status *st)
@@ -185,9 +160,8 @@ static int sync_wait_fn(int n, void **states, double timeout, MPI_Status *st)
 int request_init(void)
 {
     handle_pool_init(&omni.recv_reqs, sizeof(match_recv));
-    if (MPIX_Grequest_class_create(sync_query, sync_free, sync_cancel,
-                                   greq_poll, sync_wait_fn,
-                                   &omni.sync_class) != MPI_SUCCESS)
+    if (greq_class_create(greq_query_send, sync_free, sync_wait_fn,
+                          &omni.sync_class) != MPI_SUCCESS)
         return -1;
     return 0;
 }

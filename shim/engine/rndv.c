@@ -1,6 +1,7 @@
 #include "shim/engine/rndv.h"
 #include "shim/base/dtype.h"
 #include "shim/progress/progress.h"
+#include "shim/progress/greq.h"
 #include "shim/engine/request.h"
 #include "shim/transport/transport.h"
 #include "shim/base/handles.h"
@@ -46,14 +47,6 @@ static void rndv_put(uint32_t id)
 
 /* --- the generalized request of a nonblocking rendezvous send ---------- */
 
-static int rndv_query(void *extra, MPI_Status *st)
-{
-    (void)extra;
-    status_fill(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
-    st->MPI_ERROR = MPI_SUCCESS;
-    return MPI_SUCCESS;
-}
-
 static int rndv_free_fn(void *extra)
 {
     uint32_t id = (uint32_t)(uintptr_t)extra;
@@ -62,22 +55,6 @@ static int rndv_free_fn(void *extra)
         s->freed = 1; /* completed later by its CTS, which recycles it */
     else
         rndv_put(id);
-    return MPI_SUCCESS;
-}
-
-static int rndv_cancel_fn(void *extra, int complete)
-{
-    (void)extra;
-    (void)complete;
-    return MPI_SUCCESS; /* its header is on its way: never withdrawn */
-}
-
-static int rndv_poll_fn(void *extra, MPI_Status *st)
-{
-    (void)extra;
-    (void)st;
-    if (omni.on && !omni.in_progress && !omni.threaded)
-        prog_poll();
     return MPI_SUCCESS;
 }
 
@@ -99,9 +76,8 @@ static int rndv_wait_fn(int n, void **states, double timeout, MPI_Status *st)
 int rndv_init(void)
 {
     handle_pool_init(&omni.rndv, sizeof(rndv_send));
-    return MPIX_Grequest_class_create(rndv_query, rndv_free_fn, rndv_cancel_fn,
-                                      rndv_poll_fn, rndv_wait_fn,
-                                      &omni.rndv_class) == MPI_SUCCESS
+    return greq_class_create(greq_query_send, rndv_free_fn, rndv_wait_fn,
+                             &omni.rndv_class) == MPI_SUCCESS
                ? 0
                : -1;
 }

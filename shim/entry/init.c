@@ -15,6 +15,7 @@
 #include "shim/match/match.h"
 #include "shim/ops/neighbor.h"
 #include "shim/progress/progress.h"
+#include "shim/progress/greq.h"
 #include "shim/ops/mprobe.h"
 #include "shim/engine/preq.h"
 #include "shim/engine/recv.h"
@@ -302,6 +303,7 @@ OMNI_EXPORT int MPI_Finalize(void)
         recv_finalize();
         preq_finalize();
         request_finalize();
+        greq_finalize();
         topology_free();
         free(omni.sent_to);
         PMPI_Comm_free(&omni.wire_comm);

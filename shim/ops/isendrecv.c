@@ -9,6 +9,7 @@
  */
 #include "shim/base/impl.h"
 #include "shim/progress/progress.h"
+#include "shim/progress/greq.h"
 #include "shim/engine/recv.h"
 #include "shim/engine/request.h"
 #include "shim/engine/send.h"
@@ -30,10 +31,8 @@ static int pair_query(void *extra, MPI_Status *st)
     match_recv *r = p->recv;
     status_fill(st, r->st_source, r->st_tag, r->st_bytes, 0);
     st->MPI_ERROR = MPI_SUCCESS;
-    if (r->error != MPI_SUCCESS &&
-        omni.ledger_n < (int)(sizeof omni.ledger / sizeof omni.ledger[0]))
-        omni.ledger[omni.ledger_n++] =
-            (struct req_error){p->greq, r->user_comm, r->error};
+    if (r->error != MPI_SUCCESS)
+        greq_ledger_add(p->greq, r->user_comm, r->error);
     return MPI_SUCCESS;
 }
 
@@ -51,22 +50,6 @@ static int pair_free(void *extra)
     match_recv_free(p->recv);
     free(p->packed);
     free(p);
-    return MPI_SUCCESS;
-}
-
-static int pair_cancel(void *extra, int complete)
-{
-    (void)extra;
-    (void)complete;
-    return MPI_SUCCESS; /* the send half is on its way: not cancellable */
-}
-
-static int pair_poll(void *extra, MPI_Status *st)
-{
-    (void)extra;
-    (void)st;
-    if (omni.on && !omni.in_progress && !omni.threaded)
-        prog_poll();
     return MPI_SUCCESS;
 }
 
@@ -118,9 +101,8 @@ static int pair_start(const void *sendbuf, MPI_Count sendcount,
                       comm_rec *c, void *packed, MPI_Request *request)
 {
     if (!omni.pair_class &&
-        MPIX_Grequest_class_create(pair_query, pair_free, pair_cancel,
-                                   pair_poll, pair_wait,
-                                   &omni.pair_class) != MPI_SUCCESS)
+        greq_class_create(pair_query, pair_free, pair_wait,
+                          &omni.pair_class) != MPI_SUCCESS)
         return omni_raise(c->handle, MPI_ERR_OTHER);
     sendrecv_pair *p = calloc(1, sizeof *p);
     if (!p)

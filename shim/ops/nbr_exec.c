@@ -2,6 +2,7 @@
 #include "shim/engine/send.h"
 #include "shim/engine/recv.h"
 #include "shim/progress/progress.h"
+#include "shim/progress/greq.h"
 #include "shim/base/dtype.h"
 #include <stdlib.h>
 #include <string.h>
@@ -506,13 +507,11 @@ static int op_query(void *extra, MPI_Status *st)
     nbr_op *op = extra;
     status_fill(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
     st->MPI_ERROR = MPI_SUCCESS;
-    if (op->err_counted &&
-        omni.ledger_n < (int)(sizeof omni.ledger / sizeof omni.ledger[0])) {
-        MPI_Comm comm =
-            op->t->user != MPI_COMM_NULL ? op->t->user : MPI_COMM_WORLD;
-        omni.ledger[omni.ledger_n++] =
-            (struct req_error){op->done_greq, comm, op->error};
-    }
+    if (op->err_counted)
+        greq_ledger_add(op->done_greq,
+                        op->t->user != MPI_COMM_NULL ? op->t->user
+                                                     : MPI_COMM_WORLD,
+                        op->error);
     return MPI_SUCCESS;
 }
 
@@ -535,22 +534,6 @@ static int op_free_fn(void *extra)
     return MPI_SUCCESS;
 }
 
-static int op_cancel(void *extra, int complete)
-{
-    (void)extra;
-    (void)complete;
-    return MPI_SUCCESS; /* MPI: collectives cannot be cancelled */
-}
-
-static int op_poll_fn(void *extra, MPI_Status *st)
-{
-    (void)extra;
-    (void)st;
-    if (omni.on && !omni.in_progress && !omni.threaded)
-        prog_poll();
-    return MPI_SUCCESS;
-}
-
 static int op_wait_fn(int n, void **states, double timeout, MPI_Status *st)
 {
     (void)timeout;
@@ -562,6 +545,5 @@ static int op_wait_fn(int n, void **states, double timeout, MPI_Status *st)
 
 int nbr_exec_init(nbr_module *m)
 {
-    return MPIX_Grequest_class_create(op_query, op_free_fn, op_cancel,
-                                      op_poll_fn, op_wait_fn, &m->cls);
+    return greq_class_create(op_query, op_free_fn, op_wait_fn, &m->cls);
 }

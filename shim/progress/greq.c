@@ -1,0 +1,58 @@
+#include "shim/progress/greq.h"
+#include "shim/progress/progress.h"
+#include "shim/base/dtype.h"
+#include <stdlib.h>
+
+static int greq_poll(void *extra, MPI_Status *st)
+{
+    (void)extra;
+    (void)st;
+    if (omni.on && !omni.in_progress && !omni.threaded)
+        prog_poll();
+    return MPI_SUCCESS;
+}
+
+static int greq_cancel(void *extra, int complete)
+{
+    (void)extra;
+    (void)complete;
+    return MPI_SUCCESS;
+}
+
+int greq_class_create(MPI_Grequest_query_function *query_fn,
+                      MPI_Grequest_free_function *free_fn,
+                      MPIX_Grequest_wait_function *wait_fn,
+                      MPIX_Grequest_class *cls)
+{
+    return MPIX_Grequest_class_create(query_fn, free_fn, greq_cancel,
+                                      greq_poll, wait_fn, cls);
+}
+
+int greq_query_send(void *extra, MPI_Status *st)
+{
+    (void)extra;
+    status_fill(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
+    st->MPI_ERROR = MPI_SUCCESS;
+    return MPI_SUCCESS;
+}
+
+void greq_ledger_add(MPI_Request greq, MPI_Comm comm, int error)
+{
+    if (omni.ledger_n == omni.ledger_cap) {
+        int cap = omni.ledger_cap ? 2 * omni.ledger_cap : 16;
+        struct req_error *grown =
+            realloc(omni.ledger, sizeof *grown * (size_t)cap);
+        if (!grown)
+            omni_out_of_memory("the error ledger");
+        omni.ledger = grown;
+        omni.ledger_cap = cap;
+    }
+    omni.ledger[omni.ledger_n++] = (struct req_error){greq, comm, error};
+}
+
+void greq_finalize(void)
+{
+    free(omni.ledger);
+    omni.ledger = NULL;
+    omni.ledger_n = omni.ledger_cap = 0;
+}

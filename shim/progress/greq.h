@@ -1,0 +1,42 @@
+/* greq: the generalized requests Omnibus hands out for operations it runs
+ * itself: synchronous and rendezvous sends, MPI_Isendrecv pairs and
+ * neighbourhood collectives.
+ *
+ * MPICH completes such a request only when Omnibus calls
+ * MPI_Grequest_complete, which Omnibus's progress does.  So every class
+ * shares two callbacks: poll_fn runs one progress round when MPICH tests
+ * the request from outside Omnibus (inside Omnibus's own loops progress is
+ * already running), and cancel_fn withdraws nothing (what these operations
+ * sent is on its way; collectives cannot be cancelled).  A class gives its
+ * own query_fn, free_fn and wait_fn.
+ *
+ * The error ledger.  MPI reports an operation's error through the
+ * completion call, but a generalized request's query_fn can only fill a
+ * status.  So query_fn records the error with greq_ledger_add, and the
+ * completion call that ran it (engine/request.c) raises what the ledger
+ * holds as MPI would: the error itself from MPI_Wait/MPI_Test, or
+ * MPI_ERR_IN_STATUS with each status's MPI_ERROR from the multiple
+ * completions.  The ledger grows as needed and never drops an entry.
+ */
+#ifndef OMNIBUS_GREQ_H
+#define OMNIBUS_GREQ_H
+
+#include <mpi.h>
+
+/* A class with the shared poll_fn and cancel_fn; returns an MPI code. */
+int greq_class_create(MPI_Grequest_query_function *query_fn,
+                      MPI_Grequest_free_function *free_fn,
+                      MPIX_Grequest_wait_function *wait_fn,
+                      MPIX_Grequest_class *cls);
+
+/* query_fn of a send: an empty status (MPI_Get_count is 0, MPI_SOURCE and
+ * MPI_TAG say nothing), never an error. */
+int greq_query_send(void *extra, MPI_Status *st);
+
+/* Records that request greq, completed on comm, failed with error. */
+void greq_ledger_add(MPI_Request greq, MPI_Comm comm, int error);
+
+/* Frees the ledger's storage (MPI_Finalize). */
+void greq_finalize(void);
+
+#endif
