@@ -34,6 +34,9 @@ static const char *const known_names[] = {
     "OMNIBUS_IDLE_ROUNDS", "OMNIBUS_SHM",        "OMNIBUS_COLLECTIVES",
     /* Read by the test suite only (a fake node layout for `auto`). */
     "OMNIBUS_FAKE_NODES",
+    /* Read by scripts/omnibus-run (which library to preload); the ranks
+     * inherit it. */
+    "OMNIBUS_LIB",
 };
 #define N_KNOWN (sizeof known_names / sizeof known_names[0])
 
