@@ -164,6 +164,14 @@ int prog_get_status(MPI_Request req, int *flag, MPI_Status *status)
     return rc;
 }
 
+int prog_waitall_done(int n, MPI_Request reqs[], MPI_Status sts[])
+{
+    int was = mpich_enter();
+    int rc = PMPI_Waitall(n, reqs, sts);
+    omni.in_progress = was;
+    return rc;
+}
+
 int prog_wait(MPI_Request *req, MPI_Status *status)
 {
     unsigned spins = 0;

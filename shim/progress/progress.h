@@ -100,6 +100,12 @@ int prog_testany(int n, MPI_Request reqs[], int *index, int *flag,
 int prog_testsome(int n, MPI_Request reqs[], int *outcount, int indices[],
                   MPI_Status sts[]);
 int prog_get_status(MPI_Request req, int *flag, MPI_Status *status);
+/* PMPI_Waitall, for an array whose every request PMPI_Request_get_status
+ * has seen complete, so that MPICH does not block in it.  MPICH 4.0.2's
+ * Testall is no stand-in for its Waitall: it reports MPI_ERR_IN_STATUS,
+ * with no status carrying an error, for a persistent collective request
+ * (tests/mpi/completion_calls_agree.c). */
+int prog_waitall_done(int n, MPI_Request reqs[], MPI_Status sts[]);
 
 /* One step of a wait loop: after a short spin, yields the core when the
  * node has more ranks than cores (OMNIBUS_YIELD). */
