@@ -28,8 +28,9 @@ typedef enum { CFG_PROGRESS_CALLS, CFG_PROGRESS_THREAD } cfg_progress;
 /* How neighbourhood collectives travel (OMNIBUS_NEIGHBOR). */
 typedef enum {
     CFG_NEIGHBOR_AUTO,    /* what the benchmarks showed fastest
-                             (cfg_neighbor_mode; README, "Neighbourhood
-                             collectives") */
+                             (cfg_neighbor_mode; docs/design/
+                             neighbourhood.md, Which mode auto
+                             picks) */
     CFG_NEIGHBOR_PLAIN,   /* MPICH's own: one message per neighbour */
     CFG_NEIGHBOR_COMBINE, /* Omnibus's message-combining schedule */
     CFG_NEIGHBOR_GRID     /* one item per neighbour over Omnibus's grid */
@@ -80,11 +81,14 @@ typedef struct {
 /* Returns the value of an environment variable, or NULL when unset. */
 typedef const char *(*cfg_lookup_fn)(const char *name, void *ctx);
 
-/* The defaults, documented in README.md; cfg_load starts from these.  The
- * buffer size and threshold were calibrated by TRAM's method (README,
- * "Calibrated defaults"; `make calibrate`): over shared memory for a job on
- * one node, over TCP, standing in for a network, for a job whose ranks talk
- * over the network (cfg_use_network_defaults). */
+/* The defaults, documented in docs/configuration.md; cfg_load starts from
+ * these.  The buffer size is the smallest message size at which plain
+ * MPICH's streamed sends reach 75% of their peak bandwidth, the threshold
+ * the largest size up to which aggregation beats them at every size
+ * (docs/performance.md, Calibrated defaults; `make calibrate`), measured
+ * over shared memory for a job on one node, and over TCP, standing in for
+ * a network, for a job whose ranks talk over the network
+ * (cfg_use_network_defaults). */
 #define CFG_DEFAULT_BUFFER_SIZE ((size_t)1024)
 #define CFG_DEFAULT_THRESHOLD ((size_t)512)
 #define CFG_NETWORK_BUFFER_SIZE ((size_t)256 << 10)
@@ -97,8 +101,10 @@ typedef const char *(*cfg_lookup_fn)(const char *name, void *ctx);
 #define CFG_MAX_EAGER_POOL ((size_t)1 << 30)
 #define CFG_MIN_BUFFER_SIZE ((size_t)64)
 #define CFG_MAX_BUFFER_SIZE ((size_t)64 << 20)
-/* Thesis §6.4: fewer than 4 common neighbours cannot save a message once
- * the exchange between the two friends is paid. */
+/* Fewer than 4 common neighbours cannot save a message once the exchange
+ * between the two friends is paid: splitting c common destinations saves
+ * each friend about c/2 messages and the exchange costs it one
+ * (docs/design/neighbourhood.md, Pairing friends). */
 #define CFG_DEFAULT_NEIGHBOR_THETA 4
 #define CFG_MAX_NEIGHBOR_THETA 65536
 
@@ -112,11 +118,12 @@ void cfg_use_network_defaults(cfg_settings *s);
  * message goes straight to its destination) and no node runs more ranks
  * than it has cores (`crowded` is 0 on every rank: the caller agrees on it
  * job-wide, since members of one communicator must choose alike); else
- * plain.  Why (halo benchmarks, README "Neighbourhood collectives"): with
- * a core per rank, combine took 0.14x to 0.75x of MPICH's time on one node
- * and across two emulated nodes, while on crowded cores a schedule's
- * dependent steps each wait for the scheduler, and over a multi-hop grid a
- * message waits at relays that may be outside MPI. */
+ * plain.  Why (halo benchmarks; docs/design/neighbourhood.md, Which mode
+ * auto picks): with a core per rank, combine took 0.14x to 0.75x of
+ * MPICH's time on one node and across two emulated nodes, while on
+ * crowded cores a schedule's dependent steps each wait for the scheduler,
+ * and over a multi-hop grid a message waits at relays that may be outside
+ * MPI. */
 cfg_neighbor cfg_neighbor_mode(const cfg_settings *s, int one_hop, int crowded);
 
 /* 1 when a UCX_TLS value leaves UCX no shared-memory transport (sm, shm,

@@ -1,5 +1,6 @@
 /* adapt: when a partly filled buffer leaves, decided from what the
- * transport observes (issue 12).  No MPI here; tests/unit/test_adapt.c.
+ * transport observes (docs/design/progress.md, When a buffer leaves).  No
+ * MPI here; tests/unit/test_adapt.c.
  *
  * A buffer always leaves when the next item does not fit, and before any
  * call that can wait (progress.h).  Otherwise it leaves at a progress round
@@ -24,12 +25,13 @@
  *    (the send path does not read the clock), a bound on any item's delay
  *    while the program keeps polling.
  *
- * Why not idle_rounds = 1, the rule before issue 12: a program that polls
+ * Why not idle_rounds = 1, the earlier rule: a program that polls
  * once per send (MPI_Isend + MPI_Test per item, to random destinations, as
  * Graph500-like and histogram codes do) then shipped at every round every
  * buffer but the one just written, one item each: 0.67 wire messages per
  * send at 4 ranks where aggregation gives 0.04.  Such a program is never
- * quiet, so its buffers now fill.
+ * quiet, so its buffers now fill (docs/design/decisions.md, A buffer leaves
+ * when waiting would not help).
  *
  * Order is untouched: a verdict only decides when a buffer leaves, and
  * every item of a pair still travels its one FIFO route.

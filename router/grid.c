@@ -1,4 +1,5 @@
-/* grid.c: positions, routes and peers of the virtual grid (DESIGN §4).
+/* grid.c: positions, routes and peers of the virtual grid
+ * (docs/design/routing.md).
  *
  * Notation.  m = (m_0 .. m_{N-1}) are the coordinates of the last existing
  * position M = P-1.  Row-major order makes "position x exists" (x <= M) the

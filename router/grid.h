@@ -1,4 +1,5 @@
-/* grid: the virtual N-dimensional grid of ranks and its routes (DESIGN §4).
+/* grid: the virtual N-dimensional grid of ranks and its routes
+ * (docs/design/routing.md).
  *
  * A job of P ranks occupies the first P positions, in row-major order, of a
  * grid of sizes dims[0] x ... x dims[N-1] whose product is at least P (the

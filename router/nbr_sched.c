@@ -228,8 +228,8 @@ static void friend_kill(ns_friends *f, int p, int q)
             f->alive[i] = 0;
 }
 
-/* Algorithm 6.2 in lockstep: partner[p] is p's mate or -1.  Returns the
- * number of pairs. */
+/* The matching of friends (Hoepman-style proposals) in lockstep:
+ * partner[p] is p's mate or -1.  Returns the number of pairs. */
 static int match_friends(int n, ns_friends *f, int *partner, int *choice,
                          int *next, char *terminal)
 {
@@ -239,8 +239,8 @@ static int match_friends(int n, ns_friends *f, int *partner, int *choice,
         terminal[p] = f->fr_off[p] == f->fr_off[p + 1];
     }
     int pairs = 0;
-    /* The thesis has no proof of termination; a bound keeps a pathological
-     * graph from looping (the unmatched are left terminal). */
+    /* Nothing proves that these proposal rounds end; a bound keeps a
+     * pathological graph from looping (the unmatched are left terminal). */
     for (int it = 0; it < 2 * n + 8; it++) {
         int open = 0;
         for (int p = 0; p < n; p++) {

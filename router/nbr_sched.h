@@ -1,5 +1,5 @@
 /* nbr_sched: message-combining schedules for MPI neighbourhood collectives
- * (Mirsadeghi, thesis ch. 6), on plain arrays, without MPI.
+ * (docs/design/neighbourhood.md), on plain arrays, without MPI.
  *
  * Input: the whole topology graph of a communicator, as each process's
  * ordered list of destinations (out-neighbours) and of sources
@@ -14,9 +14,9 @@
  * destinations feeds the i-th occurrence of o in n's sources.  A schedule
  * only changes how the bytes travel, never where they land.
  *
- * Pattern (Algorithm 6.1).  Two processes are friends when at least `theta`
+ * Pattern.  Two processes are friends when at least `theta`
  * of their active destinations are common.  Friends are paired by a
- * distributed matching in the manner of Hoepman (Algorithm 6.2: each
+ * distributed matching in the manner of Hoepman's algorithm (each
  * process proposes to its heaviest friend; a process keeps proposing to a
  * higher-ranked friend that is still free, otherwise it accepts a lower
  * friend that proposed to it, otherwise it drops its choice and proposes to
@@ -29,11 +29,13 @@
  * active sets, friends are recomputed, and the rounds repeat while a pair
  * forms.  Every other destination gets a direct message in phase 0.  The
  * rounds here run in lockstep on the whole graph, so every process computes
- * the same pairing; the thesis runs them as messages between friends.
+ * the same pairing from the gathered graph, without a round of messages
+ * between friends per pairing step.
  *
  * Dimension order (for stencils).  Pairing friends once per round cannot
- * take a Moore neighbourhood below 75% (8 destinations, at most 4 common;
- * thesis §6.4.2).  So the ranks are also read as a row-major grid, for
+ * take a Moore neighbourhood below 75% (8 destinations, at most 4 common
+ * to two friends; docs/design/neighbourhood.md, Dimension order).  So the
+ * ranks are also read as a row-major grid, for
  * every ordered factorisation of n into 2 or 3 dimensions: a piece from o
  * to d goes first to the rank with o's coordinates but d's along dimension
  * 0, then d's along dimension 1 too, and so on (phase i moves along

@@ -1,6 +1,7 @@
 /* ring: a single-producer, single-consumer ring of byte records in memory
- * that two processes share (issue 12, item 3: blocks between ranks of one
- * node, shim/shm.h).  No MPI here; tests/unit/test_ring.c.
+ * that two processes share (blocks between ranks of one node,
+ * shim/transport/shm.h; docs/design/transport.md, Node rings).  No MPI
+ * here; tests/unit/test_ring.c.
  *
  * The shared region (rg_region_bytes(cap)) holds the producer's position,
  * the consumer's position, each on its own cache line, then `cap` data

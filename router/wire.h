@@ -4,8 +4,8 @@
  * block header: the receiver learns the block's length from the MPI status.
  * Every item starts with a fixed 24-byte header followed by `len` body bytes.
  * Items are FIFO within a block and blocks are FIFO per link, which is what
- * keeps MPI's non-overtaking rule across any number of hops (DESIGN §2,
- * decision 2).
+ * keeps MPI's non-overtaking rule across any number of hops without
+ * sequence numbers (docs/design/routing.md, One route per pair).
  *
  *   dst   world rank of the final destination, fixed at the source, so an
  *         intermediate never needs to know the user's communicator
