@@ -1,7 +1,8 @@
 /* handles: objects Omnibus owns that MPI hands out as handles.
  *
- * MPICH never issues a valid handle whose two top bits are 00 (DESIGN §2,
- * decision 4); its null handles have them, but never with the four object
+ * MPICH never issues a valid handle whose two top bits are 00
+ * (docs/semantics.md, Request handles); its null handles have them, but
+ * never with the four object
  * type bits below (29..26) clear.  So a value under 2^26, slot index + 1,
  * names an Omnibus object:
  *  - an MPI_Message for a message Omnibus holds (matched probes);

@@ -251,7 +251,8 @@ static inline void recv_describe(match_msg *m, const comm_rec *c,
     m->data = NULL;
 }
 
-/* Early payloads (README, "Early payloads").  A LARGE header that no
+/* Early payloads (docs/design/transport.md, Early payloads).  A LARGE
+ * header that no
  * posted receive takes would leave its payload waiting in MPICH until the
  * program's receive matches the header.  Under MPICH 4.0's ch4:ucx every
  * receive posted walks UCX's whole list of unexpected messages (MPICH

@@ -1,8 +1,9 @@
 /* fortran: programs that use the `mpi_f08` module.
  *
  * MPICH's mpi_f08 bindings call PMPI_ entry points directly for every call
- * without a buffer (MPI_Init, MPI_Wait, MPI_Probe, MPI_Test*, ...: DESIGN
- * §7), so Omnibus could never see those calls and must not manage any
+ * without a buffer (MPI_Init, MPI_Wait, MPI_Probe, MPI_Test*, ...;
+ * docs/semantics.md, Threads and Fortran), so Omnibus could never see
+ * those calls and must not manage any
  * traffic of such a program.  MPI_Init then never reaches Omnibus, which
  * leaves the whole job pass-through on every rank alike; these wrappers of
  * the f08 initialization routines only say so, once, from rank 0.  (`mpif.h`

@@ -104,9 +104,11 @@ static int node_crowded(void)
     return local > cores_available();
 }
 
-/* Yield when this node is crowded (DESIGN §3).  The neighbourhood mode
- * takes whether any node is: every member of a communicator must build the
- * same kind of schedule, whatever its own node looks like. */
+/* Yield when this node is crowded: with more ranks than cores, the rank
+ * being waited for must get a core (docs/design/progress.md, Yielding).
+ * The neighbourhood mode takes whether any node is: every member of a
+ * communicator must build the same kind of schedule, whatever its own node
+ * looks like. */
 static void choose_yield_and_neighbor_mode(void)
 {
     int crowded = node_crowded(), crowded_anywhere = crowded;

@@ -50,9 +50,11 @@ static int node_layout(int *node_of, int *local_of, int *nnodes)
 }
 
 /* Chooses the grid for `auto` and the rank -> position map.  One node:
- * direct (one hop; measured best on one node, see README).  Several nodes
- * of equal size: nodes x ranks_per_node.  Unequal nodes would leave holes
- * inside the grid, which the router does not allow: direct. */
+ * direct (one hop: on shared memory an extra hop is an extra copy with no
+ * network to save, and one hop measured fastest; docs/design/routing.md,
+ * Choosing the grid: auto).  Several nodes of equal size: nodes x
+ * ranks_per_node.  Unequal nodes would leave holes inside the grid, which
+ * the router does not allow: direct. */
 static void auto_grid(const int *node_of, const int *local_of, int nnodes,
                       int *pos_of, int *dims, int *ndims)
 {

@@ -2,7 +2,8 @@
  *
  * A communicator is either wholly managed (Omnibus matches all of its
  * point-to-point traffic) or wholly passed through, on every rank alike
- * (DESIGN §2, decision 3).  Managed are MPI_COMM_WORLD, MPI_COMM_SELF and
+ * (docs/semantics.md, Which communicators are managed).  Managed are
+ * MPI_COMM_WORLD, MPI_COMM_SELF and
  * every intracommunicator made from a managed one by a constructor Omnibus
  * wraps; anything else (intercommunicators, communicators from constructors
  * not wrapped) is never registered, so no rank treats it as managed.

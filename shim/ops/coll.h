@@ -3,14 +3,17 @@
  * MPI_Exscan, MPI_Reduce_scatter(_block), MPI_Gather, MPI_Scatter,
  * MPI_Allgather, MPI_Allgatherv, MPI_Alltoall).
  *
- * Why: a rank inside a blocking collective must keep forwarding (DESIGN
- * §3), so Omnibus cannot call MPICH's blocking form, and a blocking call
- * never matches a nonblocking one, so it cannot switch to it alone either
- * (README, design notes).  Run as MPICH's nonblocking form plus progress,
+ * Why: a rank inside a blocking collective must keep forwarding for
+ * others (docs/design/progress.md), so Omnibus cannot call MPICH's
+ * blocking form, and a blocking call never matches a nonblocking one, so
+ * it cannot switch to it alone either (docs/design/decisions.md, Blocking
+ * collectives never call MPICH's blocking form).  Run as MPICH's
+ * nonblocking form plus progress,
  * a small collective costs what that form costs, which for small data is
  * far more than the blocking one: an MPI_Allreduce of one double at 2
  * ranks over shared memory took 0.84 µs under plain MPICH, 1.40 as
- * MPI_Iallreduce + MPI_Wait, 1.54 under Omnibus (2026-11-25).  Omnibus's
+ * MPI_Iallreduce + MPI_Wait, 1.54 under Omnibus (bench/results/log.md,
+ * 2026-11-25).  Omnibus's
  * own transport carries one small message between ranks of a node in about
  * 0.15 µs, so it runs these collectives itself.
  *

@@ -91,9 +91,11 @@ static nbr_module *module_get(void)
 }
 
 /* Every member learns every list (one allgather of degrees and ids, one
- * of the lists) and computes the same pattern; the thesis exchanges only
- * between neighbours and friends, at the price of a round of messages per
- * pairing step.  Members agree that all built a plan before any uses it. */
+ * of the lists) and computes the same pattern.  That costs O(edges) memory
+ * per rank; exchanging lists only between neighbours and friends would
+ * cost a round of messages per pairing step instead
+ * (docs/design/neighbourhood.md, How it runs).  Members agree that all
+ * built a plan before any uses it. */
 int nbr_comm_created(comm_rec *c)
 {
     cfg_neighbor mode = omni.nbr_mode;

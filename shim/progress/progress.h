@@ -1,5 +1,5 @@
 /* progress: the engine that moves Omnibus traffic while the application is
- * inside MPI (DESIGN §3).
+ * inside MPI (docs/design/progress.md).
  *
  * Contract: Omnibus moves items only while a rank is inside one of its
  * wrappers.  Every wrapper of a call that can wait on another rank calls

@@ -10,9 +10,10 @@
 /* A ring of this size takes a 64 KiB message as one record (rg_max_record
  * is half the ring), so a message up to there goes alone through the ring
  * (transport_alone_ok) instead of as a header and an MPICH payload, which
- * waits for a round of Omnibus's in the middle (README, node rings).  A
- * rank gets rings this large while they cost it at most SHM_RING_BUDGET
- * in all, that is on nodes of up to 17 ranks. */
+ * waits for a round of Omnibus's in the middle (docs/design/transport.md,
+ * Messages above the threshold).  A rank gets rings this large while they
+ * cost it at most SHM_RING_BUDGET in all, that is on nodes of up to 17
+ * ranks. */
 #define SHM_ALONE_RING ((size_t)256 << 10)
 #define SHM_RING_BUDGET ((size_t)4 << 20)
 

@@ -104,7 +104,8 @@ void transport_unreserve(int dst, uint32_t size);
  * and the item fits one ring record (a node-ring peer) or one block and
  * TRANSPORT_WIRE_ALONE_MAX (a peer reached through MPICH).  Through a ring
  * a message moves by copies only, which up to that size costs less than
- * the LARGE header and MPICH payload of send.h (README, "Node rings"). */
+ * the LARGE header and MPICH payload of send.h (docs/design/transport.md,
+ * Messages above the threshold). */
 static inline int transport_alone_ok(int dst, size_t bytes)
 {
     if (omni.next_hop[dst] != dst || dst == omni.rank)
