@@ -60,7 +60,7 @@ static int cores(void)
 }
 
 /* Whether Omnibus runs this job's neighbourhood collectives by a schedule:
- * DESIGN §1's OMNIBUS_NEIGHBOR, with auto's rule for one node (the
+ * OMNIBUS_NEIGHBOR (docs/configuration.md), with auto's rule for one node (the
  * runner's jobs) under the default topology, which is one hop there. */
 static int omnibus_schedules(void)
 {

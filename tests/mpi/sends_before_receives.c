@@ -14,7 +14,8 @@
  * with MPI_Startall, and 20,000 small synchronous sends.  Every message must
  * arrive intact, in order.  Each pass is a whole exchange of its own and
  * gets the whole watchdog time: at 4 ranks on 2 cores with 256-byte buffers
- * over MPICH one pass can take up to 20 s (README, "Early payloads").
+ * over MPICH one pass can take up to 20 s (docs/design/transport.md, Early
+ * payloads).
  */
 #include "testlib.h"
 

@@ -1,6 +1,6 @@
 /* test_flow.c: the flow-control rule and memory bound of router/flow.h,
  * without MPI.  The figures asserted here for 16, 1,024 and 65,536 ranks
- * are the ones the README quotes. */
+ * are the ones docs/design/flow-control.md quotes (The memory bound). */
 #include "router/flow.h"
 #include "config/config.h"
 #include "check.h"
@@ -102,7 +102,8 @@ static void test_direct_topology_relays_nothing(void)
     CHECK(fl_relay_pairs(&g, 5) == 0, "one hop: nothing is relayed");
 }
 
-/* The README's figures: the bound at 16, 1,024 and 65,536 ranks. */
+/* The figures of docs/design/flow-control.md: the bound at 16, 1,024 and
+ * 65,536 ranks. */
 static void test_bound_on_one_node_does_not_grow_with_ranks(void)
 {
     fl_params p16 = one_node(16), p1k = one_node(1024), p64k = one_node(65536);

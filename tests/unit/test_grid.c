@@ -1018,8 +1018,9 @@ static long binomial(int n, int k)
     return r;
 }
 
-/* TRAM thesis Table 3.1: on N dimensions of size s, C(N,a)(s-1)^a
- * destinations lie a hops away from any source. */
+/* On N dimensions of size s, C(N,a)(s-1)^a destinations differ from any
+ * source in exactly a coordinates, so lie a hops away
+ * (docs/design/routing.md, How many hops). */
 static void test_full_grid_hop_distribution_is_binomial(void)
 {
     static const struct { int s, nd; } ex[] = {{4, 2}, {3, 3}, {2, 4}};

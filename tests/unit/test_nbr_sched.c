@@ -15,9 +15,11 @@
  * with dimensions of 1 and 2, Cartesian lines with MPI_PROC_NULL ends,
  * random sparse multigraphs with self-loops, and empty neighbourhoods;
  * pairing alone, and with the dimension-ordered scheme allowed, where the
- * issue's target is asserted: at most 60% of the neighbours per process
+ * target is asserted: at most 60% of the neighbours per process
  * for 2-D and 3-D Moore tori (2r messages per dimension at most).
- * MPICH 4.0.2's order for a repeated source in alltoall (README) is a
+ * MPICH 4.0.2's order for a repeated source in alltoall (alltoall fills
+ * slots from the end of the source list; docs/design/neighbourhood.md,
+ * How it runs) is a
  * permutation the executor applies among the occurrences of one source,
  * so a plan that fills each occurrence once in MPI's order fills each once
  * in MPICH's too; tests/mpi/neighbor_collectives checks that end to end.
@@ -496,7 +498,8 @@ static void g_box(graph *g, int nd, const int *dims, int radius, int periodic)
     g_stencil(g, nd, dims, radius, 0, periodic);
 }
 
-/* The target: at most 60% of the neighbours per process. */
+/* The target for Moore tori: at most 60% of the neighbours per process in
+ * messages (docs/testing.md). */
 static void check_dims(int nd, const int *dims, int radius, int periodic,
                        int want_max)
 {
@@ -517,7 +520,7 @@ static void check_dims(int nd, const int *dims, int radius, int periodic,
               want_max, v.scheme, v.max_sends);
         if (periodic)
             CHECK(v.sends_per_degree <= 0.6,
-                  "%s: the issue's target is at most 60%% of the %d "
+                  "%s: the target is at most 60%% of the %d "
                   "neighbours, got %.0f%%", name, nbrs,
                   100 * v.sends_per_degree);
     }
