@@ -191,7 +191,7 @@ def calibration(rows, cases, outdir, title, choice):
     ax.set_yscale("log")
     ax.set_xlabel("message size (bytes)")
     ax.set_ylabel("streamed bandwidth, MB/s (log scale)")
-    ax.set_title(f"Buffer size: 75% of peak bandwidth (TRAM §2.3.1)\n{title}",
+    ax.set_title(f"Buffer size: 75% of peak bandwidth\n{title}",
                  fontsize=9)
     ax.legend(fontsize=8)
     written.append(_save(fig, outdir, "calibrate_buffer.png"))

@@ -4,9 +4,10 @@
     gen-wrappers.py shim/entry/wrappers.tbl build/gen/wrappers_gen.c
 
 Why: Omnibus forwards other ranks' items only while this rank is inside
-Omnibus (DESIGN §3).  A rank parked in a blocking MPI call that Omnibus does
-not drive stalls every route through it, and a correct program hangs.  So
-each such call is wrapped; there are too many to write by hand.
+Omnibus (docs/design/progress.md).  A rank parked in a blocking MPI call
+that Omnibus does not drive stalls every route through it, and a correct
+program hangs.  So each such call is wrapped; there are too many to write
+by hand.
 
 The table has one MPI function per line, with its kind:
 
@@ -277,7 +278,8 @@ BANNER = """\
  * The PMPI wrappers: "send", "init", "view" and "impl" rows are the
  * point-to-point entry points (int and large-count forms share one
  * implementation); "nb" rows are blocking calls that run as their
- * nonblocking form plus Omnibus progress (DESIGN §3); "flush" rows have
+ * nonblocking form plus Omnibus progress (docs/design/progress.md);
+ * "flush" rows have
  * no nonblocking form and only flush first.
  */
 #include "shim/progress/progress.h"
