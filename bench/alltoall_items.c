@@ -1,4 +1,5 @@
-/* alltoall_items: TRAM's streaming fine-grained all-to-all (thesis §4.6).
+/* alltoall_items: a streaming fine-grained all-to-all of 32-byte items, as
+ * TRAM's all-to-all benchmark runs it (docs/performance.md, Kernels).
  *
  * Usage: alltoall_items [-m items per destination] [-k drain interval]
  *                       [-w warmup items per destination] [-H] [-B bytes]

@@ -6,7 +6,8 @@
  * MPIRandomAccess and bale's histogram over Conveyors.  Under Omnibus such
  * messages are above the aggregation threshold, so these kernels measure
  * what Omnibus costs a program it cannot speed up: the target is that it
- * costs nothing (issue 12).  They have no hand-aggregated variant; the
+ * costs nothing (at least 0.95x of MPICH; docs/performance.md, What the
+ * benchmarks show).  They have no hand-aggregated variant; the
  * runner skips mode hand for them.
  *
  * An update is an index into the destination's table, drawn uniformly;

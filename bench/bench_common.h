@@ -10,7 +10,8 @@
  * every rank's checks are combined (bench_verdict) before rank 0 prints.
  * The line is printed and flushed before MPI_Finalize, because over
  * UCX_TLS=tcp,self with three or more ranks MPI_Finalize often hangs after
- * the work is done (DESIGN §7); the runner accepts a run whose line appeared.
+ * the work is done (docs/cluster.md, The finalize hang); the runner accepts
+ * a run whose line appeared.
  * Timed sections start and end with a barrier, so they cover delivery
  * (bench_clock_start, bench_clock_stop), and the line carries the CPU time
  * that section took per message (bench_cpu_key): cpu_ns=<ns> over every

@@ -44,7 +44,7 @@
  * -b sends each message (and marker) with a blocking MPI_Send, as gups
  * does.  MPI calls that unsafe: two ranks sending to each other block for
  * ever once neither buffers any more.  MPICH buffers 16-byte sends without
- * limit; Omnibus up to its per-pair window (README, "Flow control"), so
+ * limit; Omnibus up to its per-pair window (docs/design/flow-control.md), so
  * where a rank gets that far ahead of its peer's receives the job hangs.
  *
  * Hand (-H): what a programmer gets by aggregating by hand, as Graph500's

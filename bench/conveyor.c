@@ -24,7 +24,8 @@
  * is above the aggregation threshold (512 bytes on shared memory, 16 KiB
  * over a network at its calibrated defaults), so this measures what
  * Omnibus costs a program that aggregates by itself: nothing, is the
- * target (issue 12).  Checks and RESULT: bench_bulk.h.
+ * target (at least 0.95x of MPICH; bench/results/log.md, 2026-11-26).
+ * Checks and RESULT: bench_bulk.h.
  */
 #include "bench_bulk.h"
 

@@ -1,6 +1,6 @@
 /* halo: the neighbourhood collective of a stencil code or sparse solver,
- * MPI_Neighbor_alltoall(v) on a distributed graph (Mirsadeghi, thesis ch.
- * 6: Moore neighbourhoods and random sparse graphs), or the same exchange
+ * MPI_Neighbor_alltoall(v) on a distributed graph (Moore neighbourhoods and
+ * random sparse graphs; docs/design/neighbourhood.md), or the same exchange
  * written with MPI_Isend/MPI_Irecv.
  *
  * Usage: halo [-g moore2d|moore3d|random] [-s bytes] [-n iterations]

@@ -1,7 +1,7 @@
 /* neighbours: the sparse neighbour exchange of the Nek5000 crystal-router
- * benchmark (Schliephake & Laure, CRESTA: each rank exchanges messages with
+ * benchmark (docs/performance.md, Kernels): each rank exchanges messages with
  * up to 26 partners chosen with a stride, as spectral elements do with the
- * 26 elements around them).
+ * 26 elements around them.
  *
  * Usage: neighbours [-n iterations] [-s bytes] [-c partners] [-d stride]
  *                   [-w warmup iterations] [-H] [-B bytes]
@@ -9,7 +9,7 @@
  *       4000000 / partners iterations, or 100 iterations when ranks
  *       outnumber cores)
  *   -s  bytes of every message, a multiple of 8, 8 .. 4M (default 8, the
- *       paper's shortest and headline case; it measured 8 B to 128 KB)
+ *       benchmark's shortest and headline case; it runs 8 B to 128 KB)
  *   -c  partners per rank before deduplication, 1 .. 26 (default 26): the
  *       offsets of {-1,0,1}^3 \ {0} in the order faces, edges, corners, each
  *       with its opposite next to it
@@ -22,7 +22,7 @@
  *
  * Ranks sit on a periodic 3-D grid from MPI_Dims_create (row-major, the
  * last dimension fastest), so every rank has the same partners as in the
- * paper, where each process talks to its 26 nearest neighbours.  A rank
+ * benchmark, where each process talks to its 26 nearest neighbours.  A rank
  * sends to position + d*o and receives from position - d*o for each chosen
  * offset o, wrapping around.  On small or flat grids (P = 2..8 gives 2x1x1,
  * 3x1x1, 2x2x1, ...) several offsets land on the same rank or on the rank
@@ -30,7 +30,7 @@
  * none.  Per iteration: MPI_Irecv from every source partner, MPI_Isend to
  * every destination partner, MPI_Waitall.
  *
- * Crystal-router variant (-H), the paper's reference aggregation: every
+ * Crystal-router variant (-H), the benchmark's reference aggregation: every
  * iteration, all of a rank's messages, each with a 16-byte header {dest,
  * source, iteration, bytes}, go through log2(P) stages as in Nek5000's
  * gslib crystal router.  The ranks [lo, lo + n) of a stage split into a

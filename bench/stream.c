@@ -1,6 +1,6 @@
 /* stream: a one-way stream of small MPI_Send / MPI_Recv messages (8 bytes by
  * default), the finest-grained traffic there is and the first target of
- * aggregation (issue 2, targets).
+ * aggregation (its targets: bench/results/log.md, 2026-11-26).
  *
  * Usage: stream [-n messages] [-w warmup] [-s bytes] [-H] [-B bytes]
  *   -n  messages per pair in the timed section (default 2000000, or 20000

@@ -1,5 +1,6 @@
 /* ffi_cost: what a call costs when it is forwarded through a libffi
- * closure, against a direct call (issue 12, item 5; README "Design notes").
+ * closure, against a direct call: the figure behind not using libffi
+ * (docs/design/decisions.md, No libffi).
  *
  * Usage: ffi_cost [-n calls per batch] [-b batches] [-v way]
  *
