@@ -16,8 +16,9 @@ CFLAGS  ?= -O2 -g
 BASEFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS)
 # The library links with link-time optimisation: one small message crosses
 # files (wrapper -> send -> transport, wrapper -> request -> recv), and LTO
-# inlines across them (about a tenth of the instructions per message; the
-# README's table).  `make LIB_LTO= lib` builds without it.
+# inlines across them (about a tenth of the instructions per message;
+# bench/results/log.md, 2026-11-26, Instructions per message).
+# `make LIB_LTO= lib` builds without it.
 LIB_LTO ?= -flto=auto
 LIBFLAGS := $(BASEFLAGS) $(LIB_LTO) -fPIC -fvisibility=hidden
 
@@ -160,8 +161,9 @@ demo: benches
 bench: benches
 	@scripts/bench $(BENCH_ARGS)
 
-# The README's benchmark table and plots (bench/results/, about 15 minutes),
-# and TRAM's calibration of the buffer size and threshold (about 10).
+# The benchmark report and plots (bench/results/report.md, about 15
+# minutes), and the calibration of the default buffer size and threshold
+# (about 10); docs/performance.md, Running the benchmarks.
 report: benches
 	@scripts/ensure-deps plots
 	@scripts/bench --report
@@ -173,21 +175,23 @@ calibrate: benches
 
 # Instructions per message on the send, arrival and receive paths, counted
 # by callgrind (scripts/profile-paths --help; PROFILE_ARGS="..."), a
-# Markdown table for the README.  Counts, not times: any machine load will do.
+# Markdown table (history in bench/results/log.md).  Counts, not times: any
+# machine load will do.
 profile: lib $(BUILD)/profile/paths
 	@scripts/ensure-deps profile
 	@scripts/profile-paths $(PROFILE_ARGS)
 
 # Where each rank's time goes, by library, in the latency-bound kernels
-# under issue 12's 0.95x, plain MPICH against Omnibus (scripts/profile-time
-# --help; PROFILE_TIME_ARGS="...").  A few minutes; needs a quiet machine.
+# under the 0.95x-of-MPICH target (bench/results/log.md, 2026-11-26), plain
+# MPICH against Omnibus (scripts/profile-time --help;
+# PROFILE_TIME_ARGS="...").  A few minutes; needs a quiet machine.
 profile-time: benches
 	@scripts/ensure-deps perf
 	@scripts/profile-time $(PROFILE_TIME_ARGS)
 
 # A call forwarded through a libffi closure against a direct call: the
-# figure behind the README's design note on libffi.  Plain C; never built by
-# `make` or `make test`.
+# figure behind not using libffi (docs/design/decisions.md, No libffi).
+# Plain C; never built by `make` or `make test`.
 $(BUILD)/profile/ffi_cost: bench/profile/ffi_cost.c
 	@scripts/ensure-deps ffi
 	@mkdir -p $(dir $@)
@@ -197,7 +201,8 @@ ffi-cost: $(BUILD)/profile/ffi_cost
 	$(BUILD)/profile/ffi_cost
 
 # 10,000 communicators and 10 million messages: resident memory must stay
-# flat (issue 7); prints the growth.  Minutes, so not part of `make test`.
+# flat, or a long-running program would run out of memory (docs/testing.md,
+# Longer checks); prints the growth.  Minutes, so not part of `make test`.
 longrun: lib $(BUILD)/tests/long_run_memory
 	TESTLIB_TIMEOUT=900 scripts/omnibus-run -n 2 $(BUILD)/tests/long_run_memory 10000 10000000
 
