@@ -37,7 +37,8 @@ typedef enum {
 } cfg_neighbor;
 /* Who runs the small blocking collectives (OMNIBUS_COLLECTIVES). */
 typedef enum {
-    CFG_COLLECTIVES_OMNIBUS, /* Omnibus, over its own transport (shim/coll.h) */
+    CFG_COLLECTIVES_OMNIBUS, /* Omnibus, over its own transport
+                                (shim/ops/coll.h) */
     CFG_COLLECTIVES_MPICH    /* MPICH's nonblocking form plus progress */
 } cfg_collectives;
 /* How blocks travel between ranks of one node (OMNIBUS_SHM). */
@@ -135,9 +136,9 @@ cfg_neighbor cfg_neighbor_mode(const cfg_settings *s, int one_hop, int crowded);
 int cfg_ucx_tls_is_network(const char *ucx_tls);
 
 /* Whether blocks between ranks of one node go through the node rings
- * (shim/shm.h): auto means yes unless UCX_TLS (as cfg_ucx_tls_is_network
- * reads it) keeps MPI itself off shared memory, which a user does to make
- * ranks of one node talk as if over a network. */
+ * (shim/transport/shm.h): auto means yes unless UCX_TLS (as
+ * cfg_ucx_tls_is_network reads it) keeps MPI itself off shared memory,
+ * which a user does to make ranks of one node talk as if over a network. */
 int cfg_shm_wanted(const cfg_settings *s, const char *ucx_tls);
 
 /* 0 on success; -1 with a one-line message in err (no trailing newline). */

@@ -16,7 +16,8 @@ yo_state yieldonly;
 
 /* --- the decision, once, at MPI_Init -------------------------------------- */
 
-/* As Omnibus counts them (shim/init.c): the CPUs this process may run on. */
+/* As Omnibus counts them (shim/entry/init.c): the CPUs this process may
+ * run on. */
 static int cores_available(void)
 {
     cpu_set_t set;

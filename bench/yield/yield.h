@@ -7,7 +7,7 @@
  * benchmark table can tell the two gains apart.  Every blocking call it
  * wraps runs as its nonblocking form (or, for Probe and Wait*, as its Test
  * form) in a loop of PMPI tests that spins and then yields, with Omnibus's
- * policy (shim/progress.c, shim/init.c):
+ * policy (shim/progress/progress.c, shim/entry/init.c):
  *
  *   - whether to yield is decided once, at MPI_Init: OMNIBUS_YIELD=on|off,
  *     or auto (the default): yield when this rank's node (the
@@ -31,7 +31,7 @@
 
 #include <mpi.h>
 
-/* Omnibus's PROG_SPINS_BEFORE_YIELD (shim/progress.c). */
+/* Omnibus's PROG_SPINS_BEFORE_YIELD (shim/progress/progress.c). */
 #define YO_SPINS_BEFORE_YIELD 64u
 
 /* The library's only mutable global state. */

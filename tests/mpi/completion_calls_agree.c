@@ -4,8 +4,8 @@
  * Omnibus completes MPI_Wait by MPI_Test until it succeeds, MPI_Waitany by
  * MPI_Testany, MPI_Waitsome by MPI_Testsome, and MPI_Waitall by
  * MPI_Request_get_status on each request until it is complete, then
- * MPI_Waitall (shim/request.c), driving its own progress in between.  MPI
- * 4.1 §3.7.3-3.7.5 defines each call's result (return code, flag, index,
+ * MPI_Waitall (shim/engine/request.c), driving its own progress in between.
+ * MPI 4.1 §3.7.3-3.7.5 defines each call's result (return code, flag, index,
  * outcount, indices, statuses, the request handles left behind); this test
  * pins, for every kind of request MPICH hands out, that MPICH's answer to
  * the call Omnibus makes is its answer to the call the program made.  It
