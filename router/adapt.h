@@ -7,16 +7,30 @@
  * (every Omnibus call that polls: MPI_Test*, MPI_Iprobe, each step of a
  * wait loop) when waiting longer cannot gain anything:
  *
- *  - the rank is QUIET: nothing was appended anywhere since the previous
- *    round, and the program's previous poll (MPI_Test*, MPI_Iprobe) found
- *    nothing.  A program that has stopped sending and polls in vain is
- *    waiting for something, perhaps the reply to what sits in the buffer;
- *    holding it only adds latency.  A lone message before a polling loop or
- *    a request/reply exchange ships at the second poll.  A loop that drains
- *    arrivals (polls that find something) between bursts of sends is not
- *    waiting, and its buffers keep filling.
+ *  - the rank is QUIET: the program sent nothing since the previous round
+ *    and it WAITS: this round is a step of a call that waits (MPI_Wait*,
+ *    a blocking receive or collective, ...), or the program's previous
+ *    poll (MPI_Test*, MPI_Iprobe) found nothing.  A program that has
+ *    stopped sending and waits is waiting for something, perhaps the reply
+ *    to what sits in the buffer; holding it only adds latency.  A lone
+ *    message before a polling loop or a request/reply exchange ships at the
+ *    second poll.  A loop that drains arrivals (polls that find something)
+ *    between bursts of sends is not waiting, and its buffers keep filling.
+ *    Items a relay forwards are not the program's sends: they come out of
+ *    the blocks that arrive, whatever the program does.  A relay whose
+ *    program waits ships them in the round that forwarded them, exactly as
+ *    a source that waits ships what it sent (a call that waits ships every
+ *    buffer before it starts, progress.h): nothing more of this rank's own
+ *    is coming, and the ranks they are for may be waiting on them.  Counted
+ *    as sends, they made every round after the forwarding one look quiet
+ *    only to a program that polls with MPI_Test, never to one inside
+ *    MPI_Waitall, so they waited for the age flush: a gather-scatter
+ *    exchange on a 2x2 grid took one OMNIBUS_FLUSH_US (500 us) a relay hop,
+ *    545 us an exchange against 7 us direct (issue 29).  A relay that is
+ *    not waiting (computing, or draining) keeps re-aggregating them.
  *  - the buffer is IDLE: nothing was appended to it for `idle_rounds`
- *    SENDING rounds, rounds in which the rank appended elsewhere.  Its
+ *    SENDING rounds, rounds in which the rank appended elsewhere (sent or
+ *    forwarded: the caller advances the epoch after either).  Its
  *    destination is rarely written.  Rounds without sends (a drain loop's
  *    successive polls) do not count: they say nothing about whether more
  *    items for this buffer are coming.
@@ -54,15 +68,18 @@ typedef enum {
 
 /* The verdict at a progress round for a non-empty buffer.  `epoch` counts
  * the sending rounds so far; the buffer was last appended to in sending
- * round `buf_stamp`; `sent` says whether the rank appended anything since
- * the previous round (this round is then sending round `epoch`, and the
- * caller advances epoch after the verdicts); `polled_in_vain` says whether
- * the program's latest poll found nothing. */
+ * round `buf_stamp`; `sent` says whether the program appended anything of
+ * its own since the previous round (items forwarded for other ranks, and
+ * answers, do not count); `waiting` says whether this round is a step of a
+ * call that waits or the program's latest poll found nothing.  After the
+ * verdicts the caller advances epoch if the rank appended anything since
+ * the previous round, sent or forwarded (this round was then sending round
+ * `epoch`). */
 static inline ad_verdict ad_at_round(const ad_policy *p, uint64_t epoch,
                                      int sent, uint64_t buf_stamp,
-                                     int polled_in_vain)
+                                     int waiting)
 {
-    if (!sent && polled_in_vain)
+    if (!sent && waiting)
         return AD_SHIP_QUIET;
     if (epoch - buf_stamp >= p->idle_rounds)
         return AD_SHIP_IDLE;

@@ -246,6 +246,8 @@ typedef struct omni_state {
     int yield;              /* sched_yield in wait loops */
     unsigned empty_polls;   /* consecutive Test or Iprobe calls that found
                                nothing */
+    int waiting;            /* the next progress round is a step of a call
+                               that waits (progress.c) */
     MPI_Request mpich_anchor; /* a receive that never matches (progress.c) */
     unsigned mpich_rounds;  /* rounds since the anchor was last tested */
     long flush_ns;

@@ -43,9 +43,16 @@ static void mpich_turn(void)
     PMPI_Test(&omni.mpich_anchor, &flag, MPI_STATUS_IGNORE);
 }
 
+/* A call that waits flushes first, and then runs rounds with a pause
+ * after each (prog_pause): both mark the next round as a step of a wait,
+ * which the round consumes.  Such a round finds the program waiting
+ * (router/adapt.h), whatever its last MPI_Test found: what a relay
+ * forwards in it leaves with the round.  The mark a wait's last pause
+ * leaves is consumed by the next round, whatever calls it. */
 void prog_block_enter(void)
 {
     transport_flush_all(&omni.stats.flush_block);
+    omni.waiting = 1;
 }
 
 int prog_add_poller(int (*poll)(void), int after_round)
@@ -75,6 +82,10 @@ void prog_poll(void)
     if (omni.in_progress)
         return;
     omni.in_progress = 1;
+    /* Before arrivals are forwarded: only the program's own appends. */
+    int sent = transport_sent_since_round();
+    int waiting = omni.waiting || omni.empty_polls > 0;
+    omni.waiting = 0;
     transport_poll_arrivals();
     if (omni.poll_work & ~omni.after_round)
         run_pollers(~omni.after_round);
@@ -82,7 +93,7 @@ void prog_poll(void)
         transport_reap_sends();
     if (omni.soon_count)
         transport_ship_soon();
-    transport_flush_stale();
+    transport_flush_stale(sent, waiting);
     mpich_turn();
     omni.in_progress = 0;
     if (omni.poll_work & omni.after_round)
@@ -91,6 +102,7 @@ void prog_poll(void)
 
 void prog_pause(unsigned *spins)
 {
+    omni.waiting = 1;
     if (++*spins > PROG_SPINS_BEFORE_YIELD && omni.yield)
         sched_yield();
 }

@@ -358,7 +358,7 @@ void transport_flush_all(uint64_t *reason)
  * of the buffers still filling (so the per-item path stores nothing more).
  * An item whose buffer has shipped since (full, or pushed at once) leaves no
  * stamp; missing it only makes the round look quiet, which ships sooner. */
-static int sent_this_round(void)
+int transport_sent_since_round(void)
 {
     for (int p = omni.dirty_head; p >= 0; p = omni.peers[p].dirty_next)
         if (omni.peers[p].stamp == omni.epoch)
@@ -366,16 +366,16 @@ static int sent_this_round(void)
     return 0;
 }
 
-void transport_flush_stale(void)
+void transport_flush_stale(int sent, int waiting)
 {
-    int sent = sent_this_round();
+    int appended = sent || transport_sent_since_round();
     uint64_t now = 0;
     int p = omni.dirty_head;
     while (p >= 0) {
         omni_peer *peer = &omni.peers[p];
         int next = peer->dirty_next;
         switch (ad_at_round(&omni.adapt, omni.epoch, sent, peer->stamp,
-                            omni.empty_polls > 0)) {
+                            waiting)) {
         case AD_SHIP_QUIET:
             transport_ship(p, &omni.stats.flush_quiet);
             break;
@@ -393,7 +393,7 @@ void transport_flush_stale(void)
         }
         p = next;
     }
-    if (sent)
+    if (appended)
         omni.epoch++;
 }
 

@@ -178,11 +178,17 @@ static inline void transport_answer(uint32_t src)
         transport_ship(p, &omni.stats.flush_answer);
 }
 
+/* Whether anything was appended since the previous round's verdicts: at
+ * the start of a round, before arrivals are forwarded, whether the program
+ * sent. */
+int transport_sent_since_round(void);
 /* A progress round's verdicts on the partly filled buffers
- * (router/adapt.h): ships those of a rank that waits, those idle for
- * OMNIBUS_IDLE_ROUNDS sending rounds and those older than OMNIBUS_FLUSH_US;
- * advances the epoch after a sending round. */
-void transport_flush_stale(void);
+ * (router/adapt.h): ships those of a rank that waits (`waiting`) and sent
+ * nothing of its own since the previous round (`sent`, taken before the
+ * round forwarded anything), those idle for OMNIBUS_IDLE_ROUNDS sending
+ * rounds and those older than OMNIBUS_FLUSH_US; advances the epoch after a
+ * sending round. */
+void transport_flush_stale(int sent, int waiting);
 
 /* Processes arrived blocks in order: up to a turn of each node ring, and
  * at most one wire block, with one test of one MPICH request (transport.c

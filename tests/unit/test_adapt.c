@@ -24,6 +24,34 @@ static void test_quiet_rank_ships_every_buffer(void)
           "a quiet rank ships old and young buffers alike");
 }
 
+/* A relay's forwarded items are not its program's sends: the caller passes
+ * sent = 0 for a round that only forwarded, although the buffer it
+ * forwarded into was stamped in this very round (stamp == epoch). */
+static void test_waiting_relay_ships_what_it_forwarded(void)
+{
+    CHECK(ad_at_round(&policy, 10, 0, 10, 1) == AD_SHIP_QUIET,
+          "a relay whose program waits must ship the buffer it forwarded "
+          "into this round, as a source that waits ships its own sends "
+          "(issue 29), got verdict %d",
+          ad_at_round(&policy, 10, 0, 10, 1));
+    for (uint64_t e = 11; e < 11 + 16; e++)
+        CHECK(ad_at_round(&policy, e, 0, 10, 1) == AD_SHIP_QUIET,
+              "a relay that forwarded and then waits ships at any later "
+              "round too, never only by age (epoch %llu)",
+              (unsigned long long)e);
+}
+
+static void test_relay_not_waiting_keeps_forwarding(void)
+{
+    CHECK(ad_at_round(&policy, 10, 0, 10, 0) == AD_KEEP,
+          "a relay whose program does not wait (it computes, or drains "
+          "arrivals) keeps re-aggregating what it forwards, got %d",
+          ad_at_round(&policy, 10, 0, 10, 0));
+    CHECK(ad_at_round(&policy, 10, 1, 10, 1) == AD_KEEP,
+          "a rank whose program sent since the previous round keeps its "
+          "buffers, waiting or not, forwarded items included");
+}
+
 static void test_sending_rank_keeps_recent_buffers(void)
 {
     for (uint64_t age = 0; age < 16; age++)
@@ -75,6 +103,8 @@ int main(void)
 {
     RUN(test_quiet_rank_ships_every_buffer);
     RUN(test_draining_rank_is_not_waiting);
+    RUN(test_waiting_relay_ships_what_it_forwarded);
+    RUN(test_relay_not_waiting_keeps_forwarding);
     RUN(test_sending_rank_keeps_recent_buffers);
     RUN(test_idle_buffer_of_busy_rank_ships);
     RUN(test_idle_rounds_one_is_the_old_rule);
