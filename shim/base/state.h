@@ -50,6 +50,8 @@ typedef struct {
                              read by rounds, not by the send path, where
                              it cost a tenth of a small send */
     uint64_t stamp;       /* omni.epoch at the latest append */
+    uint64_t fwd_round;   /* 1 + omni.rounds when the first item forwarded
+                             into fill went in; 0: fill holds none */
     int dirty_next;       /* link in the dirty list; -1 ends it */
     int dirty;            /* fill is non-empty and on the dirty list */
     int soon;             /* ships at the end of this progress round */
@@ -83,6 +85,9 @@ typedef struct omni_counters {
     uint64_t flush_quiet;      /* shipped because the rank stopped sending */
     uint64_t flush_answer;     /* shipped towards the sender of a receive
                                   that a Wait call found done (transport.h) */
+    uint64_t forwarded_held;   /* buffers holding a forwarded item that left
+                                  more than one progress round after it
+                                  went in (router/adapt.h, issue 29) */
     uint64_t peak_bytes;       /* most block bytes allocated at once */
     uint64_t acks_sent;        /* control items (ACK, CREDIT) created here */
     uint64_t window_full;      /* small sends that found their pair's window
@@ -155,6 +160,7 @@ typedef struct omni_state {
     int soon_count;         /* peers marked to ship at the round's end */
     uint64_t epoch;         /* sending rounds so far: progress rounds
                                after which something had been appended */
+    uint64_t rounds;        /* progress rounds so far */
     ad_policy adapt;        /* when partly filled buffers leave */
     omni_inflight *inflight;/* ring of blocks handed to MPICH */
     int inflight_cap, inflight_head, inflight_count;

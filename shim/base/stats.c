@@ -7,7 +7,7 @@
 enum {
     S_USER, S_DIRECT, S_FORWARDED, S_WIRE_MSGS, S_WIRE_BYTES, S_DELIVERED,
     S_ACKS, S_WINDOW_FULL, S_RNDV, S_FULL, S_IDLE, S_AGE, S_BLOCK, S_URGENT,
-    S_QUIET, S_ANSWER,
+    S_QUIET, S_ANSWER, S_FWD_HELD,
     S_OFF_NODE, S_OFF_NODE_BYTES, S_RING, S_RING_ALONE, S_WIRE_ALONE, S_EARLY,
     S_NBR_COLLS, S_NBR_MSGS, S_NBR_MPICH, S_COLL_ITEMS,
     S_DIM0, S_HOP0 = S_DIM0 + RT_MAX_DIMS, S_COUNT = S_HOP0 + RT_MAX_DIMS + 1
@@ -41,6 +41,7 @@ static void collect(uint64_t *v)
     v[S_URGENT] = c->flush_urgent;
     v[S_QUIET] = c->flush_quiet;
     v[S_ANSWER] = c->flush_answer;
+    v[S_FWD_HELD] = c->forwarded_held;
     v[S_OFF_NODE] = c->wire_off_node;
     v[S_OFF_NODE_BYTES] = c->wire_bytes_off_node;
     v[S_RING] = c->wire_ring;
@@ -87,7 +88,7 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *peak)
                "\"rendezvous_sends\":%llu,\"wire_messages_off_node\":%llu,"
                "\"wire_bytes_off_node\":%llu,\"wire_messages_ring\":%llu,"
                "\"ring_alone_sends\":%llu,\"wire_alone_sends\":%llu,"
-               "\"early_payloads\":%llu},",
+               "\"early_payloads\":%llu,\"forwarded_held\":%llu},",
             (unsigned long long)t[S_USER],
             (unsigned long long)(t[S_USER] - t[S_DIRECT] - t[S_RNDV] -
                                  t[S_RING_ALONE] - t[S_WIRE_ALONE]),
@@ -101,7 +102,8 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *peak)
             (unsigned long long)t[S_OFF_NODE_BYTES],
             (unsigned long long)t[S_RING], (unsigned long long)t[S_RING_ALONE],
             (unsigned long long)t[S_WIRE_ALONE],
-            (unsigned long long)t[S_EARLY]);
+            (unsigned long long)t[S_EARLY],
+            (unsigned long long)t[S_FWD_HELD]);
     fprintf(f, "\"flushes\":{\"full\":%llu,\"idle\":%llu,\"age\":%llu,"
                "\"before_blocking\":%llu,\"urgent\":%llu,\"quiet\":%llu,"
                "\"answer\":%llu},",

@@ -47,6 +47,9 @@ deliver_item(const char *at, omni_block *b, urgent_set *u)
     if ((int)h.dst != omni.rank) {
         memcpy(transport_reserve((int)h.dst, size), at, size);
         omni.stats.forwarded_items++;
+        omni_peer *next = &omni.peers[omni.next_hop[h.dst]];
+        if (!next->fwd_round)
+            next->fwd_round = omni.rounds + 1;
         if (rt_kind_is_urgent(rt_meta_kind(h.meta)))
             urgent_note(u, h.dst);
         return size;

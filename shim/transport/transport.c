@@ -290,6 +290,11 @@ void transport_ship(int p, uint64_t *reason)
         omni.soon_count--;
     }
     (*reason)++;
+    if (peer->fwd_round) {
+        if (omni.rounds + 1 - peer->fwd_round > 1)
+            omni.stats.forwarded_held++;
+        peer->fwd_round = 0;
+    }
     if (p == omni.rank) {
         omni.deliver(b);
         return;
@@ -395,6 +400,7 @@ void transport_flush_stale(int sent, int waiting)
     }
     if (appended)
         omni.epoch++;
+    omni.rounds++;
 }
 
 /* Whether MPICH request *req is complete; if it is, frees it, with its

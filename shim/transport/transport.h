@@ -187,7 +187,7 @@ int transport_sent_since_round(void);
  * nothing of its own since the previous round (`sent`, taken before the
  * round forwarded anything), those idle for OMNIBUS_IDLE_ROUNDS sending
  * rounds and those older than OMNIBUS_FLUSH_US; advances the epoch after a
- * sending round. */
+ * sending round, and counts the round. */
 void transport_flush_stale(int sent, int waiting);
 
 /* Processes arrived blocks in order: up to a turn of each node ring, and
