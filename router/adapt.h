@@ -26,7 +26,7 @@
  *    only to a program that polls with MPI_Test, never to one inside
  *    MPI_Waitall, so they waited for the age flush: a gather-scatter
  *    exchange on a 2x2 grid took one OMNIBUS_FLUSH_US (500 us) a relay hop,
- *    545 us an exchange against 7 us direct (issue 29).  A relay that is
+ *    545 us an exchange against 7 us direct.  A relay that is
  *    not waiting (computing, or draining) keeps re-aggregating them.
  *  - the buffer is IDLE: nothing was appended to it for `idle_rounds`
  *    SENDING rounds, rounds in which the rank appended elsewhere (sent or

@@ -87,7 +87,7 @@ typedef struct omni_counters {
                                   that a Wait call found done (transport.h) */
     uint64_t forwarded_held;   /* buffers holding a forwarded item that left
                                   more than one progress round after it
-                                  went in (router/adapt.h, issue 29) */
+                                  went in (router/adapt.h) */
     uint64_t peak_bytes;       /* most block bytes allocated at once */
     uint64_t acks_sent;        /* control items (ACK, CREDIT) created here */
     uint64_t window_full;      /* small sends that found their pair's window

@@ -7,7 +7,7 @@
  * (2x2 at 4 ranks, 2x2x2 at 8) the messages between ranks of different
  * rows and columns are forwarded by ranks that are themselves inside a
  * Wait call, with nothing of their own left to send.  Such a relay ships
- * what it forwards in the same progress round (router/adapt.h, issue 29),
+ * what it forwards in the same progress round (router/adapt.h),
  * as a source ships its own sends when it starts to wait; before, those
  * items sat in a partly filled buffer until OMNIBUS_FLUSH_US passed, one
  * flush timer per relay hop and exchange.  scripts/run-tests also runs this

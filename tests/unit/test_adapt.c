@@ -31,8 +31,8 @@ static void test_waiting_relay_ships_what_it_forwarded(void)
 {
     CHECK(ad_at_round(&policy, 10, 0, 10, 1) == AD_SHIP_QUIET,
           "a relay whose program waits must ship the buffer it forwarded "
-          "into this round, as a source that waits ships its own sends "
-          "(issue 29), got verdict %d",
+          "into this round, as a source that waits ships its own sends; "
+          "got verdict %d",
           ad_at_round(&policy, 10, 0, 10, 1));
     for (uint64_t e = 11; e < 11 + 16; e++)
         CHECK(ad_at_round(&policy, e, 0, 10, 1) == AD_SHIP_QUIET,
