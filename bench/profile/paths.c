@@ -8,6 +8,9 @@
  *   -r  rounds (default 4); scripts/profile-paths drops the first as warm-up
  *   -s  bytes per message (default 8)
  *   -d  how long the receiver waits after the hand-over (default 200)
+ *   -t  also time each phase (clock_gettime, outside valgrind): the
+ *       measuring rank prints "TIME phase=<name> round=<r> ns=<ns per
+ *       message>" on stderr at the end of each phase
  *
  * Rank 0 sends, rank 1 receives, on MPI_COMM_WORLD.  Each measured phase is
  * bracketed with callgrind client requests (zero, collect, stop collecting,
@@ -34,6 +37,18 @@
  *   arrival_posted  rank 1: the barrier and probes that take k messages
  *               in, each matching a posted receive
  *   wait        rank 1: MPI_Wait on each of the k completed receives
+ *
+ * and the polling calls of a message-driven runtime (issue 31), on a
+ * duplicate of MPI_COMM_WORLD (poll_comm) as such a runtime uses:
+ *
+ *   iprobe_miss rank 1: k MPI_Iprobe(MPI_ANY_SOURCE) with nothing there
+ *   probe_recv  rank 1: k times MPI_Iprobe(MPI_ANY_SOURCE) that finds a
+ *               message, MPI_Get_count, MPI_Recv from the probed source,
+ *               every message already taken in (as for "recv")
+ *   test_sent   rank 0: MPI_Test on each of k MPI_Isend made before the
+ *               phase (Omnibus copied them; MPICH's eager sends are done)
+ *   test_pending  rank 1: MPI_Test on each of k MPI_Irecv that nothing
+ *               matches yet
  *
  * Instruction counts of code that polls depend on how long it waits.  So no
  * measured phase waits for the other rank: the receiver enters a measured
@@ -64,6 +79,7 @@
 
 #define TAG 7
 #define TAG_MARK 8 /* the marker behind a phase's messages */
+#define TAG_POLL 9 /* the messages of the polling phases */
 
 typedef struct {
     const char *dir;
@@ -72,17 +88,31 @@ typedef struct {
     MPI_Request *reqs;
     long long bad;
     MPI_Comm mark_comm; /* the markers' communicator */
+    MPI_Comm poll_comm; /* the polling phases' communicator */
 } paths;
+
+static int timing;        /* -t */
+static struct timespec t0; /* the current phase's start */
 
 static void phase_begin(void)
 {
     CALLGRIND_ZERO_STATS;
     CALLGRIND_TOGGLE_COLLECT;
+    if (timing)
+        clock_gettime(CLOCK_MONOTONIC, &t0);
 }
 
 static void phase_end(const paths *p, const char *name)
 {
     char label[64];
+    if (timing) {
+        struct timespec t1;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double ns = (double)(t1.tv_sec - t0.tv_sec) * 1e9 +
+                    (double)(t1.tv_nsec - t0.tv_nsec);
+        fprintf(stderr, "TIME phase=%s round=%d ns=%.2f\n", name, p->round,
+                ns / p->k);
+    }
     CALLGRIND_TOGGLE_COLLECT;
     snprintf(label, sizeof label, "phase=%s round=%d", name, p->round);
     CALLGRIND_DUMP_STATS_AT(label);
@@ -221,12 +251,111 @@ static void round_posted(paths *p, int rank)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Rank 0's k sends on poll_comm, then the marker on mark_comm behind
+ * them; rank 1 takes them all in, unmeasured (the marker's probes). */
+static void poll_deliver(paths *p, int rank)
+{
+    if (rank == 0) {
+        for (int i = 0; i < p->k; i++) {
+            memset(msg(p, i), stamp(i), (size_t)p->bytes);
+            MPI_Send(msg(p, i), p->bytes, MPI_BYTE, 1, TAG_POLL, p->poll_comm);
+        }
+        char mark = 1;
+        MPI_Send(&mark, 1, MPI_CHAR, 1, TAG_MARK, p->mark_comm);
+        return;
+    }
+    char mark;
+    MPI_Recv(&mark, 1, MPI_CHAR, 0, TAG_MARK, p->mark_comm, MPI_STATUS_IGNORE);
+}
+
+static void round_poll(paths *p, int rank)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1) {
+        /* nothing is sent on poll_comm before the next barrier */
+        phase_begin();
+        for (int i = 0; i < p->k; i++) {
+            int flag;
+            MPI_Iprobe(MPI_ANY_SOURCE, TAG_POLL, p->poll_comm, &flag,
+                       MPI_STATUS_IGNORE);
+            if (flag)
+                p->bad++;
+        }
+        phase_end(p, "iprobe_miss");
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    poll_deliver(p, rank);
+    if (rank == 1) {
+        phase_begin();
+        for (int i = 0; i < p->k; i++) {
+            int flag = 0, bytes = 0;
+            MPI_Status st;
+            MPI_Iprobe(MPI_ANY_SOURCE, TAG_POLL, p->poll_comm, &flag, &st);
+            if (!flag) {
+                p->bad++;
+                break;
+            }
+            MPI_Get_count(&st, MPI_BYTE, &bytes);
+            MPI_Recv(msg(p, i), bytes, MPI_BYTE, st.MPI_SOURCE, TAG_POLL,
+                     p->poll_comm, MPI_STATUS_IGNORE);
+        }
+        phase_end(p, "probe_recv");
+        check_all(p);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        for (int i = 0; i < p->k; i++) {
+            memset(msg(p, i), stamp(i), (size_t)p->bytes);
+            MPI_Isend(msg(p, i), p->bytes, MPI_BYTE, 1, TAG_POLL, p->poll_comm,
+                      &p->reqs[i]);
+        }
+        phase_begin();
+        for (int i = 0; i < p->k; i++) {
+            int flag;
+            MPI_Test(&p->reqs[i], &flag, MPI_STATUS_IGNORE);
+            if (!flag) /* not counted: MPICH's rendezvous or a full queue */
+                MPI_Wait(&p->reqs[i], MPI_STATUS_IGNORE);
+        }
+        phase_end(p, "test_sent");
+    } else {
+        for (int i = 0; i < p->k; i++)
+            MPI_Recv(msg(p, i), p->bytes, MPI_BYTE, 0, TAG_POLL, p->poll_comm,
+                     MPI_STATUS_IGNORE);
+        check_all(p);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1) {
+        for (int i = 0; i < p->k; i++)
+            MPI_Irecv(msg(p, i), p->bytes, MPI_BYTE, 0, TAG_POLL, p->poll_comm,
+                      &p->reqs[i]);
+        phase_begin();
+        for (int i = 0; i < p->k; i++) {
+            int flag;
+            MPI_Test(&p->reqs[i], &flag, MPI_STATUS_IGNORE);
+            if (flag)
+                p->bad++;
+        }
+        phase_end(p, "test_pending");
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        for (int i = 0; i < p->k; i++) {
+            memset(msg(p, i), stamp(i), (size_t)p->bytes);
+            MPI_Send(msg(p, i), p->bytes, MPI_BYTE, 1, TAG_POLL, p->poll_comm);
+        }
+    } else {
+        MPI_Waitall(p->k, p->reqs, MPI_STATUSES_IGNORE);
+        check_all(p);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     paths p = {.k = 1024, .rounds = 4, .bytes = 8, .delay_ms = 200};
     int opt, rank, size;
-    while ((opt = getopt(argc, argv, "f:k:r:s:d:")) != -1) {
+    while ((opt = getopt(argc, argv, "f:k:r:s:d:t")) != -1) {
         if (opt == 'f')
             p.dir = optarg;
         else if (opt == 'k')
@@ -237,6 +366,8 @@ int main(int argc, char **argv)
             p.bytes = atoi(optarg);
         else if (opt == 'd')
             p.delay_ms = atoi(optarg);
+        else if (opt == 't')
+            timing = 1;
         else
             p.k = 0;
     }
@@ -254,11 +385,13 @@ int main(int argc, char **argv)
     p.msgs = calloc((size_t)p.k, (size_t)p.bytes);
     p.reqs = malloc((size_t)p.k * sizeof *p.reqs);
     MPI_Comm_dup(MPI_COMM_WORLD, &p.mark_comm);
+    MPI_Comm_dup(MPI_COMM_WORLD, &p.poll_comm);
     if (!p.msgs || !p.reqs)
         MPI_Abort(MPI_COMM_WORLD, 2);
     for (p.round = 0; p.round < p.rounds; p.round++) {
         round_unexpected(&p, rank);
         round_posted(&p, rank);
+        round_poll(&p, rank);
     }
     long long bad = 0;
     MPI_Reduce(&p.bad, &bad, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -268,6 +401,7 @@ int main(int argc, char **argv)
     free(p.msgs);
     free(p.reqs);
     MPI_Comm_free(&p.mark_comm);
+    MPI_Comm_free(&p.poll_comm);
     MPI_Finalize();
     return bad ? 1 : 0;
 }
