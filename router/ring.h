@@ -142,6 +142,16 @@ static inline const void *rg_peek(rg_rx *r, uint32_t *len)
     return r->sh->data + off + 8;
 }
 
+/* Whether rg_peek would show a record now: the cached position first, the
+ * shared one only when that says empty, as rg_peek reads them. */
+static inline int rg_ready(rg_rx *r)
+{
+    if (r->head != r->tail_seen)
+        return 1;
+    r->tail_seen = __atomic_load_n(&r->sh->tail, __ATOMIC_ACQUIRE);
+    return r->head != r->tail_seen;
+}
+
 static inline void rg_pop(rg_rx *r)
 {
     r->head += r->cur;

@@ -4,15 +4,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-/* Spins before a wait loop starts yielding: long enough that a reply a few
- * microseconds away is caught without a context switch. */
-#define PROG_SPINS_BEFORE_YIELD 64u
-
-/* Rounds between two tests of the anchor on a rank whose rounds call no
- * MPICH function: a test runs MPICH's progress engine, about 20 ns over
- * shared memory, so this adds a third of a nanosecond to a round, and a
- * wait loop still enters MPICH every few microseconds. */
-#define PROG_MPICH_ROUNDS 64u
+/* PROG_SPINS_BEFORE_YIELD (progress.h), spins before a wait loop starts
+ * yielding: long enough that a reply a few microseconds away is caught
+ * without a context switch. */
 
 /* The anchor's tag on wire_comm, which no rank sends (transport.h uses 1,
  * the communicator constructors 2). */
@@ -77,7 +71,7 @@ static void run_pollers(unsigned which)
     }
 }
 
-void prog_poll(void)
+void prog_round(void)
 {
     if (omni.in_progress)
         return;
@@ -107,10 +101,9 @@ void prog_pause(unsigned *spins)
         sched_yield();
 }
 
-void prog_empty_poll(void)
+void prog_yield(void)
 {
-    if (++omni.empty_polls > PROG_SPINS_BEFORE_YIELD && omni.yield)
-        sched_yield();
+    sched_yield();
 }
 
 static int mpich_enter(void)

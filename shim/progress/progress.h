@@ -15,6 +15,7 @@
 
 #include <mpi.h>
 #include "shim/base/state.h"
+#include "shim/transport/transport.h"
 
 /* True once MPI_Init has set Omnibus up and until MPI_Finalize tears it
  * down, unless OMNIBUS_DISABLE=1: wrappers pass straight to PMPI otherwise. */
@@ -74,8 +75,30 @@ void prog_finalize(void);
 /* Sends every partly filled buffer; called before any call that may wait. */
 void prog_block_enter(void);
 
-/* One round of progress: poll arrivals, forward, flush aged or idle buffers. */
-void prog_poll(void);
+/* Rounds between two tests of the anchor on a rank whose rounds call no
+ * MPICH function: a test runs MPICH's progress engine, about 20 ns over
+ * shared memory, so this adds a third of a nanosecond to a round, and a
+ * wait loop still enters MPICH every few microseconds. */
+#define PROG_MPICH_ROUNDS 64u
+
+/* A whole round (prog_poll). */
+void prog_round(void);
+
+/* One round of progress: poll arrivals, forward, flush aged or idle
+ * buffers.  A round that would find nothing (no poller with work, a quiet
+ * transport: transport_quiet) is cut short here, inline: it only counts
+ * towards the anchor's turn (prog_init), which a whole round takes.  So a
+ * program that polls with Iprobe or Test pays a few loads per call while
+ * nothing can have arrived, and a whole round as soon as something has. */
+static inline void prog_poll(void)
+{
+    if (!omni.poll_work && transport_quiet() &&
+        omni.mpich_rounds + 1 < PROG_MPICH_ROUNDS) {
+        omni.mpich_rounds++;
+        return;
+    }
+    prog_round();
+}
 
 /* Drives progress until *req (a real MPICH request, or a generalized one that
  * Omnibus completes) is complete; returns what PMPI_Test returned, with the
@@ -115,7 +138,13 @@ void prog_pause(unsigned *spins);
  * a loop is waiting, so after a short run of empty polls this yields like a
  * wait loop would (when OMNIBUS_YIELD says so).  A call that finds something
  * resets the run. */
-void prog_empty_poll(void);
+#define PROG_SPINS_BEFORE_YIELD 64u
+void prog_yield(void);
+static inline void prog_empty_poll(void)
+{
+    if (++omni.empty_polls > PROG_SPINS_BEFORE_YIELD && omni.yield)
+        prog_yield();
+}
 static inline void prog_found(void)
 {
     omni.empty_polls = 0;

@@ -219,4 +219,20 @@ static inline char *transport_reserve(int dst, uint32_t size)
     return at ? at : transport_reserve_slow(omni.next_hop[dst], size);
 }
 
+/* Whether a progress round would find nothing to do in the transport: no
+ * wire receives to test (every peer is a node ring), nothing buffered,
+ * in flight, backlogged or marked to ship, and no record in any ring.
+ * Inline: the polling calls (Iprobe, Test) that find nothing ask it before
+ * each round (progress.h, prog_poll). */
+static inline int transport_quiet(void)
+{
+    if (omni.rx_count | omni.inflight_count | omni.ring_backlogs |
+        omni.soon_count | (omni.dirty_head >= 0))
+        return 0;
+    for (int i = 0; i < omni.ring_nrx; i++)
+        if (rg_ready(&omni.ring_rx[i]))
+            return 0;
+    return 1;
+}
+
 #endif
