@@ -483,6 +483,16 @@ int request_wait(MPI_Request *request, MPI_Status *status)
  * program that tests until it finds a message is never stalled. */
 int request_test(MPI_Request *request, int *flag, MPI_Status *status)
 {
+    /* A copied send (HANDLE_SENT), what a runtime that tests each of its
+     * outstanding sends in every pass mostly finds: done, with a send's
+     * empty status, and nothing to raise or free. */
+    if ((int)*request == HANDLE_SENT) {
+        status_fill(status, sent_record.st_source, sent_record.st_tag, 0, 0);
+        *request = MPI_REQUEST_NULL;
+        *flag = 1;
+        prog_found();
+        return MPI_SUCCESS;
+    }
     match_recv *r = recv_of(*request);
     if (!r || !recv_is_done(r))
         prog_poll();
