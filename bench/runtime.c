@@ -1,4 +1,4 @@
-/* runtime: a message-driven runtime's MPI layer (issue 31), each message
+/* runtime: a message-driven runtime's MPI layer, each message
  * one MPI message.
  *
  * Usage: runtime [-n items per rank] [-k sends per pass] [-t table entries]

@@ -38,7 +38,7 @@
  *               in, each matching a posted receive
  *   wait        rank 1: MPI_Wait on each of the k completed receives
  *
- * and the polling calls of a message-driven runtime (issue 31), on a
+ * and the polling calls of a message-driven runtime, on a
  * duplicate of MPI_COMM_WORLD (poll_comm) as such a runtime uses:
  *
  *   iprobe_miss rank 1: k MPI_Iprobe(MPI_ANY_SOURCE) with nothing there
