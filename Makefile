@@ -143,7 +143,7 @@ $(BUILD)/stress/stress: tests/stress/stress.c
 	$(MPICC) $(BASEFLAGS) -o $@ $<
 
 unit: $(UNIT_BINS)
-mpitests: $(LIB) $(MPI_TEST_BINS) $(BUILD)/stress/stress $(CLUSTER_TEST_BINS) $(CLUSTER_TOOLS)
+mpitests: $(LIB) $(MPI_TEST_BINS) $(BUILD)/stress/stress $(CLUSTER_TEST_BINS) $(CLUSTER_TOOLS) $(BUILD)/bench/bfs
 benches: $(LIB) $(YIELD_LIB) $(BENCH_BINS)
 
 test: unit mpitests

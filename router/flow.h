@@ -6,10 +6,12 @@
  * the P-1 ranks that may send to it: each (source, destination) pair has a
  * window of min(window_max, pool / (P-1)) bytes.  A source sends a message
  * eagerly (copied into the aggregation buffers) only while it fits the
- * window; a message that does not fit takes MPICH's own path at once (its
- * header along the ordered route, its payload straight to the destination),
- * exactly as a message above the threshold does.  So no send ever waits for
- * credit: flow control decides the path, never whether to wait.  The
+ * window; a message that does not fit takes another path at once: a
+ * blocking standard send MPICH's own (its header along the ordered route,
+ * its payload straight to the destination, exactly as a message above the
+ * threshold does), any other send a rendezvous whose request the program
+ * holds.  So no send ever waits for credit: flow control decides the path,
+ * never whether to wait.  The
  * destination returns a pair's bytes to its source as its application
  * receives them.
  *

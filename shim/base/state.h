@@ -93,6 +93,9 @@ typedef struct omni_counters {
     uint64_t window_full;      /* small sends that found their pair's window
                                   full and went by rendezvous (rndv.h) */
     uint64_t rndv_sends;       /* rendezvous sends started here */
+    uint64_t window_fallbacks; /* blocking standard sends past their pair's
+                                  window that went to MPICH as header and
+                                  payload (send.c, send_past_window) */
     uint64_t wire_by_dim[RT_MAX_DIMS]; /* blocks sent, by hop dimension */
     /* Neighbourhood collectives (the statistics file's "neighbor"): those
      * run by a schedule (each start of a persistent one counts), the

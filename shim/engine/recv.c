@@ -455,8 +455,8 @@ int impl_Sendrecv(const void *sendbuf, MPI_Count sendcount,
                                recvbuf, recvcount, recvtype, source, recvtag,
                                comm, status);
     MPI_Request sreq = MPI_REQUEST_NULL;
-    int rc = send_start_inner(sendbuf, sendcount, sendtype, dest, sendtag, c,
-                              SEND_STANDARD, &sreq);
+    int rc = send_start_blocking_half(sendbuf, sendcount, sendtype, dest,
+                                      sendtag, c, &sreq);
     if (rc != MPI_SUCCESS)
         return rc;
     rc = impl_Recv(recvbuf, recvcount, recvtype, source, recvtag, comm, status);

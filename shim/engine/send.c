@@ -315,15 +315,41 @@ static inline int send_copied(comm_rec *c, MPI_Request *req, int user_req)
                     : request_complete_send(c->handle, req);
 }
 
-/* Inlined into both entry points: send_start is every user send's path, and
- * user_req only matters on MPICH's path.  No branch waits for the receiver
- * except where MPI lets the call wait: a blocking send until its data is on
- * its way (MPICH's own criterion on its path), a synchronous one until it
- * is matched. */
+/* A standard-mode message that does not fit its pair's window.  A
+ * blocking send (MPI_Send, and the send half of MPI_Sendrecv) does what
+ * plain MPICH would have done with it: its header goes along the ordered
+ * route, so order and wildcards hold, its payload goes to MPICH, and the
+ * send returns when MPICH says the buffer is free.  MPICH buffers a small
+ * payload eagerly at the receiver exactly as it would without Omnibus, so
+ * a program that sends before it receives, unsafe but run by every MPI,
+ * never waits longer under Omnibus than under MPICH; a large payload waits
+ * for its receive where MPICH's rendezvous would.  What MPICH buffers is
+ * MPICH's, as without Omnibus; Omnibus itself holds one header.  Every
+ * other send, a nonblocking or persistent one whose request lets the
+ * program go on, or a synchronous or ready one, waits for its receive by
+ * rendezvous (rndv.h), so that Omnibus never hands MPICH an unbounded
+ * volume of unreceived messages the program has not asked to block on. */
+static int send_past_window(const void *buf, MPI_Count count,
+                            MPI_Datatype dtype, MPI_Count bytes, int dst,
+                            int tag, comm_rec *c, enum send_mode mode,
+                            MPI_Request *req, int blocking)
+{
+    if (!blocking || mode != SEND_STANDARD)
+        return rndv_start(buf, count, dtype, bytes, dst, tag, c, mode, req);
+    omni.stats.window_fallbacks++;
+    return send_large(buf, count, dtype, bytes, dst, tag, c, mode, req, 0);
+}
+
+/* Inlined into every entry point: send_start is every user send's path, and
+ * user_req only matters on MPICH's path.  `blocking` says the caller waits
+ * for the send before it returns to the program (req is then NULL, or the
+ * caller's own).  No branch waits for the receiver except where MPI lets
+ * the call wait: a blocking send until its data is on its way (MPICH's own
+ * criterion on its path), a synchronous one until it is matched. */
 static inline __attribute__((always_inline)) int
 send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
               int tag, comm_rec *c, enum send_mode mode, MPI_Request *req,
-              int user_req)
+              int user_req, int blocking)
 {
     if (dest == MPI_PROC_NULL)
         return req ? PMPI_Isend(buf, 0, MPI_BYTE, MPI_PROC_NULL, 0, c->handle,
@@ -362,7 +388,8 @@ send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
     if (went < 0)
         return omni_raise(c->handle, rc);
     if (went == 0)
-        return rndv_start(buf, count, dtype, bytes, dst, tag, c, mode, req);
+        return send_past_window(buf, count, dtype, bytes, dst, tag, c, mode,
+                                req, blocking);
     if (mode == SEND_SYNC)
         return rc;
     return send_copied(c, req, user_req);
@@ -372,14 +399,23 @@ int send_start_general(const void *buf, MPI_Count count, MPI_Datatype dtype,
                        int dest, int tag, comm_rec *c, enum send_mode mode,
                        MPI_Request *req)
 {
-    return send_dispatch(buf, count, dtype, dest, tag, c, mode, req, 1);
+    return send_dispatch(buf, count, dtype, dest, tag, c, mode, req, 1,
+                         req == NULL);
 }
 
 int send_start_inner(const void *buf, MPI_Count count, MPI_Datatype dtype,
                      int dest, int tag, comm_rec *c, enum send_mode mode,
                      MPI_Request *req)
 {
-    return send_dispatch(buf, count, dtype, dest, tag, c, mode, req, 0);
+    return send_dispatch(buf, count, dtype, dest, tag, c, mode, req, 0, 0);
+}
+
+int send_start_blocking_half(const void *buf, MPI_Count count,
+                             MPI_Datatype dtype, int dest, int tag,
+                             comm_rec *c, MPI_Request *req)
+{
+    return send_dispatch(buf, count, dtype, dest, tag, c, SEND_STANDARD, req,
+                         0, 1);
 }
 
 int send_init(void)

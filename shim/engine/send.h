@@ -42,6 +42,14 @@ int send_start_inner(const void *buf, MPI_Count count, MPI_Datatype dtype,
                      int dest, int tag, comm_rec *c, enum send_mode mode,
                      MPI_Request *req);
 
+/* As send_start_inner for a standard-mode send the caller waits for before
+ * it returns to the program (MPI_Sendrecv's send half): past its pair's
+ * window it goes to MPICH as a blocking MPI_Send would (send.c,
+ * send_past_window). */
+int send_start_blocking_half(const void *buf, MPI_Count count,
+                             MPI_Datatype dtype, int dest, int tag,
+                             comm_rec *c, MPI_Request *req);
+
 /* A synchronous send's ACK arrived. */
 void send_sync_acked(uint32_t id);
 

@@ -4,10 +4,11 @@
  * Contract: a source has at most omni.window item bytes (header included)
  * towards one destination that the destination's application has not yet
  * received.  credit_try_take() never waits: when a message does not fit,
- * it says so and the send path carries that message on MPICH's own path
- * instead (send.h), so that no send ever blocks for lack of credit (MPI-4.1
- * §3.7: nonblocking sends are local; a blocking standard send may complete
- * once its data is on its way).  The destination counts the bytes its
+ * it says so and the send path carries that message another way (send.c,
+ * send_past_window): a blocking standard send on MPICH's own path, any
+ * other by rendezvous, so that no send ever blocks for lack of credit
+ * (MPI-4.1 §3.7: nonblocking sends are local; a blocking standard send may
+ * complete once its data is on its way).  The destination counts the bytes its
  * receives consume (or that a freed communicator drops) per source, and
  * returns them in a CREDIT item once a quarter of the window has gathered.
  * Control items (ACK, CREDIT) and the headers of messages on MPICH's path

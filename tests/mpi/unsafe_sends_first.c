@@ -3,9 +3,10 @@
  *
  * MPI 4.1 §3.5 calls such a program unsafe: it relies on the system
  * buffering standard-mode sends.  MPICH's eager protocol does buffer them,
- * so such programs exist and run; Omnibus must run them too, up to the
- * volume its per-pair windows buffer (README, Limitations: Unsafe programs;
- * docs/design/flow-control.md, Per-pair windows).  Every rank MPI_Sends
+ * so such programs exist and run; Omnibus must run them too, within its
+ * per-pair windows and past them (docs/design/flow-control.md, A small
+ * message past its window; head_to_head_blocking_sends goes past them on
+ * purpose).  Every rank MPI_Sends
  * 3,000 messages of 64 B to each other rank, then receives everything sent
  * to it, checking content and per-sender order.
  */
