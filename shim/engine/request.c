@@ -276,18 +276,88 @@ static int polled(int found, int rc)
     return rc;
 }
 
-/* Waits, driving progress, until requests[i] is complete, without
- * completing it: MPI_Request_get_status neither frees the request nor calls
- * a generalized request's poll_fn, so a long array is watched one request
- * at a time instead of being tested whole on every round. */
-static void mpich_await_one(MPI_Request req, unsigned *spins)
+/* Rounds MPI_Request_get_status may find a request of an MPI_Waitall
+ * incomplete before mpich_await_one tests it instead: about as long as a
+ * wait spins before it yields (PROG_SPINS_BEFORE_YIELD), so a request
+ * that completes within microseconds, as nearly all do, is left to the
+ * closing PMPI_Waitall. */
+#define AWAIT_ROUNDS_BEFORE_TEST 64u
+
+/* A request of an MPI_Waitall that mpich_await_one completed by MPI_Test:
+ * its position, the status MPICH gave and its error (with the
+ * communicator to raise it on). */
+typedef struct {
+    int i;
+    int err;
+    MPI_Comm comm;
+    MPI_Status st;
+} early_done;
+
+typedef struct {
+    early_done small[4];
+    early_done *v;
+    int n, cap;
+} early_list;
+
+static early_done *early_add(early_list *e)
 {
-    for (;;) {
-        int flag = 0;
-        int rc = prog_get_status(req, &flag, MPI_STATUS_IGNORE);
-        omni.ledger_n = 0; /* query_fn's entry: raised by the Testall after */
-        if (flag || rc != MPI_SUCCESS)
-            return;
+    if (e->n == e->cap) {
+        int cap = e->cap ? 2 * e->cap : 16;
+        early_done *grown = malloc(sizeof *grown * (size_t)cap);
+        if (!grown)
+            omni_out_of_memory("a request array's early completions");
+        memcpy(grown, e->v, sizeof *grown * (size_t)e->n);
+        if (e->v != e->small)
+            free(e->v);
+        e->v = grown;
+        e->cap = cap;
+    }
+    return &e->v[e->n++];
+}
+
+/* PMPI_Test of *req with MPI_COMM_WORLD's error handler held back, which
+ * MPICH would call for a failed request: the failure is the MPI_Waitall's
+ * to raise, as MPI_ERR_IN_STATUS.  Fills d (its error MPICH's, or that of
+ * the ledger entry query_fn left); returns whether *req completed. */
+static int early_test(MPI_Request *req, early_done *d)
+{
+    MPI_Errhandler held;
+    PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &held);
+    PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int flag = 0;
+    d->err = prog_test(req, &flag, &d->st);
+    PMPI_Comm_set_errhandler(MPI_COMM_WORLD, held);
+    PMPI_Errhandler_free(&held);
+    d->comm = MPI_COMM_WORLD;
+    if (omni.ledger_n) {
+        d->err = omni.ledger[0].error;
+        d->comm = omni.ledger[0].comm;
+        omni.ledger_n = 0;
+    }
+    return flag || d->err != MPI_SUCCESS;
+}
+
+/* Waits, driving progress, until *req is complete.  Returns 0 with the
+ * request left for the closing PMPI_Waitall to complete, or 1 with it
+ * completed here, its result in *d: MPI_Request_get_status neither frees
+ * the request nor calls a generalized request's poll_fn, so a long array
+ * is watched one request at a time instead of being tested whole on every
+ * round, but a request it has not seen complete for
+ * AWAIT_ROUNDS_BEFORE_TEST rounds is tested (PMPI_Test), which runs the
+ * poll_fn that alone completes some (ROMIO's nonblocking file accesses). */
+static int mpich_await_one(MPI_Request *req, early_done *d, unsigned *spins)
+{
+    for (unsigned rounds = 0;; rounds++) {
+        if (rounds >= AWAIT_ROUNDS_BEFORE_TEST) {
+            if (early_test(req, d))
+                return 1;
+        } else {
+            int flag = 0;
+            int rc = prog_get_status(*req, &flag, MPI_STATUS_IGNORE);
+            omni.ledger_n = 0; /* query_fn's entry: raised by the Waitall */
+            if (flag || rc != MPI_SUCCESS)
+                return 0;
+        }
         if (*spins == 0)
             prog_block_enter();
         prog_poll();
@@ -295,24 +365,91 @@ static void mpich_await_one(MPI_Request req, unsigned *spins)
     }
 }
 
-/* Each request is awaited in turn, then one PMPI_Waitall, which finds them
- * all complete, completes them and reports errors: the rounds cost O(1)
- * each instead of O(count), and MPICH answers the call the program made.
- * (A PMPI_Testall there would not: MPICH 4.0.2's Testall reports
- * MPI_ERR_IN_STATUS for a completed persistent collective request, where
- * its Waitall succeeds.)  A request whose status MPICH could not give
- * (an error) is left to the Waitall, which reports it as it would have. */
+/* Gives the requests of e before position `upto`, which mpich_await_one
+ * completed without error, their statuses back over the empty ones the
+ * closing PMPI_Waitall wrote for them, with MPI_ERROR MPI_SUCCESS, as
+ * MPICH's MPI_Waitall writes it for every request it completes. */
+static void early_restore(const early_list *e, int upto, MPI_Status sts[])
+{
+    if (sts == MPI_STATUSES_IGNORE)
+        return;
+    for (int k = 0; k < e->n && e->v[k].i < upto; k++) {
+        sts[e->v[k].i] = e->v[k].st;
+        sts[e->v[k].i].MPI_ERROR = MPI_SUCCESS;
+    }
+}
+
+/* MPI_Waitall over requests[0..count) when mpich_await_one's test of
+ * requests[f] failed (the last entry of e): as MPICH's MPI_Waitall
+ * answers one whose request f fails, the requests before f are completed
+ * (MPI_SUCCESS in their statuses unless they failed), f's status carries
+ * its error, the later ones are left as they are with MPI_ERR_PENDING, and
+ * the result is MPI_ERR_IN_STATUS. */
+static int early_failed(int count, MPI_Request requests[],
+                        MPI_Status statuses[], const early_list *e)
+{
+    const early_done *d = &e->v[e->n - 1];
+    int f = d->i;
+    req_snapshot s;
+    snapshot_take(&s, f, requests);
+    int rc = prog_waitall_done(f, requests, statuses);
+    rc = ledger_raise_multi(rc, &s, f, statuses, NULL, 0);
+    snapshot_drop(&s);
+    early_restore(e, f, statuses);
+    if (statuses != MPI_STATUSES_IGNORE) {
+        statuses[f] = d->st;
+        statuses[f].MPI_ERROR = d->err;
+        for (int k = f + 1; k < count; k++)
+            statuses[k].MPI_ERROR = MPI_ERR_PENDING;
+    }
+    if (rc == MPI_ERR_IN_STATUS)
+        return rc; /* raised already */
+    return omni_raise(d->comm, MPI_ERR_IN_STATUS);
+}
+
+/* MPI_Waitall of MPICH requests, answered as MPICH's own MPI_Waitall
+ * answers it (statuses, errors, the handles left behind).  Each request
+ * is awaited in turn (mpich_await_one), then one PMPI_Waitall, which finds
+ * them all complete, completes them and reports errors: the rounds cost
+ * O(1) each instead of O(count).  (A PMPI_Testall there would not answer
+ * as MPICH's Waitall: MPICH 4.0.2's Testall reports MPI_ERR_IN_STATUS for
+ * a completed persistent collective request, where its Waitall succeeds.)
+ * A request whose status MPICH could not give (an error) is left to the
+ * Waitall, which reports it as it would have.  A request mpich_await_one
+ * completed itself reads MPI_REQUEST_NULL, or inactive if persistent, to
+ * the Waitall, and gets back the status its test gave. */
 static int mpich_waitall(int count, MPI_Request requests[],
                          MPI_Status statuses[], unsigned *spins)
 {
-    for (int i = 0; i < count; i++)
-        if (requests[i] != MPI_REQUEST_NULL)
-            mpich_await_one(requests[i], spins);
+    early_list e;
+    e.v = e.small;
+    e.n = 0;
+    e.cap = 4;
+    for (int i = 0; i < count; i++) {
+        early_done got;
+        if (requests[i] == MPI_REQUEST_NULL ||
+            !mpich_await_one(&requests[i], &got, spins))
+            continue;
+        early_done *d = early_add(&e);
+        *d = got;
+        d->i = i;
+        if (d->err != MPI_SUCCESS) {
+            int rc = early_failed(count, requests, statuses, &e);
+            if (e.v != e.small)
+                free(e.v);
+            return rc;
+        }
+    }
     req_snapshot s;
     snapshot_take(&s, count, requests);
     int rc = prog_waitall_done(count, requests, statuses);
     rc = ledger_raise_multi(rc, &s, count, statuses, NULL, 0);
     snapshot_drop(&s);
+    if (e.n) {
+        early_restore(&e, count, statuses);
+        if (e.v != e.small)
+            free(e.v);
+    }
     return rc;
 }
 
