@@ -186,6 +186,10 @@ static int parse_topology(const char *text, cfg_settings *s)
         s->topo_kind = CFG_TOPO_DIRECT;
         return 0;
     }
+    if (strcmp(text, "nodes") == 0) {
+        s->topo_kind = CFG_TOPO_NODES;
+        return 0;
+    }
     if (len >= 2 && (text[len - 1] == 'd' || text[len - 1] == 'D')) {
         if (parse_digits(&p, CFG_MAX_DIMS, &v) != 0 || p != text + len - 1 ||
             v < 1)
@@ -332,7 +336,8 @@ int cfg_load(cfg_settings *out, cfg_lookup_fn lookup, void *ctx, char *err,
     if ((v = get(lookup, ctx, name)) != NULL) {
         if (parse_topology(v, &s) != 0)
             return refuse(err, errlen, name, v,
-                          "expected auto, direct, Nd (1d to %dd) or sizes "
+                          "expected auto, direct, nodes, Nd (1d to %dd) or "
+                          "sizes "
                           "such as 4x2 or 2x2x2",
                           CFG_MAX_DIMS);
         s.topology_text = v;

@@ -19,6 +19,9 @@
 typedef enum {
     CFG_TOPO_AUTO,     /* "auto": chosen at MPI_Init from the node layout */
     CFG_TOPO_DIRECT,   /* "direct": one hop, every rank is a peer */
+    CFG_TOPO_NODES,    /* "nodes": the node grid nodes x ranks_per_node,
+                          which auto builds only where it halves a rank's
+                          peers (direct on unequal nodes) */
     CFG_TOPO_BALANCED, /* "Nd": N balanced dimensions, sizes chosen later */
     CFG_TOPO_EXPLICIT  /* "AxBxC": the sizes given */
 } cfg_topo_kind;

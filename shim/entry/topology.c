@@ -51,12 +51,18 @@ static int node_layout(int *node_of, int *local_of, int *nnodes)
 
 /* Chooses the grid for `auto` and the rank -> position map.  One node:
  * direct (one hop: on shared memory an extra hop is an extra copy with no
- * network to save, and one hop measured fastest; docs/design/routing.md,
- * Choosing the grid: auto).  Several nodes of equal size: nodes x
- * ranks_per_node.  Unequal nodes would leave holes inside the grid, which
- * the router does not allow: direct. */
+ * network to save).  Several nodes of equal size: nodes x ranks_per_node
+ * where that grid at least halves a rank's peers, 2 x ((nodes - 1) +
+ * (ranks_per_node - 1)) <= P - 1, and direct where it does not: a relay
+ * hop costs a latency-bound exchange a network message's time, and on
+ * the layouts the benchmarks cover (2 x 2 and 4 x 2 nodes) the grid lost
+ * such exchanges by 1.4x and gained nothing overall on the others
+ * (docs/design/routing.md, Choosing the grid: auto).  `always` (the
+ * `nodes` topology) builds the node grid whatever it saves.  Unequal nodes
+ * would leave holes inside the grid, which the router does not allow:
+ * direct. */
 static void auto_grid(const int *node_of, const int *local_of, int nnodes,
-                      int *pos_of, int *dims, int *ndims)
+                      int always, int *pos_of, int *dims, int *ndims)
 {
     int per = (omni.size + nnodes - 1) / nnodes;
     /* P = nnodes x per with no node above per ranks means every node has
@@ -66,7 +72,8 @@ static void auto_grid(const int *node_of, const int *local_of, int nnodes,
     for (int r = 0; equal && r < omni.size; r++)
         if (local_of[r] >= per)
             equal = 0;
-    if (equal) {
+    int halves_peers = 2 * ((nnodes - 1) + (per - 1)) <= omni.size - 1;
+    if (equal && (always || halves_peers)) {
         dims[0] = nnodes;
         dims[1] = per;
         *ndims = 2;
@@ -92,8 +99,11 @@ static int node_grid(int *pos_of, int *dims, int *ndims)
         omni.nodes = nnodes;
         for (int r = 0; r < omni.size; r++)
             omni.off_node[r] = node_of[r] != node_of[omni.rank];
-        if (omni.cfg.topo_kind == CFG_TOPO_AUTO)
-            auto_grid(node_of, local_of, nnodes, pos_of, dims, ndims);
+        if (omni.cfg.topo_kind == CFG_TOPO_AUTO ||
+            omni.cfg.topo_kind == CFG_TOPO_NODES)
+            auto_grid(node_of, local_of, nnodes,
+                      omni.cfg.topo_kind == CFG_TOPO_NODES, pos_of, dims,
+                      ndims);
     }
     free(node_of);
     free(local_of);
@@ -117,6 +127,7 @@ static int routes_build(int *pos_of, int *rank_at, char *err, size_t errlen)
     switch (omni.cfg.topo_kind) {
     case CFG_TOPO_DIRECT:
     case CFG_TOPO_AUTO:
+    case CFG_TOPO_NODES:
         break;
     case CFG_TOPO_BALANCED:
         ndims = omni.cfg.ndims;

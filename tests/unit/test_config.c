@@ -560,6 +560,14 @@ static void test_topology_accepts_direct(void)
           "TOPOLOGY=direct must give direct, got %d", (int)s.topo_kind);
 }
 
+static void test_topology_accepts_nodes(void)
+{
+    cfg_settings s;
+    expect_accepted("OMNIBUS_TOPOLOGY", "nodes", &s);
+    CHECK(s.topo_kind == CFG_TOPO_NODES,
+          "TOPOLOGY=nodes must give the node grid, got %d", (int)s.topo_kind);
+}
+
 static void test_topology_accepts_balanced_dimensions(void)
 {
     cfg_settings s;
@@ -662,7 +670,8 @@ static void test_topology_message_is_the_documented_line(void)
     cfg_settings s;
     char err[CFG_ERR_LEN];
     const char *want = "OMNIBUS_TOPOLOGY=4y is not valid: expected auto, "
-                       "direct, Nd (1d to 8d) or sizes such as 4x2 or 2x2x2";
+                       "direct, nodes, Nd (1d to 8d) or sizes such as 4x2 "
+                       "or 2x2x2";
     load_one("OMNIBUS_TOPOLOGY", "4y", &s, err);
     CHECK(strcmp(err, want) == 0,
           "TOPOLOGY=4y must give\n      \"%s\"\n    but gave\n      \"%s\"",
@@ -1246,6 +1255,7 @@ int main(void)
 
     RUN(test_topology_accepts_auto);
     RUN(test_topology_accepts_direct);
+    RUN(test_topology_accepts_nodes);
     RUN(test_topology_accepts_balanced_dimensions);
     RUN(test_topology_accepts_explicit_sizes);
     RUN(test_topology_accepts_single_size);
