@@ -29,11 +29,6 @@
 #define POOL (256L << 10)
 #define ITEM_HDR 24
 
-static int omnibus_active(void)
-{
-    const char *pre = getenv("LD_PRELOAD"), *off = getenv("OMNIBUS_DISABLE");
-    return pre && strstr(pre, "omnibus") && !(off && strcmp(off, "1") == 0);
-}
 
 static void send_all(unsigned char *buf, int len, long n)
 {
@@ -79,7 +74,7 @@ int main(int argc, char **argv)
     int size = tl_size();
     long n = rendezvous ? 8 : 3 * (POOL / (size - 1)) / (len + ITEM_HDR) + 64;
     unsigned char *buf = tl_malloc((size_t)len);
-    if (rendezvous && !omnibus_active()) {
+    if (rendezvous && !tl_omnibus_active()) {
         /* Plain MPICH: a safe order, one sender at a time. */
         for (int r = 0; r < size; r++) {
             if (r == tl_rank())

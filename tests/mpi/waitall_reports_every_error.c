@@ -18,11 +18,6 @@
 #define N 40
 #define LEN 24
 
-static int omnibus_active(void)
-{
-    const char *pre = getenv("LD_PRELOAD"), *off = getenv("OMNIBUS_DISABLE");
-    return pre && strstr(pre, "omnibus") && !(off && strcmp(off, "1") == 0);
-}
 
 int main(int argc, char **argv)
 {
@@ -41,7 +36,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < N; i++)
         st[i].MPI_ERROR = -1;
     int rc = MPI_Waitall(N, req, st);
-    if (!omnibus_active() && rc == MPI_SUCCESS) {
+    if (!tl_omnibus_active() && rc == MPI_SUCCESS) {
         MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
         return tl_finalize();
     }
