@@ -365,59 +365,35 @@ static int mpich_await_one(MPI_Request *req, early_done *d, unsigned *spins)
     }
 }
 
-/* Gives the requests of e before position `upto`, which mpich_await_one
- * completed without error, their statuses back over the empty ones the
- * closing PMPI_Waitall wrote for them, with MPI_ERROR MPI_SUCCESS, as
- * MPICH's MPI_Waitall writes it for every request it completes. */
-static void early_restore(const early_list *e, int upto, MPI_Status sts[])
+/* Gives the requests of e, which mpich_await_one completed itself, their
+ * statuses back over the empty ones the closing PMPI_Waitall wrote for
+ * them, with MPI_ERROR their own result: MPI_SUCCESS, as MPICH's
+ * MPI_Waitall writes it for every request it completes, or the error
+ * their test met. */
+static void early_restore(const early_list *e, MPI_Status sts[])
 {
     if (sts == MPI_STATUSES_IGNORE)
         return;
-    for (int k = 0; k < e->n && e->v[k].i < upto; k++) {
+    for (int k = 0; k < e->n; k++) {
         sts[e->v[k].i] = e->v[k].st;
-        sts[e->v[k].i].MPI_ERROR = MPI_SUCCESS;
+        sts[e->v[k].i].MPI_ERROR = e->v[k].err;
     }
-}
-
-/* MPI_Waitall over requests[0..count) when mpich_await_one's test of
- * requests[f] failed (the last entry of e): as MPICH's MPI_Waitall
- * answers one whose request f fails, the requests before f are completed
- * (MPI_SUCCESS in their statuses unless they failed), f's status carries
- * its error, the later ones are left as they are with MPI_ERR_PENDING, and
- * the result is MPI_ERR_IN_STATUS. */
-static int early_failed(int count, MPI_Request requests[],
-                        MPI_Status statuses[], const early_list *e)
-{
-    const early_done *d = &e->v[e->n - 1];
-    int f = d->i;
-    req_snapshot s;
-    snapshot_take(&s, f, requests);
-    int rc = prog_waitall_done(f, requests, statuses);
-    rc = ledger_raise_multi(rc, &s, f, statuses, NULL, 0);
-    snapshot_drop(&s);
-    early_restore(e, f, statuses);
-    if (statuses != MPI_STATUSES_IGNORE) {
-        statuses[f] = d->st;
-        statuses[f].MPI_ERROR = d->err;
-        for (int k = f + 1; k < count; k++)
-            statuses[k].MPI_ERROR = MPI_ERR_PENDING;
-    }
-    if (rc == MPI_ERR_IN_STATUS)
-        return rc; /* raised already */
-    return omni_raise(d->comm, MPI_ERR_IN_STATUS);
 }
 
 /* MPI_Waitall of MPICH requests, answered as MPICH's own MPI_Waitall
- * answers it (statuses, errors, the handles left behind).  Each request
- * is awaited in turn (mpich_await_one), then one PMPI_Waitall, which finds
- * them all complete, completes them and reports errors: the rounds cost
- * O(1) each instead of O(count).  (A PMPI_Testall there would not answer
- * as MPICH's Waitall: MPICH 4.0.2's Testall reports MPI_ERR_IN_STATUS for
- * a completed persistent collective request, where its Waitall succeeds.)
- * A request whose status MPICH could not give (an error) is left to the
- * Waitall, which reports it as it would have.  A request mpich_await_one
- * completed itself reads MPI_REQUEST_NULL, or inactive if persistent, to
- * the Waitall, and gets back the status its test gave. */
+ * answers it once every request is complete (statuses, errors, the
+ * handles left behind).  Each request is awaited in turn
+ * (mpich_await_one), then one PMPI_Waitall, which finds them all
+ * complete, completes them and reports errors: the rounds cost O(1) each
+ * instead of O(count).  (A PMPI_Testall there would not answer as MPICH's
+ * Waitall: MPICH 4.0.2's Testall reports MPI_ERR_IN_STATUS for a completed
+ * persistent collective request, where its Waitall succeeds.)  A request
+ * whose status MPICH could not give (an error) is left to the Waitall,
+ * which reports it as it would have.  A request mpich_await_one completed
+ * itself reads MPI_REQUEST_NULL, or inactive if persistent, to the
+ * Waitall, and gets back the status its test gave; if that test failed,
+ * the call returns MPI_ERR_IN_STATUS with every status's MPI_ERROR set, as
+ * MPICH's Waitall does when one of its completed requests failed. */
 static int mpich_waitall(int count, MPI_Request requests[],
                          MPI_Status statuses[], unsigned *spins)
 {
@@ -425,6 +401,7 @@ static int mpich_waitall(int count, MPI_Request requests[],
     e.v = e.small;
     e.n = 0;
     e.cap = 4;
+    int failed = -1; /* the first early completion that failed, in e */
     for (int i = 0; i < count; i++) {
         early_done got;
         if (requests[i] == MPI_REQUEST_NULL ||
@@ -433,20 +410,21 @@ static int mpich_waitall(int count, MPI_Request requests[],
         early_done *d = early_add(&e);
         *d = got;
         d->i = i;
-        if (d->err != MPI_SUCCESS) {
-            int rc = early_failed(count, requests, statuses, &e);
-            if (e.v != e.small)
-                free(e.v);
-            return rc;
-        }
+        if (d->err != MPI_SUCCESS && failed < 0)
+            failed = e.n - 1;
     }
     req_snapshot s;
     snapshot_take(&s, count, requests);
     int rc = prog_waitall_done(count, requests, statuses);
+    if (failed >= 0 && rc == MPI_SUCCESS && statuses != MPI_STATUSES_IGNORE)
+        for (int k = 0; k < count; k++)
+            statuses[k].MPI_ERROR = MPI_SUCCESS;
     rc = ledger_raise_multi(rc, &s, count, statuses, NULL, 0);
     snapshot_drop(&s);
     if (e.n) {
-        early_restore(&e, count, statuses);
+        early_restore(&e, statuses);
+        if (failed >= 0 && rc != MPI_ERR_IN_STATUS)
+            rc = omni_raise(e.v[failed].comm, MPI_ERR_IN_STATUS);
         if (e.v != e.small)
             free(e.v);
     }
