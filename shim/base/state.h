@@ -136,7 +136,11 @@ typedef struct omni_state {
     size_t bsend_size;      /* bytes of the attached MPI_Bsend buffer */
     size_t bsend_used;      /* of which held by large payloads in flight */
     void *bsends;           /* those payloads (send.c) */
-    size_t early_bytes;     /* held by early payloads (recv.c) */
+    size_t early_bytes;     /* held by early payloads, as charged
+                               (omni_early_charge; recv.c) */
+    uint32_t *stall_at;     /* [world rank] -> 1 + the pair's credit when a
+                               blocking send last waited for it in vain, 0
+                               when it has not (send.c, credit_wait) */
 
     /* topology */
     rt_grid grid;
@@ -273,6 +277,16 @@ extern omni_state omni;
 
 /* The base helpers every module may use (state.c). */
 uint64_t omni_now_ns(void);
+
+/* What an early payload of `bytes` takes from OMNIBUS_EAGER_POOL: at least
+ * 4 KiB, so that the pool also bounds how many receives Omnibus keeps
+ * posted in MPICH ahead of their messages (16,384 with the default pool):
+ * MPICH's supply of requests is finite, and a flood of small payloads
+ * once exhausted it. */
+static inline size_t omni_early_charge(MPI_Count bytes)
+{
+    return bytes < 4096 ? 4096 : (size_t)bytes;
+}
 /* Ends the job: an allocation Omnibus cannot do without failed. */
 _Noreturn void omni_out_of_memory(const char *what);
 

@@ -132,7 +132,7 @@ void recv_take_message(match_recv *r, match_msg *m)
         /* The early payload becomes the receive's own, copied over once
          * it is in. */
         r->spill = m->early;
-        r->spill_early = m->bytes;
+        r->spill_early = (MPI_Count)omni_early_charge(m->bytes);
         r->payload = m->early_req;
         m->early = NULL;
         recv_await_payload(r);
@@ -265,13 +265,13 @@ static inline void recv_describe(match_msg *m, const comm_rec *c,
  * sender's MPI_Issend before any receive matched.  Up to RECV_EARLY_MAX
  * bytes, under UCX's largest eager sizes, so that the copy replaces
  * MPICH's rather than adding one, and up to OMNIBUS_EAGER_POOL bytes at
- * once. */
+ * once, each charged at least 4 KiB (omni_early_charge). */
 #define RECV_EARLY_MAX ((MPI_Count)65536)
 
 static void recv_receive_early(match_msg *m)
 {
     if (m->bytes > RECV_EARLY_MAX ||
-        omni.early_bytes + (size_t)m->bytes > omni.cfg.eager_pool)
+        omni.early_bytes + omni_early_charge(m->bytes) > omni.cfg.eager_pool)
         return;
     char *buf = malloc(m->bytes > 0 ? (size_t)m->bytes : 1);
     if (!buf)
@@ -283,7 +283,7 @@ static void recv_receive_early(match_msg *m)
         return;
     }
     m->early = buf;
-    omni.early_bytes += (size_t)m->bytes;
+    omni.early_bytes += omni_early_charge(m->bytes);
     omni.stats.early_payloads++;
 }
 

@@ -315,27 +315,72 @@ static inline int send_copied(comm_rec *c, MPI_Request *req, int user_req)
                     : request_complete_send(c->handle, req);
 }
 
+/* How long a blocking send past its pair's window waits for the window to
+ * reopen before it goes to MPICH: long enough for a receiver that is
+ * draining to return a quarter window (a stream over TCP does it about
+ * every millisecond), so that a flow that only outruns its receiver keeps
+ * aggregating; short next to anything a program that will never receive
+ * first would notice, and paid once per stall (stall_at). */
+#define SEND_CREDIT_WAIT_NS 2000000
+
+/* Whether the window towards dst reopened for `size` bytes within
+ * SEND_CREDIT_WAIT_NS, driving progress meanwhile.  A pair that already
+ * waited in vain does not wait again until its credit has grown: the
+ * receiver that did not drain then is not draining now. */
+static int credit_wait(int dst, uint32_t size)
+{
+    if (omni.stall_at[dst] && omni.credit[dst] < omni.stall_at[dst])
+        return 0;
+    uint64_t deadline = omni_now_ns() + SEND_CREDIT_WAIT_NS;
+    unsigned spins = 0;
+    prog_block_enter();
+    for (;;) {
+        prog_poll();
+        if (credit_fits(dst, size)) {
+            omni.stall_at[dst] = 0;
+            return 1;
+        }
+        if (omni_now_ns() >= deadline)
+            break;
+        prog_pause(&spins);
+    }
+    omni.stall_at[dst] = omni.credit[dst] + 1;
+    return 0;
+}
+
 /* A standard-mode message that does not fit its pair's window.  A
- * blocking send (MPI_Send, and the send half of MPI_Sendrecv) does what
- * plain MPICH would have done with it: its header goes along the ordered
- * route, so order and wildcards hold, its payload goes to MPICH, and the
- * send returns when MPICH says the buffer is free.  MPICH buffers a small
- * payload eagerly at the receiver exactly as it would without Omnibus, so
- * a program that sends before it receives, unsafe but run by every MPI,
- * never waits longer under Omnibus than under MPICH; a large payload waits
- * for its receive where MPICH's rendezvous would.  What MPICH buffers is
- * MPICH's, as without Omnibus; Omnibus itself holds one header.  Every
- * other send, a nonblocking or persistent one whose request lets the
- * program go on, or a synchronous or ready one, waits for its receive by
- * rendezvous (rndv.h), so that Omnibus never hands MPICH an unbounded
- * volume of unreceived messages the program has not asked to block on. */
+ * blocking send (MPI_Send, and the send half of MPI_Sendrecv) first waits
+ * a little for the window to reopen (credit_wait) and is then copied like
+ * any other; failing that, it does what plain MPICH would have done with
+ * it: its header goes along the ordered route, so order and wildcards
+ * hold, its payload goes to MPICH, and the send returns when MPICH says
+ * the buffer is free.  MPICH buffers a small payload eagerly at the
+ * receiver exactly as it would without Omnibus, so a program that sends
+ * before it receives, unsafe but run by every MPI, never waits for a
+ * receive under Omnibus that MPICH would not have waited for; a large
+ * payload waits for its receive where MPICH's rendezvous would.  What
+ * MPICH buffers is MPICH's, as without Omnibus; Omnibus itself holds one
+ * header.  Every other send, a nonblocking or persistent one whose request
+ * lets the program go on, or a synchronous or ready one, waits for its
+ * receive by rendezvous (rndv.h), so that Omnibus never hands MPICH an
+ * unbounded volume of unreceived messages the program has not asked to
+ * block on.  Returns as send_dispatch. */
 static int send_past_window(const void *buf, MPI_Count count,
-                            MPI_Datatype dtype, MPI_Count bytes, int dst,
-                            int tag, comm_rec *c, enum send_mode mode,
+                            MPI_Datatype dtype, int builtin, MPI_Count bytes,
+                            int dst, int tag, comm_rec *c, enum send_mode mode,
                             MPI_Request *req, int blocking)
 {
     if (!blocking || mode != SEND_STANDARD)
         return rndv_start(buf, count, dtype, bytes, dst, tag, c, mode, req);
+    if (credit_wait(dst, RT_HDR_SIZE + (uint32_t)bytes)) {
+        int rc = MPI_SUCCESS;
+        int went = send_eager(buf, count, dtype, builtin, (uint32_t)bytes,
+                              dst, tag, c, rt_meta(RT_EAGER, 0), &rc);
+        if (went < 0)
+            return omni_raise(c->handle, rc);
+        if (went > 0)
+            return send_copied(c, req, 0);
+    }
     omni.stats.window_fallbacks++;
     return send_large(buf, count, dtype, bytes, dst, tag, c, mode, req, 0);
 }
@@ -388,8 +433,8 @@ send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
     if (went < 0)
         return omni_raise(c->handle, rc);
     if (went == 0)
-        return send_past_window(buf, count, dtype, bytes, dst, tag, c, mode,
-                                req, blocking);
+        return send_past_window(buf, count, dtype, builtin, bytes, dst, tag,
+                                c, mode, req, blocking);
     if (mode == SEND_SYNC)
         return rc;
     return send_copied(c, req, user_req);
@@ -420,6 +465,9 @@ int send_start_blocking_half(const void *buf, MPI_Count count,
 
 int send_init(void)
 {
+    omni.stall_at = calloc((size_t)omni.size, sizeof *omni.stall_at);
+    if (!omni.stall_at)
+        return -1;
     omni.sync = NULL;
     omni.sync_cap = 0;
     omni.sync_free = -1;
@@ -428,6 +476,8 @@ int send_init(void)
 
 void send_finalize(void)
 {
+    free(omni.stall_at);
+    omni.stall_at = NULL;
     free(omni.sync);
     omni.sync = NULL;
 }

@@ -123,7 +123,7 @@ static void drop_early(match_msg *m)
     PMPI_Wait(&m->early_req, MPI_STATUS_IGNORE);
     free(m->early);
     m->early = NULL;
-    omni.early_bytes -= (size_t)m->bytes;
+    omni.early_bytes -= omni_early_charge(m->bytes);
 }
 
 long match_drop_unexpected(comm_rec *c)

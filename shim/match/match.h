@@ -72,7 +72,8 @@ typedef struct match_recv {
     MPI_Request payload;         /* RECV_PAYLOAD: PMPI_Irecv into buf */
     char *spill;                 /* the payload of a truncated receive, or
                                     an early one: copied in on arrival */
-    MPI_Count spill_early;       /* its bytes, when it is an early payload */
+    MPI_Count spill_early;       /* what it took from the pool, when it is
+                                    an early payload (omni_early_charge) */
 } match_recv;
 
 /* Makes *r a receive just posted: the envelope and buffer given, every
