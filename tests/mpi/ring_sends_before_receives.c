@@ -8,10 +8,12 @@
  * (docs/design/flow-control.md).  Each rank MPI_Sends N messages of 256 B
  * to rank+1 (three windows' worth, with OMNIBUS_EAGER_POOL at 256 KiB
  * unless the runner sets it), then receives N from rank-1 and checks each
- * message's content and order; then the same with MPI_Sendrecv's send
- * half past the window: each rank sends N messages with MPI_Send to its
- * right, and answers each of N MPI_Sendrecv calls (send right, receive
- * left) only after all of them, which also passes the window.
+ * message's content and order.  Then MPI_Sendrecv's send half past the
+ * window: each rank MPI_Sends N more messages (tag TAG+2) to its right,
+ * which fill the window again and stay unreceived, then makes N
+ * MPI_Sendrecv calls (send right and receive left, tag TAG+1) whose
+ * receives must pick their tag past the queued TAG+2 messages, and only
+ * then receives the TAG+2 messages, still in their send order.
  */
 #include "testlib.h"
 
@@ -38,9 +40,13 @@ int main(int argc, char **argv)
                       "before any receive was posted, must arrive intact "
                       "and in order", i, n, left);
     }
-    /* MPI_Sendrecv: each call's send half goes right past the window while
-     * the messages it would receive from the left are still queued behind
-     * the ones sent before; everything is received in order. */
+    /* MPI_Sendrecv past the window: the TAG+2 messages fill the window
+     * towards the right and wait unreceived, so every Sendrecv's send half
+     * finds the window full. */
+    for (long i = 0; i < n; i++) {
+        tl_fill(buf, LEN, me, 2 * n + i);
+        MPI_OK(MPI_Send(buf, LEN, MPI_BYTE, right, TAG + 2, MPI_COMM_WORLD));
+    }
     unsigned char in[LEN];
     for (long i = 0; i < n; i++) {
         tl_fill(buf, LEN, me, n + i);
@@ -48,8 +54,18 @@ int main(int argc, char **argv)
                             MPI_BYTE, left, TAG + 1, MPI_COMM_WORLD,
                             MPI_STATUS_IGNORE));
         CHECK_PATTERN(in, LEN, left, n + i,
-                      "MPI_Sendrecv %ld of %ld: the message from the left "
-                      "neighbour %d", i, n, left);
+                      "MPI_Sendrecv %ld of %ld must receive the left "
+                      "neighbour %d's tag %d message %ld, past its %ld "
+                      "earlier unreceived messages of tag %d",
+                      i, n, left, TAG + 1, i, n, TAG + 2);
+    }
+    for (long i = 0; i < n; i++) {
+        MPI_OK(MPI_Recv(buf, LEN, MPI_BYTE, left, TAG + 2, MPI_COMM_WORLD,
+                        MPI_STATUS_IGNORE));
+        CHECK_PATTERN(buf, LEN, left, 2 * n + i,
+                      "message %ld of %ld of tag %d from the left neighbour "
+                      "%d, left unreceived while MPI_Sendrecv ran, must "
+                      "arrive intact and in order", i, n, TAG + 2, left);
     }
     return tl_finalize();
 }
