@@ -24,12 +24,16 @@
  *   ACK         empty; meta value = the synchronous-send id being answered
  *   CREDIT      empty; meta value = item bytes from `dst` that the receiving
  *               application has consumed, returned to the sender's window
- *   RNDV        a message its pair's window had no room for: an 8-byte
- *               message size and the sender's 4-byte rendezvous id; meta
- *               value unused.  The message stays in the sender's buffer
- *               until the receiver, having matched it, answers with a CTS
- *   CTS         a 4-byte id of the receive waiting for the data; meta value
- *               = the sender's rendezvous id being cleared to send
+ *   RNDV        a message that waits in the sender's buffer for its
+ *               receive: an 8-byte message size, the sender's 4-byte
+ *               rendezvous id and an 8-byte address, 0 unless the receiver
+ *               is to read the message there itself (a single-copy read
+ *               between ranks of a node); meta value unused.  The message
+ *               stays in the sender's buffer until the receiver, having
+ *               matched it, answers with a CTS
+ *   CTS         a 4-byte id of the receive waiting for the data, or
+ *               RT_CTS_READ_DONE once the receiver has read the message
+ *               itself; meta value = the sender's rendezvous id
  *   RNDV_DATA   a rendezvous message's data, sent once its CTS arrived;
  *               meta value = the receive's id from the CTS
  *
@@ -58,8 +62,9 @@ enum rt_kind {
 #define RT_KIND_BITS 4u
 #define RT_META_MAX ((1u << (32u - RT_KIND_BITS)) - 1u)
 #define RT_LARGE_BODY 8u
-#define RT_RNDV_BODY 12u
+#define RT_RNDV_BODY 20u
 #define RT_CTS_BODY 4u
+#define RT_CTS_READ_DONE UINT32_MAX
 
 typedef struct {
     uint32_t dst;

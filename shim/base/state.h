@@ -93,6 +93,9 @@ typedef struct omni_counters {
     uint64_t window_full;      /* small sends that found their pair's window
                                   full and went by rendezvous (rndv.h) */
     uint64_t rndv_sends;       /* rendezvous sends started here */
+    uint64_t read_sends;       /* of those, the ones their receiver reads
+                                  straight from this rank's memory (rndv.h,
+                                  Single-copy reads) */
     uint64_t window_fallbacks; /* blocking standard sends past their pair's
                                   window that went to MPICH as header and
                                   payload (send.c, send_past_window) */
@@ -190,6 +193,9 @@ typedef struct omni_state {
     int ring_backlogs;      /* blocks waiting in peers' backlogs */
     size_t ring_record_max; /* largest block a ring takes (shm.c); 0
                                without rings */
+    int *read_pid;          /* [world rank] -> its process id where this
+                               rank may read its memory directly
+                               (shm_read_peer), else 0; NULL without */
 
     /* what becomes of an arrived block (deliver.h), set by transport_init */
     void (*deliver)(omni_block *b);

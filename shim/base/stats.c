@@ -9,7 +9,7 @@ enum {
     S_ACKS, S_WINDOW_FULL, S_RNDV, S_FULL, S_IDLE, S_AGE, S_BLOCK, S_URGENT,
     S_QUIET, S_ANSWER, S_FWD_HELD,
     S_OFF_NODE, S_OFF_NODE_BYTES, S_RING, S_RING_ALONE, S_WIRE_ALONE, S_EARLY,
-    S_FALLBACK,
+    S_FALLBACK, S_READ,
     S_NBR_COLLS, S_NBR_MSGS, S_NBR_MPICH, S_COLL_ITEMS,
     S_DIM0, S_HOP0 = S_DIM0 + RT_MAX_DIMS, S_COUNT = S_HOP0 + RT_MAX_DIMS + 1
 };
@@ -50,6 +50,7 @@ static void collect(uint64_t *v)
     v[S_WIRE_ALONE] = c->wire_alone;
     v[S_EARLY] = c->early_payloads;
     v[S_FALLBACK] = c->window_fallbacks;
+    v[S_READ] = c->read_sends;
     for (int d = 0; d < RT_MAX_DIMS; d++)
         v[S_DIM0 + d] = c->wire_by_dim[d];
     v[S_NBR_COLLS] = c->nbr_collectives;
@@ -91,7 +92,7 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *peak)
                "\"wire_bytes_off_node\":%llu,\"wire_messages_ring\":%llu,"
                "\"ring_alone_sends\":%llu,\"wire_alone_sends\":%llu,"
                "\"early_payloads\":%llu,\"forwarded_held\":%llu,"
-               "\"window_fallbacks\":%llu},",
+               "\"window_fallbacks\":%llu,\"single_copy_sends\":%llu},",
             (unsigned long long)t[S_USER],
             (unsigned long long)(t[S_USER] - t[S_DIRECT] - t[S_RNDV] -
                                  t[S_RING_ALONE] - t[S_WIRE_ALONE]),
@@ -107,7 +108,8 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *peak)
             (unsigned long long)t[S_WIRE_ALONE],
             (unsigned long long)t[S_EARLY],
             (unsigned long long)t[S_FWD_HELD],
-            (unsigned long long)t[S_FALLBACK]);
+            (unsigned long long)t[S_FALLBACK],
+            (unsigned long long)t[S_READ]);
     fprintf(f, "\"flushes\":{\"full\":%llu,\"idle\":%llu,\"age\":%llu,"
                "\"before_blocking\":%llu,\"urgent\":%llu,\"quiet\":%llu,"
                "\"answer\":%llu},",

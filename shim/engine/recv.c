@@ -1,6 +1,7 @@
 #include "shim/engine/recv.h"
 #include "shim/engine/send.h"
 #include "shim/transport/transport.h"
+#include "shim/transport/shm.h"
 #include "shim/progress/progress.h"
 #include "shim/engine/request.h"
 #include "shim/base/dtype.h"
@@ -104,6 +105,48 @@ static void recv_answer_rndv(uint32_t src_world, uint32_t id, uint32_t recv_id)
     transport_push_soon((int)src_world);
 }
 
+/* Tells world rank src that its rendezvous `id` was read (rndv.h,
+ * Single-copy reads): its send is complete. */
+static void recv_answer_read(uint32_t src_world, uint32_t id)
+{
+    recv_answer_rndv(src_world, id, RT_CTS_READ_DONE);
+}
+
+/* Reads message m, which its sender offered for a single-copy read,
+ * straight into r's buffer (a builtin datatype: the bytes that fit, with
+ * MPI_ERR_TRUNCATE for the rest, as recv_copy_in does) or into a copy
+ * unpacked from there (a derived one), then frees the sender's buffer.
+ * A read the kernel refuses, which the start-up check makes unexpected,
+ * fails the receive with MPI_ERR_OTHER; the sender completes either way. */
+static void recv_read(match_recv *r, const match_msg *m)
+{
+    int builtin = dtype_builtin_size(r->dtype);
+    MPI_Count cap = builtin * r->count;
+    int err;
+    if (builtin) {
+        MPI_Count n = m->bytes < cap ? m->bytes : cap;
+        err = shm_read_peer((int)m->src_world, r->buf, m->rndv_addr,
+                            (size_t)n);
+        r->st_bytes = n;
+        r->error = m->bytes > cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    } else {
+        char *tmp = malloc(m->bytes > 0 ? (size_t)m->bytes : 1);
+        if (!tmp)
+            omni_out_of_memory("a message read from another rank");
+        err = shm_read_peer((int)m->src_world, tmp, m->rndv_addr,
+                            (size_t)m->bytes);
+        if (!err)
+            recv_copy_in_derived(r, tmp, m->bytes);
+        free(tmp);
+    }
+    if (err) {
+        r->st_bytes = 0;
+        r->error = MPI_ERR_OTHER;
+    }
+    recv_answer_read(m->src_world, m->rndv_id);
+    recv_finish(r);
+}
+
 /* r waits for its payload's MPICH receive, r->payload, which progress
  * tests (recv_payload_done). */
 static void recv_await_payload(match_recv *r)
@@ -136,6 +179,10 @@ void recv_take_message(match_recv *r, match_msg *m)
         r->payload = m->early_req;
         m->early = NULL;
         recv_await_payload(r);
+        return;
+    }
+    if (m->kind == RT_RNDV && m->rndv_addr) {
+        recv_read(r, m);
         return;
     }
     if (m->kind == RT_RNDV) {
@@ -245,8 +292,11 @@ static inline void recv_describe(match_msg *m, const comm_rec *c,
     uint64_t size;
     memcpy(&size, body, sizeof size);
     m->early = NULL;
-    if (m->kind == RT_RNDV)
+    if (m->kind == RT_RNDV) {
         memcpy(&m->rndv_id, body + sizeof size, sizeof m->rndv_id);
+        memcpy(&m->rndv_addr, body + sizeof size + sizeof m->rndv_id,
+               sizeof m->rndv_addr);
+    }
     m->bytes = (MPI_Count)size;
     m->data = NULL;
 }

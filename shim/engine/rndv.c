@@ -17,7 +17,8 @@ typedef struct rndv_send {
     const void *buf;
     MPI_Count count;
     MPI_Datatype dtype;     /* held (dtype.h) */
-    uint32_t bytes;         /* the message's size (at most the threshold) */
+    MPI_Count bytes;        /* the message's size (at most the threshold,
+                               unless the receiver reads it itself) */
     int dst;
     MPI_Comm comm;          /* the user's, for raising errors */
     MPI_Request greq;       /* MPI_REQUEST_NULL for a blocking send */
@@ -132,30 +133,22 @@ static void rndv_finish(uint32_t id)
         rndv_put(id);
 }
 
-int rndv_start(const void *buf, MPI_Count count, MPI_Datatype dtype,
-               MPI_Count bytes, int dst, int tag, comm_rec *c,
-               enum send_mode mode, MPI_Request *req)
+/* Sends rendezvous id's header (readable at `addr`, or 0) and returns as
+ * rndv_start: the request, or once the send is complete. */
+static int rndv_announce(uint32_t id, uint64_t addr, int tag, comm_rec *c,
+                         enum send_mode mode, MPI_Request *req)
 {
-    uint32_t id = rndv_get();
     rndv_send *s = rndv_slot(id);
-    *s = (rndv_send){.link = -1, .state = RNDV_WAITING, .buf = buf,
-                     .count = count, .bytes = (uint32_t)bytes, .dst = dst,
-                     .comm = c->handle, .greq = MPI_REQUEST_NULL};
-    int rc = dtype_hold(dtype, &s->dtype);
-    if (rc == MPI_SUCCESS && mode == SEND_BUFFERED)
-        rc = rndv_copy_aside(s, bytes);
-    if (rc != MPI_SUCCESS) {
-        rndv_put(id);
-        return omni_raise(c->handle, rc);
-    }
+    int dst = s->dst;
     rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.rank,
                      .comm = c->id, .tag = tag, .len = RT_RNDV_BODY,
                      .meta = rt_meta(RT_RNDV, 0)};
     char *at = transport_reserve(dst, RT_HDR_SIZE + RT_RNDV_BODY);
     rt_hdr_write(at, &h);
-    uint64_t size = (uint64_t)bytes;
+    uint64_t size = (uint64_t)s->bytes;
     memcpy(at + RT_HDR_SIZE, &size, sizeof size);
     memcpy(at + RT_HDR_SIZE + sizeof size, &id, sizeof id);
+    memcpy(at + RT_HDR_SIZE + sizeof size + sizeof id, &addr, sizeof addr);
     omni.sent_to[dst]++;
     omni.stats.rndv_sends++;
 
@@ -181,13 +174,53 @@ int rndv_start(const void *buf, MPI_Count count, MPI_Datatype dtype,
     return MPI_SUCCESS;
 }
 
+int rndv_start(const void *buf, MPI_Count count, MPI_Datatype dtype,
+               MPI_Count bytes, int dst, int tag, comm_rec *c,
+               enum send_mode mode, MPI_Request *req)
+{
+    uint32_t id = rndv_get();
+    rndv_send *s = rndv_slot(id);
+    *s = (rndv_send){.link = -1, .state = RNDV_WAITING, .buf = buf,
+                     .count = count, .bytes = bytes, .dst = dst,
+                     .comm = c->handle, .greq = MPI_REQUEST_NULL};
+    int rc = dtype_hold(dtype, &s->dtype);
+    if (rc == MPI_SUCCESS && mode == SEND_BUFFERED)
+        rc = rndv_copy_aside(s, bytes);
+    if (rc != MPI_SUCCESS) {
+        rndv_put(id);
+        return omni_raise(c->handle, rc);
+    }
+    return rndv_announce(id, 0, tag, c, mode, req);
+}
+
+int rndv_start_read(const void *buf, MPI_Count bytes, int dst, int tag,
+                    comm_rec *c, MPI_Request *req)
+{
+    uint32_t id = rndv_get();
+    rndv_send *s = rndv_slot(id);
+    /* MPI_BYTE: a builtin type, which rndv_finish's release ignores. */
+    *s = (rndv_send){.link = -1, .state = RNDV_WAITING, .buf = buf,
+                     .count = bytes, .dtype = MPI_BYTE, .bytes = bytes,
+                     .dst = dst, .comm = c->handle,
+                     .greq = MPI_REQUEST_NULL};
+    omni.stats.read_sends++;
+    /* Synchronous or standard: both are satisfied once the receiver has
+     * read the message, which it does only after a receive matched. */
+    return rndv_announce(id, (uint64_t)(uintptr_t)buf, tag, c,
+                         SEND_STANDARD, req);
+}
+
 void rndv_clear_to_send(uint32_t id, const char *cts_body)
 {
     rndv_send *s = rndv_slot(id);
     uint32_t recv_id;
     memcpy(&recv_id, cts_body, sizeof recv_id);
+    if (recv_id == RT_CTS_READ_DONE) {
+        rndv_finish(id);
+        return;
+    }
     rt_item_hdr h = {.dst = (uint32_t)s->dst, .src = (uint32_t)omni.rank,
-                     .comm = 0, .tag = 0, .len = s->bytes,
+                     .comm = 0, .tag = 0, .len = (uint32_t)s->bytes,
                      .meta = rt_meta(RT_RNDV_DATA, recv_id)};
     char *at = transport_reserve(s->dst, RT_HDR_SIZE + s->bytes);
     rt_hdr_write(at, &h);

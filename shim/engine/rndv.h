@@ -24,6 +24,15 @@
  *
  * The request a nonblocking send gets is an MPICH generalized request that
  * progress completes; MPI_Cancel never withdraws it (send.h).
+ *
+ * Single-copy reads.  rndv_start_read is the same rendezvous for a large
+ * contiguous message to a rank of the node that may read this rank's
+ * memory (shm.h, omni.read_pid): the header also carries the buffer's
+ * address, the receiver copies the message straight from there into its
+ * receive buffer once it has matched (one copy, where a node ring takes
+ * two and MPICH's eager path two), and its CTS then only says that the
+ * read is done.  Until then the sender's buffer must stay as it is, which
+ * MPI requires of a send's buffer until its request completes.
  */
 #ifndef OMNIBUS_RNDV_H
 #define OMNIBUS_RNDV_H
@@ -40,8 +49,15 @@ int rndv_start(const void *buf, MPI_Count count, MPI_Datatype dtype,
                MPI_Count bytes, int dst, int tag, comm_rec *c,
                enum send_mode mode, MPI_Request *req);
 
-/* A CTS for rendezvous `id` arrived (its body names the receive): the
- * message goes now, and the send completes. */
+/* The same for a message the receiver reads itself: a builtin datatype
+ * (buf holds `bytes` contiguous bytes), standard or synchronous mode, and
+ * dst with omni.read_pid[dst] set. */
+int rndv_start_read(const void *buf, MPI_Count bytes, int dst, int tag,
+                    comm_rec *c, MPI_Request *req);
+
+/* A CTS for rendezvous `id` arrived (its body names the receive, or says
+ * the receiver read the message): the message goes now if it still has to,
+ * and the send completes. */
 void rndv_clear_to_send(uint32_t id, const char *cts_body);
 
 

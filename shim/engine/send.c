@@ -125,6 +125,24 @@ send_eager(const void *buf, MPI_Count count, MPI_Datatype dtype, int builtin,
  * against 1.03 and 2 KiB 1.62 against 1.54. */
 #define SEND_RING_DIRECT_MIN 4096
 
+/* Payload bytes from which a nonblocking or synchronous send to a rank of
+ * the node that can read this rank's memory goes by single-copy read
+ * (rndv.h): its receiver copies it once, straight from the sender's
+ * buffer, where a node ring copies twice.  A blocking standard send never
+ * does: it would then wait for its receive, which plain MPICH's eager path
+ * does not (docs/design/transport.md, Single-copy reads). */
+#ifndef SEND_READ_MIN
+#define SEND_READ_MIN ((MPI_Count)16384)
+#endif
+
+static inline int send_by_read_ok(MPI_Count bytes, int builtin, int dst,
+                                  enum send_mode mode, int blocking)
+{
+    return bytes >= SEND_READ_MIN && builtin && omni.read_pid &&
+           omni.read_pid[dst] && omni.next_hop[dst] == dst &&
+           (mode == SEND_SYNC || (mode == SEND_STANDARD && !blocking));
+}
+
 /* A message above the threshold to a peer that is its own next hop
  * (transport_alone_ok): one eager item alone in a block or ring record of
  * its own, so the threshold still bounds what is aggregated; from
@@ -414,6 +432,8 @@ send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
         return omni_raise(c->handle, MPI_ERR_BUFFER);
     int rc = MPI_SUCCESS;
     if ((size_t)bytes > omni.threshold) {
+        if (send_by_read_ok(bytes, builtin, dst, mode, blocking))
+            return rndv_start_read(buf, bytes, dst, tag, c, req);
         int went = mode != SEND_SYNC && transport_alone_ok(dst, (size_t)bytes)
                        ? send_alone(buf, count, dtype, builtin, (uint32_t)bytes,
                                     dst, tag, c, &rc)

@@ -1,5 +1,8 @@
 #include "shim/transport/shm.h"
+#include <errno.h>
 #include <stdlib.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 /* Rings carry whole blocks; a block larger than this gains nothing from a
  * ring (one copy of a megabyte costs what MPICH's own copy does) and would
@@ -64,6 +67,60 @@ static int rings_open(int local_size, int me, const int *world, char *mine,
     return 0;
 }
 
+int shm_read_peer(int p, void *to, uint64_t addr, size_t n)
+{
+    size_t done = 0;
+    while (done < n) {
+        struct iovec local = {(char *)to + done, n - done};
+        struct iovec remote = {(void *)(uintptr_t)(addr + done), n - done};
+        ssize_t got = process_vm_readv((pid_t)omni.read_pid[p], &local, 1,
+                                       &remote, 1, 0);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return got < 0 ? errno : EFAULT;
+        done += (size_t)got;
+    }
+    return 0;
+}
+
+/* A word every rank of the node reads from every other at start-up. */
+static const uint64_t shm_probe_word = 0x6f6d6e6962757321ULL;
+
+/* Tries a read of every other node rank's probe word; enables single-copy
+ * reads on the node only when every rank read every other (MPI_LAND over
+ * the node), so that a sender never offers a read its receiver cannot
+ * make.  Collective over omni.ring_comm. */
+static int shm_reads_open(int local_size, int me, const int *world)
+{
+    struct { long long pid, addr; } mine = {getpid(),
+        (long long)(uintptr_t)&shm_probe_word}, *all;
+    all = malloc(sizeof *all * (size_t)local_size);
+    omni.read_pid = calloc((size_t)omni.size, sizeof *omni.read_pid);
+    if (!all || !omni.read_pid) {
+        free(all);
+        return -1;
+    }
+    PMPI_Allgather(&mine, 2, MPI_LONG_LONG, all, 2, MPI_LONG_LONG,
+                   omni.ring_comm);
+    int ok = 1;
+    for (int j = 0; j < local_size && ok; j++) {
+        if (j == me || omni.off_node[world[j]])
+            continue;
+        uint64_t word = 0;
+        omni.read_pid[world[j]] = (int)all[j].pid;
+        ok = shm_read_peer(world[j], &word, (uint64_t)all[j].addr,
+                           sizeof word) == 0 &&
+             word == shm_probe_word;
+    }
+    int all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, omni.ring_comm);
+    if (!all_ok)
+        memset(omni.read_pid, 0, sizeof *omni.read_pid * (size_t)omni.size);
+    free(all);
+    return 0;
+}
+
 int shm_init(void)
 {
     omni.ring_comm = MPI_COMM_NULL;
@@ -100,6 +157,8 @@ int shm_init(void)
     PMPI_Barrier(omni.ring_comm);
     int *world = node_world_ranks(local_size);
     rc = world ? rings_open(local_size, me, world, mine, region, cap) : -1;
+    if (rc == 0)
+        rc = shm_reads_open(local_size, me, world);
     free(world);
     return rc;
 }
@@ -119,4 +178,6 @@ void shm_finalize(void)
     omni.ring_peers = NULL;
     omni.ring_nrx = omni.ring_npeers = 0;
     omni.ring_record_max = 0;
+    free(omni.read_pid);
+    omni.read_pid = NULL;
 }

@@ -31,4 +31,13 @@
 int shm_init(void);
 void shm_finalize(void);
 
+/* Single-copy reads (docs/design/transport.md, Single-copy reads).  Where
+ * the kernel lets ranks of a node read each other's memory
+ * (process_vm_readv, which shm_init tries between every pair of the node
+ * and enables only when every pair succeeds, so that both sides of any
+ * pair agree), omni.read_pid[p] is world rank p's process id, else 0.
+ * shm_read_peer copies n bytes at address `addr` of world rank p into
+ * `to`, all of them or none, and returns 0, or an errno value. */
+int shm_read_peer(int p, void *to, uint64_t addr, size_t n);
+
 #endif
