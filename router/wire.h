@@ -21,6 +21,10 @@
  *               receiver answers with an ACK once a receive has matched it
  *   LARGE       an 8-byte message size; meta value = the tag under which the
  *               payload travels straight to dst on the payload communicator
+ *   LARGE_SYNC  as LARGE for a payload sent with MPI_Issend, whose
+ *               completion is the sender's proof of a matching receive, so
+ *               only the program's own receive may take it (never an early
+ *               one)
  *   ACK         empty; meta value = the synchronous-send id being answered
  *   CREDIT      empty; meta value = item bytes from `dst` that the receiving
  *               application has consumed, returned to the sender's window
@@ -106,15 +110,6 @@ static inline int rt_kind_is_urgent(enum rt_kind kind)
 static inline int rt_kind_is_eager(enum rt_kind kind)
 {
     return kind == RT_EAGER || kind == RT_EAGER_SYNC;
-}
-
-/* A header whose payload follows on the payload communicator (send.h):
- * RT_LARGE_SYNC when the payload is an MPI_Issend, whose completion is the
- * sender's proof of a matching receive, so that only the program's own
- * receive may ever take it. */
-static inline int rt_kind_is_large(enum rt_kind kind)
-{
-    return kind == RT_LARGE || kind == RT_LARGE_SYNC;
 }
 
 /* Field by field, each one store into the block: a header built on the

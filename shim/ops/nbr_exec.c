@@ -318,12 +318,13 @@ static void packed_poll(nbr_op *op, int i)
                                           op->tag + m->phase, 1);
     if (!mm)
         return;
-    if (!rt_kind_is_large(mm->kind)) {
+    if (rt_kind_is_eager(mm->kind)) {
         op->held[i] = mm;
         packed_arrived(op, i, mm->data, mm->bytes);
         return;
     }
-    /* Longer than the threshold: its payload comes on its own. */
+    /* Longer than the threshold, or a rendezvous: its data comes on its
+     * own, or is read from the sender (rndv.h). */
     op->lbuf[i] = malloc(mm->bytes > 0 ? (size_t)mm->bytes : 1);
     if (!op->lbuf[i])
         omni_out_of_memory("a neighbourhood collective");
