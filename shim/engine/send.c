@@ -434,7 +434,9 @@ send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
     if ((size_t)bytes > omni.threshold) {
         if (send_by_read_ok(bytes, builtin, dst, mode, blocking))
             return rndv_start_read(buf, bytes, dst, tag, c, req);
-        int went = mode != SEND_SYNC && transport_alone_ok(dst, (size_t)bytes)
+        int alone = mode != SEND_SYNC &&
+                    transport_alone_ok(dst, (size_t)bytes, blocking);
+        int went = alone
                        ? send_alone(buf, count, dtype, builtin, (uint32_t)bytes,
                                     dst, tag, c, &rc)
                        : 0;
