@@ -128,19 +128,23 @@ send_eager(const void *buf, MPI_Count count, MPI_Datatype dtype, int builtin,
 /* Payload bytes from which a nonblocking or synchronous send to a rank of
  * the node that can read this rank's memory goes by single-copy read
  * (rndv.h): its receiver copies it once, straight from the sender's
- * buffer, where a node ring copies twice.  A blocking standard send never
- * does: it would then wait for its receive, which plain MPICH's eager path
- * does not (docs/design/transport.md, Single-copy reads). */
-#ifndef SEND_READ_MIN
+ * buffer, where a node ring copies twice.  A blocking standard send does
+ * only when it is too large for one ring record (128 KiB with the default
+ * rings), far above the size from which MPICH's own MPI_Send waits for its
+ * receive; below, it would wait where plain MPICH's eager path may not,
+ * and the ring's eager copy is the faster for one message at a time
+ * (docs/design/transport.md, Single-copy reads). */
 #define SEND_READ_MIN ((MPI_Count)16384)
-#endif
 
 static inline int send_by_read_ok(MPI_Count bytes, int builtin, int dst,
                                   enum send_mode mode, int blocking)
 {
     return bytes >= SEND_READ_MIN && builtin && omni.read_pid &&
            omni.read_pid[dst] && omni.next_hop[dst] == dst &&
-           (mode == SEND_SYNC || (mode == SEND_STANDARD && !blocking));
+           (mode == SEND_SYNC ||
+            (mode == SEND_STANDARD &&
+             (!blocking ||
+              (size_t)bytes + RT_HDR_SIZE > omni.ring_record_max)));
 }
 
 /* A message above the threshold to a peer that is its own next hop
