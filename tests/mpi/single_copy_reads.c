@@ -7,7 +7,9 @@
  * it, reads the message from the sender's memory and then tells the sender
  * that its send is complete (docs/design/transport.md, Single-copy reads).
  * Each behaviour below is one thing that path could break:
- *   - a receive posted before the header arrives gets the whole message;
+ *   - a receive posted before the header arrives gets the whole message,
+ *     from MPI_Isend and from a blocking MPI_Send (which takes this path
+ *     above 128 KiB);
  *   - so does one posted after it arrived (MPI_Iprobe saw it first), and
  *     the probe's status gives the message's size (MPI 4.1 §3.8.1);
  *   - a receive too short for the message fails with MPI_ERR_TRUNCATE
@@ -30,7 +32,7 @@
 #define MID (64 * 1024)
 #define SHORT (32 * 1024)
 
-enum { TAG_POSTED = 1, TAG_LATE, TAG_TRUNC, TAG_VECTOR, TAG_SYNC, TAG_GO,
+enum { TAG_POSTED = 1, TAG_BLOCKING, TAG_LATE, TAG_TRUNC, TAG_VECTOR, TAG_SYNC, TAG_GO,
        TAG_ORDER, TAG_REUSE, TAG_DONE };
 
 #define ORDER_N 12
@@ -49,6 +51,9 @@ static void leader(int peer)
     MPI_OK(MPI_Isend(buf, BIG, MPI_BYTE, peer, TAG_POSTED, MPI_COMM_WORLD,
                      &req));
     MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+
+    tl_fill(buf, BIG, tl_rank(), TAG_BLOCKING);
+    MPI_OK(MPI_Send(buf, BIG, MPI_BYTE, peer, TAG_BLOCKING, MPI_COMM_WORLD));
 
     tl_fill(buf, MID, tl_rank(), TAG_LATE);
     MPI_OK(MPI_Isend(buf, MID, MPI_BYTE, peer, TAG_LATE, MPI_COMM_WORLD,
@@ -117,6 +122,13 @@ static void partner(int peer)
                  "%d-byte send", BIG);
     CHECK_PATTERN(buf, BIG, peer, TAG_POSTED, "a receive posted before a "
                   "%d-byte send", BIG);
+
+    MPI_OK(MPI_Recv(buf, BIG, MPI_BYTE, peer, TAG_BLOCKING, MPI_COMM_WORLD,
+                    &st));
+    CHECK_STATUS(st, peer, TAG_BLOCKING, BIG, "the receive of a %d-byte "
+                 "blocking MPI_Send", BIG);
+    CHECK_PATTERN(buf, BIG, peer, TAG_BLOCKING, "the receive of a %d-byte "
+                  "blocking MPI_Send", BIG);
 
     tl_await_arrival(peer, TAG_LATE, MPI_COMM_WORLD);
     MPI_OK(MPI_Probe(peer, TAG_LATE, MPI_COMM_WORLD, &st));
