@@ -82,8 +82,8 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *peak)
     fprintf(f, "{\"ranks\":%d,\"topology\":[", omni.size);
     for (int d = 0; d < g->ndims; d++)
         fprintf(f, "%s%d", d ? "," : "", g->dims[d]);
-    fprintf(f, "],\"buffer_size\":%zu,\"threshold\":%zu,",
-            omni.block_cap, omni.threshold);
+    fprintf(f, "],\"buffer_size\":%zu,\"threshold\":%zu,\"yield\":%d,",
+            omni.block_cap, omni.threshold, omni.yield);
     fprintf(f, "\"totals\":{\"user_sends\":%llu,\"aggregated_items\":%llu,"
                "\"forwarded_items\":%llu,\"wire_messages\":%llu,"
                "\"wire_bytes\":%llu,\"direct_sends\":%llu,"

@@ -83,16 +83,25 @@ static void check_same_settings(void)
                         "settings: pass them to every rank (mpiexec -genv)");
 }
 
-static int cores_available(void)
+/* The cores the ranks of the node may run on, together: the union of
+ * their affinity masks, not this rank's own, which a launcher that binds
+ * each rank to a core (mpiexec -bind-to core, srun --cpu-bind) narrows to
+ * one core while its neighbours have theirs.  Collective over `shared`. */
+static int node_cores(MPI_Comm shared)
 {
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
-        return CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
+    cpu_set_t mine, all;
+    CPU_ZERO(&mine);
+    if (sched_getaffinity(0, sizeof mine, &mine) != 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        for (long c = 0; c < n && c < CPU_SETSIZE; c++)
+            CPU_SET((int)c, &mine);
+    }
+    PMPI_Allreduce(&mine, &all, (int)sizeof mine, MPI_BYTE, MPI_BOR, shared);
+    int n = CPU_COUNT(&all);
+    return n > 0 ? n : 1;
 }
 
-/* 1 when this node runs more ranks than it has cores. */
+/* 1 when this node runs more ranks than its ranks have cores. */
 static int node_crowded(void)
 {
     MPI_Comm shared;
@@ -100,8 +109,9 @@ static int node_crowded(void)
     PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
                          MPI_INFO_NULL, &shared);
     PMPI_Comm_size(shared, &local);
+    int crowded = local > node_cores(shared);
     PMPI_Comm_free(&shared);
-    return local > cores_available();
+    return crowded;
 }
 
 /* Yield when this node is crowded: with more ranks than cores, the rank
