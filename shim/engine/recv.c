@@ -115,7 +115,8 @@ static void recv_answer_read(uint32_t src_world, uint32_t id)
 /* Reads message m, which its sender offered for a single-copy read,
  * straight into r's buffer (a builtin datatype: the bytes that fit, with
  * MPI_ERR_TRUNCATE for the rest, as recv_copy_in does) or into a copy
- * unpacked from there (a derived one), then frees the sender's buffer.
+ * unpacked from there (a derived one), then tells the sender that its
+ * buffer is free.
  * A read the kernel refuses, which the start-up check makes unexpected,
  * fails the receive with MPI_ERR_OTHER; the sender completes either way. */
 static void recv_read(match_recv *r, const match_msg *m)
