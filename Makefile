@@ -161,8 +161,9 @@ demo: benches
 bench: benches
 	@scripts/bench $(BENCH_ARGS)
 
-# The benchmark report and plots (bench/results/report.md, about 15
-# minutes), and the calibration of the default buffer size and threshold
+# The benchmark report and plots (bench/results/report.md, about 45
+# minutes on 2 cores, then the large messages of sizes.md, about 7, and
+# the cluster rows where the machine allows), and the calibration of the default buffer size and threshold
 # (about 10); docs/performance.md, Running the benchmarks.
 report: benches
 	@scripts/ensure-deps plots
