@@ -165,6 +165,33 @@ static inline long long bench_parse_count(const char *s, long long min)
     return v;
 }
 
+/* A message's stamp: v in its first 8 bytes and, from 16 bytes on, in its
+ * last 8 too (the low bytes of v when it is shorter than 8), so that a
+ * message that arrived whole, in order and for the right round carries it
+ * at both ends.  bench_stamped says whether buf carries it. */
+static inline void bench_stamp(unsigned char *buf, size_t size, uint64_t v)
+{
+    if (size < 8) {
+        for (size_t i = 0; i < size; i++)
+            buf[i] = (unsigned char)(v >> (8 * i));
+        return;
+    }
+    memcpy(buf, &v, 8);
+    if (size >= 16)
+        memcpy(buf + size - 8, &v, 8);
+}
+
+static inline int bench_stamped(const unsigned char *buf, size_t size,
+                                uint64_t v)
+{
+    unsigned char want[8];
+    size_t head = size < 8 ? size : 8;
+    bench_stamp(want, head, v);
+    if (memcmp(buf, want, head) != 0)
+        return 0;
+    return size < 16 || memcmp(buf + size - 8, want, 8) == 0;
+}
+
 /* splitmix64: a small, fast, well-mixed generator; each rank seeds its own
  * stream so runs are reproducible and ranks are independent. */
 static inline uint64_t bench_rng_next(uint64_t *state)

@@ -46,28 +46,6 @@
 #define CLOCK_EVERY 16
 #define MAX_SIZE (64LL * 1024 * 1024)
 
-static void stamp(unsigned char *buf, size_t size, uint64_t it)
-{
-    if (size < 8) {
-        for (size_t i = 0; i < size; i++)
-            buf[i] = (unsigned char)(it >> (8 * i));
-        return;
-    }
-    memcpy(buf, &it, 8);
-    if (size >= 16)
-        memcpy(buf + size - 8, &it, 8);
-}
-
-static int stamped(const unsigned char *buf, size_t size, uint64_t it)
-{
-    unsigned char want[16];
-    size_t head = size < 8 ? size : 8;
-    stamp(want, head, it);
-    if (memcmp(buf, want, head) != 0)
-        return 0;
-    return size < 16 || memcmp(buf + size - 8, want, 8) == 0;
-}
-
 static unsigned char pattern_byte(size_t i)
 {
     return (unsigned char)(i * 131 + 7);
@@ -96,7 +74,7 @@ static double batch(pp_state *s, long long min_n, double min_seconds)
                 (min_seconds <= 0 ||
                  (next % CLOCK_EVERY == 0 && MPI_Wtime() - t0 >= min_seconds)))
                 tag = TAG_LAST;
-            stamp(s->buf, s->size, (uint64_t)s->it);
+            bench_stamp(s->buf, s->size, (uint64_t)s->it);
             MPI_Send(s->buf, count, MPI_BYTE, s->peer, tag, MPI_COMM_WORLD);
             MPI_Recv(s->buf, count, MPI_BYTE, s->peer, tag, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
@@ -109,7 +87,7 @@ static double batch(pp_state *s, long long min_n, double min_seconds)
                      MPI_COMM_WORLD);
             last = st.MPI_TAG == TAG_LAST;
         }
-        s->bad += !stamped(s->buf, s->size, (uint64_t)s->it);
+        s->bad += !bench_stamped(s->buf, s->size, (uint64_t)s->it);
         s->it++;
         done++;
     }
