@@ -136,15 +136,15 @@ send_eager(const void *buf, MPI_Count count, MPI_Datatype dtype, int builtin,
  * (docs/design/transport.md, Single-copy reads). */
 #define SEND_READ_MIN ((MPI_Count)16384)
 
+/* `alone`: whether the message could go alone through the ring
+ * (transport_alone_ok), which a blocking standard send prefers. */
 static inline int send_by_read_ok(MPI_Count bytes, int builtin, int dst,
-                                  enum send_mode mode, int blocking)
+                                  enum send_mode mode, int blocking, int alone)
 {
     return bytes >= SEND_READ_MIN && builtin && omni.read_pid &&
            omni.read_pid[dst] && omni.next_hop[dst] == dst &&
            (mode == SEND_SYNC ||
-            (mode == SEND_STANDARD &&
-             (!blocking ||
-              (size_t)bytes + RT_HDR_SIZE > omni.ring_record_max)));
+            (mode == SEND_STANDARD && (!blocking || !alone)));
 }
 
 /* A message above the threshold to a peer that is its own next hop
@@ -436,10 +436,10 @@ send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
         return omni_raise(c->handle, MPI_ERR_BUFFER);
     int rc = MPI_SUCCESS;
     if ((size_t)bytes > omni.threshold) {
-        if (send_by_read_ok(bytes, builtin, dst, mode, blocking))
-            return rndv_start_read(buf, bytes, dst, tag, c, req);
         int alone = mode != SEND_SYNC &&
                     transport_alone_ok(dst, (size_t)bytes, blocking);
+        if (send_by_read_ok(bytes, builtin, dst, mode, blocking, alone))
+            return rndv_start_read(buf, bytes, dst, tag, c, req);
         int went = alone
                        ? send_alone(buf, count, dtype, builtin, (uint32_t)bytes,
                                     dst, tag, c, &rc)
