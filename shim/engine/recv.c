@@ -172,6 +172,20 @@ void recv_take_message(match_recv *r, match_msg *m)
     r->error = MPI_SUCCESS;
     r->spill = NULL;
     r->spill_early = 0;
+    if (m->kind == RT_RNDV) {
+        if (m->rndv_addr) {
+            recv_read(r, m);
+            return;
+        }
+        /* The data comes in an RNDV_DATA item once the sender has the CTS;
+         * the receive waits under an id the CTS carries. */
+        int id;
+        match_recv **slot = handle_new(&omni.awaiting, &id);
+        *slot = r;
+        r->state = RECV_PAYLOAD;
+        recv_answer_rndv(m->src_world, m->rndv_id, (uint32_t)id);
+        return;
+    }
     if (m->early) {
         /* The early payload becomes the receive's own, copied over once
          * it is in. */
@@ -180,20 +194,6 @@ void recv_take_message(match_recv *r, match_msg *m)
         r->payload = m->early_req;
         m->early = NULL;
         recv_await_payload(r);
-        return;
-    }
-    if (m->kind == RT_RNDV && m->rndv_addr) {
-        recv_read(r, m);
-        return;
-    }
-    if (m->kind == RT_RNDV) {
-        /* The data comes in an RNDV_DATA item once the sender has the CTS;
-         * the receive waits under an id the CTS carries. */
-        int id;
-        match_recv **slot = handle_new(&omni.awaiting, &id);
-        *slot = r;
-        r->state = RECV_PAYLOAD;
-        recv_answer_rndv(m->src_world, m->rndv_id, (uint32_t)id);
         return;
     }
     MPI_Count esize = dtype_size(r->dtype);

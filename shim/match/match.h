@@ -35,17 +35,19 @@ typedef struct match_msg {
     uint32_t src_world;
     uint32_t value;         /* sync id, or the payload's tag */
     uint32_t rndv_id;       /* RT_RNDV: the sender's rendezvous id */
-    uint64_t rndv_addr;     /* RT_RNDV: where the receiver reads the
-                               message itself (rndv.h), or 0 */
     MPI_Count bytes;        /* the message's size */
     const char *data;       /* eager payload, inside block */
     omni_block *block;      /* NULL for LARGE and RNDV */
-    char *early;            /* RT_LARGE only: the buffer its payload is
-                               being received into already, or NULL (recv.c,
+    union {                 /* by kind; unset for the eager ones */
+        char *early;        /* RT_LARGE: the buffer its payload is being
+                               received into already, or NULL (recv.c,
                                "Early payloads"); a receive that takes the
                                message takes the buffer, and only
                                match_drop_unexpected ever drops one */
-    MPI_Request early_req;  /* that receive */
+        uint64_t rndv_addr; /* RT_RNDV: where the receiver reads the
+                               message itself (rndv.h), or 0 */
+    };
+    MPI_Request early_req;  /* RT_LARGE: the receive of `early` */
 } match_msg;
 
 enum recv_state { RECV_POSTED, RECV_PAYLOAD, RECV_DONE };
