@@ -90,17 +90,16 @@ static const uint64_t shm_probe_word = 0x6f6d6e6962757321ULL;
 /* Tries a read of every other node rank's probe word; enables single-copy
  * reads on the node only when every rank read every other (MPI_LAND over
  * the node), so that a sender never offers a read its receiver cannot
- * make.  Collective over omni.ring_comm. */
-static int shm_reads_open(int local_size, int me, const int *world)
+ * make.  Collective over omni.ring_comm: no rank returns early, out of
+ * memory ends the job. */
+static void shm_reads_open(int local_size, int me, const int *world)
 {
     struct { long long pid, addr; } mine = {getpid(),
         (long long)(uintptr_t)&shm_probe_word}, *all;
     all = malloc(sizeof *all * (size_t)local_size);
     omni.read_pid = calloc((size_t)omni.size, sizeof *omni.read_pid);
-    if (!all || !omni.read_pid) {
-        free(all);
-        return -1;
-    }
+    if (!all || !omni.read_pid)
+        omni_out_of_memory("the single-copy read table");
     PMPI_Allgather(&mine, 2, MPI_LONG_LONG, all, 2, MPI_LONG_LONG,
                    omni.ring_comm);
     int ok = 1;
@@ -118,7 +117,6 @@ static int shm_reads_open(int local_size, int me, const int *world)
     if (!all_ok)
         memset(omni.read_pid, 0, sizeof *omni.read_pid * (size_t)omni.size);
     free(all);
-    return 0;
 }
 
 int shm_init(void)
@@ -158,7 +156,7 @@ int shm_init(void)
     int *world = node_world_ranks(local_size);
     rc = world ? rings_open(local_size, me, world, mine, region, cap) : -1;
     if (rc == 0)
-        rc = shm_reads_open(local_size, me, world);
+        shm_reads_open(local_size, me, world);
     free(world);
     return rc;
 }
