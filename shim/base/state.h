@@ -193,6 +193,8 @@ typedef struct omni_state {
     int ring_backlogs;      /* blocks waiting in peers' backlogs */
     size_t ring_record_max; /* largest block a ring takes (shm.c); 0
                                without rings */
+    size_t ring_alone_max;  /* largest item that goes alone through a
+                               ring (shm.c); 0 without rings */
     int *read_pid;          /* [world rank] -> its process id where this
                                rank may read its memory directly
                                (shm_read_peer), else 0; NULL without */

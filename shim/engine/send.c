@@ -129,8 +129,8 @@ send_eager(const void *buf, MPI_Count count, MPI_Datatype dtype, int builtin,
  * the node that can read this rank's memory goes by single-copy read
  * (rndv.h): its receiver copies it once, straight from the sender's
  * buffer, where a node ring copies twice.  A blocking standard send does
- * only when it is too large for one ring record (128 KiB with the default
- * rings), far above the size from which MPICH's own MPI_Send waits for its
+ * only when it is too large to go alone through the ring (128 KiB,
+ * transport_alone_ok), far above the size from which MPICH's own MPI_Send waits for its
  * receive; below, it would wait where plain MPICH's eager path may not,
  * and the ring's eager copy is the faster for one message at a time
  * (docs/design/transport.md, Single-copy reads). */

@@ -10,24 +10,34 @@
 #define SHM_MAX_BLOCK ((size_t)1 << 20)
 #define SHM_MIN_RING ((size_t)64 << 10)
 
-/* A ring of this size takes a 64 KiB message as one record (rg_max_record
- * is half the ring), so a message up to there goes alone through the ring
- * (transport_alone_ok) instead of as a header and an MPICH payload, which
- * waits for a round of Omnibus's in the middle (docs/design/transport.md,
- * Messages above the threshold).  A rank gets rings this large while they
- * cost it at most SHM_RING_BUDGET in all, that is on nodes of up to 17
- * ranks. */
+/* A message goes alone through a ring when it fits one record of a ring
+ * of SHM_ALONE_RING (rg_max_record: 128 KiB less 8 bytes): up to there a
+ * message alone beats a header and an MPICH payload, which waits for a
+ * round of Omnibus's in the middle, and above it the single-copy read or
+ * MPICH's own path is the faster (docs/design/transport.md, Messages above
+ * the threshold).  Rings larger than that, while they fit the budget, let
+ * a burst of sends to one peer (a window of 64 sends of 4 or 8 KiB) go
+ * straight into the ring instead of into blocks queued in its backlog, an
+ * extra copy each: such a window of 8 KiB sends ran at 0.7 of plain
+ * MPICH's rate with rings of 256 KiB and at 0.9 to 2.5 with rings of 2 MiB
+ * (bench/results/log.md, 2026-11-26, night).  A rank gets rings as large
+ * as SHM_RING_MAX while they cost it at most SHM_RING_BUDGET in all: 2 MiB
+ * on nodes of 2 or 3 ranks, 256 KiB up to 17 ranks, 128 KiB up to 33. */
 #define SHM_ALONE_RING ((size_t)256 << 10)
+#define SHM_RING_MAX ((size_t)2 << 20)
 #define SHM_RING_BUDGET ((size_t)4 << 20)
 
-/* The smallest power of two that holds two blocks (rg_max_record) and is
- * at least SHM_MIN_RING, or SHM_ALONE_RING where the budget allows that
- * for each of the node's other local_size - 1 ranks. */
+/* The largest power of two up to SHM_RING_MAX whose rings to the node's
+ * other local_size - 1 ranks fit SHM_RING_BUDGET, at least SHM_MIN_RING,
+ * and in any case large enough for two blocks (rg_max_record).  Every rank
+ * of the node computes the same, since local_size and the block size are
+ * the same for all. */
 static size_t ring_capacity(int local_size)
 {
+    size_t peers = (size_t)(local_size > 1 ? local_size - 1 : 1);
     size_t cap = SHM_MIN_RING;
-    if ((size_t)(local_size - 1) * SHM_ALONE_RING <= SHM_RING_BUDGET)
-        cap = SHM_ALONE_RING;
+    while (cap < SHM_RING_MAX && peers * cap * 2 <= SHM_RING_BUDGET)
+        cap *= 2;
     while (rg_max_record(cap) < omni.block_cap)
         cap *= 2;
     return cap;
@@ -137,6 +147,8 @@ int shm_init(void)
     }
     size_t cap = ring_capacity(local_size), region = rg_region_bytes(cap);
     omni.ring_record_max = rg_max_record(cap);
+    omni.ring_alone_max = rg_max_record(cap < SHM_ALONE_RING ? cap
+                                                             : SHM_ALONE_RING);
     MPI_Info info;
     PMPI_Info_create(&info);
     /* Each rank's segment on its own pages, so no two ranks' rings share a
@@ -175,7 +187,7 @@ void shm_finalize(void)
     omni.ring_rx = NULL;
     omni.ring_peers = NULL;
     omni.ring_nrx = omni.ring_npeers = 0;
-    omni.ring_record_max = 0;
+    omni.ring_record_max = omni.ring_alone_max = 0;
     free(omni.read_pid);
     omni.read_pid = NULL;
 }

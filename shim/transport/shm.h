@@ -17,9 +17,10 @@
  * a ring to this rank exactly when this rank has one to p), and
  * omni.ring_rx holds the views this rank consumes.  What goes into a ring,
  * and when, is transport.c's business.  Memory: one ring per rank of the
- * node, each of 256 KiB on a node of at most 17 ranks and 64 KiB on a
- * larger one, or two blocks where that is more (shm.c, ring_capacity),
- * fixed at start-up and outside the block accounting of router/flow.h.
+ * node, at most 4 MiB in all and 2 MiB each (2 MiB on a node of 2 or 3
+ * ranks, 256 KiB on one of up to 17, at least 64 KiB), or two blocks where
+ * that is more (shm.c, ring_capacity), fixed at start-up and outside the
+ * block accounting of router/flow.h.
  */
 #ifndef OMNIBUS_SHM_H
 #define OMNIBUS_SHM_H

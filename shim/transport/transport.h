@@ -107,7 +107,7 @@ void transport_unreserve(int dst, uint32_t size);
 
 /* Whether a message of `bytes` above the threshold goes eagerly, as one
  * item alone, to world rank dst: dst is another rank and its own next hop,
- * and the item fits one ring record (a node-ring peer) or one block and
+ * and the item fits omni.ring_alone_max (a node-ring peer) or one block and
  * TRANSPORT_WIRE_ALONE_MAX, or TRANSPORT_WIRE_ALONE_NB_MAX unless the
  * caller waits for the send (`blocking`) (a peer reached through MPICH).
  * Through a ring a message moves by copies only, which up to that size
@@ -118,7 +118,7 @@ static inline int transport_alone_ok(int dst, size_t bytes, int blocking)
     if (omni.next_hop[dst] != dst || dst == omni.rank)
         return 0;
     if (omni.peers[dst].ring)
-        return bytes + RT_HDR_SIZE <= omni.ring_record_max;
+        return bytes + RT_HDR_SIZE <= omni.ring_alone_max;
     return bytes <= (blocking ? TRANSPORT_WIRE_ALONE_MAX
                               : TRANSPORT_WIRE_ALONE_NB_MAX) &&
            bytes + RT_HDR_SIZE <= omni.block_cap;
