@@ -11,8 +11,16 @@ void rg_tx_open(rg_tx *t, void *mem, size_t cap)
 {
     t->sh = mem;
     t->mask = cap - 1;
+    t->soft = cap;
+    t->soft_len = 0;
     t->tail = __atomic_load_n(&t->sh->tail, __ATOMIC_ACQUIRE);
     t->head_seen = __atomic_load_n(&t->sh->head, __ATOMIC_ACQUIRE);
+}
+
+void rg_tx_soft(rg_tx *t, size_t soft, size_t soft_len)
+{
+    t->soft = soft < t->mask + 1 ? soft : t->mask + 1;
+    t->soft_len = soft_len;
 }
 
 void rg_rx_open(rg_rx *r, void *mem, size_t cap)

@@ -25,6 +25,11 @@
  *    payload stays valid and unchanged until rg_pop, which hands its room
  *    back to the producer.
  *  - Records come out in the order they went in, none lost or repeated.
+ *  - rg_tx_soft(t, soft, soft_len) makes the producer put a record of at
+ *    most soft_len bytes at offset 0 once a lap has passed `soft` bytes,
+ *    when the ring has room for it there: while the consumer keeps up,
+ *    such records stay within the ring's first `soft` bytes, whose cache
+ *    lines stay warm; a burst it has not taken still has the whole ring.
  * Each side keeps its own position and a cached copy of the other's, and
  * reads the shared one again only when the cache says full (producer) or
  * empty (consumer), so an empty poll reads one shared line.
@@ -48,6 +53,8 @@ typedef struct {
 typedef struct {
     rg_shared *sh;
     uint64_t mask;      /* cap - 1 */
+    uint64_t soft;      /* offset from which a lap ends early (rg_tx_soft) */
+    uint64_t soft_len;  /* ... before a record of at most this many bytes */
     uint64_t tail;      /* next free byte (ours) */
     uint64_t head_seen; /* the consumer's position, last read */
 } rg_tx;
@@ -78,10 +85,23 @@ void rg_format(void *mem);
 /* Views of a formatted ring; cap must be a power of two, at least 64. */
 void rg_tx_open(rg_tx *t, void *mem, size_t cap);
 void rg_rx_open(rg_rx *r, void *mem, size_t cap);
+/* Laps end early at `soft` bytes for records of at most soft_len bytes
+ * (see above); rg_tx_open sets no such bound. */
+void rg_tx_soft(rg_tx *t, size_t soft, size_t soft_len);
 
 static inline uint64_t rg_record_bytes(uint64_t len)
 {
     return 8 + ((len + 7) & ~(uint64_t)7);
+}
+
+/* Whether `bytes` more fit the ring now. */
+static inline int rg_room(rg_tx *t, uint64_t bytes)
+{
+    uint64_t cap = t->mask + 1;
+    if (t->tail + bytes - t->head_seen <= cap)
+        return 1;
+    t->head_seen = __atomic_load_n(&t->sh->head, __ATOMIC_ACQUIRE);
+    return t->tail + bytes - t->head_seen <= cap;
 }
 
 static inline void *rg_reserve(rg_tx *t, uint32_t len)
@@ -89,11 +109,11 @@ static inline void *rg_reserve(rg_tx *t, uint32_t len)
     uint64_t need = rg_record_bytes(len), cap = t->mask + 1;
     uint64_t off = t->tail & t->mask;
     uint64_t skip = off + need > cap ? cap - off : 0;
-    if (t->tail + skip + need - t->head_seen > cap) {
-        t->head_seen = __atomic_load_n(&t->sh->head, __ATOMIC_ACQUIRE);
-        if (t->tail + skip + need - t->head_seen > cap)
-            return NULL;
-    }
+    if (!skip && off >= t->soft && len <= t->soft_len &&
+        rg_room(t, cap - off + need))
+        skip = cap - off;
+    if (!rg_room(t, skip + need))
+        return NULL;
     if (skip) {
         /* Unpublished until the record after it is: a reservation not
          * committed leaves the SKIP for the next record, which starts at

@@ -15,17 +15,26 @@
  * message alone beats a header and an MPICH payload, which waits for a
  * round of Omnibus's in the middle, and above it the single-copy read or
  * MPICH's own path is the faster (docs/design/transport.md, Messages above
- * the threshold).  Rings larger than that, while they fit the budget, let
- * a burst of sends to one peer (a window of 64 sends of 4 or 8 KiB) go
- * straight into the ring instead of into blocks queued in its backlog, an
- * extra copy each: such a window of 8 KiB sends ran at 0.7 of plain
- * MPICH's rate with rings of 256 KiB and at 0.9 to 2.5 with rings of 2 MiB
- * (bench/results/log.md, 2026-11-26, night).  A rank gets rings as large
- * as SHM_RING_MAX while they cost it at most SHM_RING_BUDGET in all: 2 MiB
- * on nodes of 2 or 3 ranks, 256 KiB up to 17 ranks, 128 KiB up to 33. */
+ * the threshold). */
 #define SHM_ALONE_RING ((size_t)256 << 10)
+
+/* Where the lines a producer writes were last held matters more than room.
+ * Writing a line the consumer read one lap ago, still in its cache, costs
+ * more than writing one neither core holds any more: a window of 16 sends
+ * of 4 KiB, which fits a 256 KiB ring, ran at 0.89 of plain MPICH's rate
+ * with 256 KiB rings and at 1.3 to 1.7 with 2 MiB rings.  A flow of small
+ * blocks is the other way round: over all of a 2 MiB ring gups ran 10% to
+ * 20% slower than within 256 KiB.  So rings are as large as SHM_RING_MAX
+ * while they cost a rank at most SHM_RING_BUDGET in all (2 MiB on nodes of
+ * 2 or 3 ranks, 256 KiB up to 17 ranks, 128 KiB up to 33), and records of
+ * up to SHM_WARM_RECORD bytes (the default 1 KiB blocks of aggregated
+ * items, and headers) start again from the top once a lap has passed
+ * SHM_WARM_RING and the top is free (rg_tx_soft), while larger ones go
+ * round all of it (bench/results/log.md, 2026-11-26, night). */
 #define SHM_RING_MAX ((size_t)2 << 20)
 #define SHM_RING_BUDGET ((size_t)4 << 20)
+#define SHM_WARM_RING ((size_t)256 << 10)
+#define SHM_WARM_RECORD ((size_t)2048)
 
 /* The largest power of two up to SHM_RING_MAX whose rings to the node's
  * other local_size - 1 ranks fit SHM_RING_BUDGET, at least SHM_MIN_RING,
@@ -69,6 +78,7 @@ static int rings_open(int local_size, int me, const int *world, char *mine,
         char *theirs;
         PMPI_Win_shared_query(omni.ring_win, j, &bytes, &unit, &theirs);
         rg_tx_open(&omni.ring_tx[j], theirs + (size_t)me * region, cap);
+        rg_tx_soft(&omni.ring_tx[j], SHM_WARM_RING, SHM_WARM_RECORD);
         rg_rx_open(&omni.ring_rx[omni.ring_nrx++], mine + (size_t)j * region,
                    cap);
         omni.peers[world[j]].ring = &omni.ring_tx[j];

@@ -20,7 +20,8 @@
  * node, at most 4 MiB in all and 2 MiB each (2 MiB on a node of 2 or 3
  * ranks, 256 KiB on one of up to 17, at least 64 KiB), or two blocks where
  * that is more (shm.c, ring_capacity), fixed at start-up and outside the
- * block accounting of router/flow.h.
+ * block accounting of router/flow.h; small records keep to the first 256
+ * KiB of a ring while its consumer keeps up (rg_tx_soft).
  */
 #ifndef OMNIBUS_SHM_H
 #define OMNIBUS_SHM_H

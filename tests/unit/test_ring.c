@@ -216,6 +216,75 @@ static void test_two_threads_stream_every_record_once_in_order(void)
     free(mem);
 }
 
+/* Puts and at once takes records of `len` bytes on a ring whose laps end
+ * at SOFT for records of up to SOFT_LEN bytes; returns the largest offset
+ * in the data area at which a record started. */
+#define SOFT 256
+#define SOFT_LEN 64
+static size_t furthest_record_start(uint32_t len, int records)
+{
+    rg_tx t;
+    rg_rx r;
+    void *mem = ring_open(&t, &r);
+    rg_tx_soft(&t, SOFT, SOFT_LEN);
+    char buf[128] = {0};
+    size_t furthest = 0;
+    uint32_t got;
+    for (int i = 0; i < records; i++) {
+        if (!rg_put(&t, buf, len))
+            break;
+        const char *p = rg_peek(&r, &got);
+        size_t at = (size_t)(p - t.sh->data) - 8;
+        if (at > furthest)
+            furthest = at;
+        rg_pop(&r);
+    }
+    free(mem);
+    return furthest;
+}
+
+static void test_soft_lap_keeps_small_records_near_the_top(void)
+{
+    size_t furthest = furthest_record_start(40, 100);
+    CHECK(furthest < SOFT + rg_record_bytes(40),
+          "records of 40 bytes taken as they come must start again at the "
+          "top once a lap passed %d bytes, yet one started at offset %zu",
+          SOFT, furthest);
+}
+
+static void test_soft_lap_lets_large_records_use_the_whole_ring(void)
+{
+    size_t furthest = furthest_record_start(100, 100);
+    CHECK(furthest + rg_record_bytes(100) > CAP - rg_record_bytes(100),
+          "records of 100 bytes (above the soft bound's 64) must go round "
+          "the whole ring of %d bytes, yet none started past offset %zu",
+          CAP, furthest);
+}
+
+static void test_soft_lap_never_takes_room_away(void)
+{
+    rg_tx t;
+    rg_rx r;
+    void *mem = ring_open(&t, &r);
+    rg_tx_soft(&t, SOFT, SOFT_LEN);
+    char buf[40] = {0};
+    int n = 0;
+    while (rg_put(&t, buf, sizeof buf))
+        n++;
+    CHECK(n == CAP / (int)rg_record_bytes(sizeof buf),
+          "a ring of %d bytes must hold %d records of %zu bytes that nobody "
+          "takes, soft bound or not; it took %d", CAP,
+          CAP / (int)rg_record_bytes(sizeof buf), sizeof buf, n);
+    int seen = 0;
+    uint32_t len;
+    while (rg_peek(&r, &len)) {
+        seen++;
+        rg_pop(&r);
+    }
+    CHECK(seen == n, "%d records went in, %d came out", n, seen);
+    free(mem);
+}
+
 int main(void)
 {
     RUN(test_empty_ring_shows_nothing);
@@ -224,6 +293,9 @@ int main(void)
     RUN(test_record_at_the_end_restarts_at_offset_zero);
     RUN(test_reserved_record_is_unseen_until_committed);
     RUN(test_abandoned_reservation_leaves_no_record);
+    RUN(test_soft_lap_keeps_small_records_near_the_top);
+    RUN(test_soft_lap_lets_large_records_use_the_whole_ring);
+    RUN(test_soft_lap_never_takes_room_away);
     RUN(test_two_threads_stream_every_record_once_in_order);
     CHECK_MAIN_END();
 }
