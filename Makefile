@@ -162,7 +162,7 @@ bench: benches
 	@scripts/bench $(BENCH_ARGS)
 
 # The benchmark report and plots (bench/results/report.md, about 45
-# minutes on 2 cores, then the large messages of sizes.md, about 7, and
+# minutes on 2 cores, then the large messages of sizes.md, about 10, and
 # the cluster rows where the machine allows), and the calibration of the default buffer size and threshold
 # (about 10); docs/performance.md, Running the benchmarks.
 report: benches
