@@ -130,10 +130,10 @@ send_eager(const void *buf, MPI_Count count, MPI_Datatype dtype, int builtin,
  * (rndv.h): its receiver copies it once, straight from the sender's
  * buffer, where a node ring copies twice.  A blocking standard send does
  * only when it is too large to go alone through the ring (128 KiB,
- * transport_alone_ok), far above the size from which MPICH's own MPI_Send waits for its
- * receive; below, it would wait where plain MPICH's eager path may not,
- * and the ring's eager copy is the faster for one message at a time
- * (docs/design/transport.md, Single-copy reads). */
+ * transport_alone_ok), far above the size from which MPICH's own MPI_Send
+ * waits for its receive; below, it would wait where plain MPICH's eager
+ * path may not, and the ring's eager copy is the faster for one message
+ * at a time (docs/design/transport.md, Single-copy reads). */
 #define SEND_READ_MIN ((MPI_Count)16384)
 
 /* `alone`: whether the message could go alone through the ring
