@@ -191,8 +191,6 @@ typedef struct omni_state {
     int *ring_peers;        /* world ranks this rank writes to by ring */
     int ring_npeers;
     int ring_backlogs;      /* blocks waiting in peers' backlogs */
-    size_t ring_record_max; /* largest block a ring takes (shm.c); 0
-                               without rings */
     size_t ring_alone_max;  /* largest item that goes alone through a
                                ring (shm.c); 0 without rings */
     int *read_pid;          /* [world rank] -> its process id where this

@@ -156,7 +156,6 @@ int shm_init(void)
         return 0;
     }
     size_t cap = ring_capacity(local_size), region = rg_region_bytes(cap);
-    omni.ring_record_max = rg_max_record(cap);
     omni.ring_alone_max = rg_max_record(cap < SHM_ALONE_RING ? cap
                                                              : SHM_ALONE_RING);
     MPI_Info info;
@@ -197,7 +196,7 @@ void shm_finalize(void)
     omni.ring_rx = NULL;
     omni.ring_peers = NULL;
     omni.ring_nrx = omni.ring_npeers = 0;
-    omni.ring_record_max = omni.ring_alone_max = 0;
+    omni.ring_alone_max = 0;
     free(omni.read_pid);
     omni.read_pid = NULL;
 }
