@@ -23,6 +23,28 @@ static void *ring_open(rg_tx *t, rg_rx *r)
     return mem;
 }
 
+/* Puts records of `len` bytes until the ring refuses one; how many went. */
+static int fill_until_refused(rg_tx *t, uint32_t len)
+{
+    char buf[256] = {0};
+    int n = 0;
+    while (rg_put(t, buf, len))
+        n++;
+    return n;
+}
+
+/* Takes every record there is; how many came out. */
+static int drain(rg_rx *r)
+{
+    int seen = 0;
+    uint32_t len;
+    while (rg_peek(r, &len)) {
+        seen++;
+        rg_pop(r);
+    }
+    return seen;
+}
+
 static void test_empty_ring_shows_nothing(void)
 {
     void *mem = ring_new();
@@ -69,19 +91,11 @@ static void test_full_ring_refuses_without_writing(void)
     rg_tx t;
     rg_rx r;
     void *mem = ring_open(&t, &r);
-    char buf[200] = {0};
-    int n = 0;
-    while (rg_put(&t, buf, sizeof buf))
-        n++;
-    CHECK(n == CAP / (int)rg_record_bytes(sizeof buf),
-          "a ring of %d bytes holds %d records of %zu bytes, took %d", CAP,
-          CAP / (int)rg_record_bytes(sizeof buf), sizeof buf, n);
-    int seen = 0;
-    uint32_t len;
-    while (rg_peek(&r, &len)) {
-        seen++;
-        rg_pop(&r);
-    }
+    int n = fill_until_refused(&t, 200);
+    CHECK(n == CAP / (int)rg_record_bytes(200),
+          "a ring of %d bytes holds %d records of 200 bytes, took %d", CAP,
+          CAP / (int)rg_record_bytes(200), n);
+    int seen = drain(&r);
     CHECK(seen == n, "a refused put must write nothing: %d records went in, "
           "%d came out", n, seen);
     free(mem);
@@ -183,11 +197,16 @@ static void *producer(void *arg)
     return NULL;
 }
 
-static void test_two_threads_stream_every_record_once_in_order(void)
+/* Streams STREAM_RECORDS records of 8 to 128 bytes from a producer thread
+ * and checks each one as it comes, on a ring whose laps end early at
+ * `soft` bytes for records of up to soft_len bytes (rg_tx_soft; CAP and 0
+ * for none); how many words were wrong. */
+static uint64_t stream_between_threads(size_t soft, size_t soft_len)
 {
     rg_tx t;
     rg_rx r;
     void *mem = ring_open(&t, &r);
+    rg_tx_soft(&t, soft, soft_len);
     pthread_t th;
     pthread_create(&th, NULL, producer, &t);
     uint64_t bad = 0, i = 0;
@@ -207,13 +226,18 @@ static void test_two_threads_stream_every_record_once_in_order(void)
         i++;
     }
     pthread_join(th, NULL);
-    CHECK(bad == 0, "%d records streamed between two threads must arrive in "
-          "order and whole: %llu words were wrong", STREAM_RECORDS,
-          (unsigned long long)bad);
     uint32_t len;
-    CHECK(rg_peek(&r, &len) == NULL, "the consumer saw more records than "
-          "the producer put");
+    bad += rg_peek(&r, &len) != NULL; /* more records than were put */
     free(mem);
+    return bad;
+}
+
+static void test_two_threads_stream_every_record_once_in_order(void)
+{
+    uint64_t bad = stream_between_threads(CAP, 0);
+    CHECK(bad == 0, "%d records streamed between two threads must arrive "
+          "once, in order and whole: %llu words were wrong or extra",
+          STREAM_RECORDS, (unsigned long long)bad);
 }
 
 /* Puts and at once takes records of `len` bytes on a ring whose laps end
@@ -267,22 +291,23 @@ static void test_soft_lap_never_takes_room_away(void)
     rg_rx r;
     void *mem = ring_open(&t, &r);
     rg_tx_soft(&t, SOFT, SOFT_LEN);
-    char buf[40] = {0};
-    int n = 0;
-    while (rg_put(&t, buf, sizeof buf))
-        n++;
-    CHECK(n == CAP / (int)rg_record_bytes(sizeof buf),
-          "a ring of %d bytes must hold %d records of %zu bytes that nobody "
+    int n = fill_until_refused(&t, 40);
+    CHECK(n == CAP / (int)rg_record_bytes(40),
+          "a ring of %d bytes must hold %d records of 40 bytes that nobody "
           "takes, soft bound or not; it took %d", CAP,
-          CAP / (int)rg_record_bytes(sizeof buf), sizeof buf, n);
-    int seen = 0;
-    uint32_t len;
-    while (rg_peek(&r, &len)) {
-        seen++;
-        rg_pop(&r);
-    }
+          CAP / (int)rg_record_bytes(40), n);
+    int seen = drain(&r);
     CHECK(seen == n, "%d records went in, %d came out", n, seen);
     free(mem);
+}
+
+static void test_soft_laps_keep_a_mixed_stream_in_order(void)
+{
+    uint64_t bad = stream_between_threads(SOFT, SOFT_LEN);
+    CHECK(bad == 0, "%d records of 8 to 128 bytes, those up to %d bytes "
+          "restarting at the top after %d, must arrive once, in order and "
+          "whole: %llu words were wrong or extra", STREAM_RECORDS, SOFT_LEN,
+          SOFT, (unsigned long long)bad);
 }
 
 int main(void)
@@ -297,5 +322,6 @@ int main(void)
     RUN(test_soft_lap_lets_large_records_use_the_whole_ring);
     RUN(test_soft_lap_never_takes_room_away);
     RUN(test_two_threads_stream_every_record_once_in_order);
+    RUN(test_soft_laps_keep_a_mixed_stream_in_order);
     CHECK_MAIN_END();
 }
