@@ -43,7 +43,7 @@
  * the same for all. */
 static size_t ring_capacity(int local_size)
 {
-    size_t peers = (size_t)(local_size > 1 ? local_size - 1 : 1);
+    size_t peers = (size_t)(local_size - 1); /* shm_init: at least 1 */
     size_t cap = SHM_MIN_RING;
     while (cap < SHM_RING_MAX && peers * cap * 2 <= SHM_RING_BUDGET)
         cap *= 2;
