@@ -235,7 +235,7 @@ typedef struct omni_state {
 
     /* Omnibus-owned handles (handles.h) */
     handle_pool messages;   /* MPI_Message of held messages (mprobe.c) */
-    handle_pool persistent; /* persistent requests (persist.c) */
+    handle_pool persistent; /* requests standing for another (preq.h) */
     handle_pool awaiting;   /* receives awaiting rendezvous data (recv.c) */
     handle_pool recv_reqs;  /* MPI_Request of receives (request.c): each
                                slot points to its match_recv */

@@ -6,7 +6,7 @@
  *    such sends, read as an already done receive handle (below); MPI
  *    asks nothing of a completed send's request but its empty status;
  *  - a large send gets an Omnibus handle over its payload's MPICH request
- *    (persist.h);
+ *    (preq.h);
  *  - a receive gets an Omnibus receive handle (handles.h, HANDLE_RECV_BIT)
  *    naming its match_recv.  The completion calls complete it themselves
  *    and give MPICH only the rest of the array, so a receive costs MPICH

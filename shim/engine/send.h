@@ -9,7 +9,7 @@
  * once a receive has matched it.  A larger message sends a LARGE header
  * along the same route, then its payload straight to the destination on the
  * payload communicator under a tag of its own.  The request a user holds
- * for it is an Omnibus handle over that payload's MPICH request (persist.h),
+ * for it is an Omnibus handle over that payload's MPICH request (preq.h),
  * so that MPI_Cancel cannot withdraw a payload whose header has already
  * left: the receiver would match the header and wait for ever.  Omnibus's
  * own callers take the MPICH request itself (send_start_inner).

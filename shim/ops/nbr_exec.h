@@ -26,7 +26,7 @@
  * collective (checked: blocking, nonblocking and persistent alltoall with
  * a short receive count return MPI_SUCCESS).  Blocking
  * runs wait in prog_poll; nonblocking runs give a generalized request;
- * persistent runs a new one per start (persist.h's custom operations).
+ * persistent runs a new one per start (engine/preq.h, preq_ops).
  */
 #ifndef OMNIBUS_NBR_EXEC_H
 #define OMNIBUS_NBR_EXEC_H

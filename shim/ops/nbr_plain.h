@@ -6,7 +6,7 @@
  * request and any other request, and Omnibus completes every Waitall with
  * Testall rounds so that it keeps forwarding.  So MPI_*_init keeps a copy
  * of the arguments and each MPI_Start is MPICH's nonblocking form
- * (persist.h's custom operations), whose requests Testall handles. */
+ * (engine/preq.h, preq_ops), whose requests Testall handles. */
 #ifndef OMNIBUS_NBR_PLAIN_H
 #define OMNIBUS_NBR_PLAIN_H
 
