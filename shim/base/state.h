@@ -197,9 +197,10 @@ typedef struct omni_state {
                                rank may read its memory directly
                                (shm_read_peer), else 0; NULL without */
 
-    /* what becomes of an arrived block (deliver.h), set by transport_init */
-    void (*deliver)(omni_block *b);
-    size_t (*deliver_in_place)(const char *data, size_t len);
+    /* what becomes of an arrived block and of a node-ring record, the
+     * engine's functions given to transport_init (transport.h) */
+    void (*on_block)(omni_block *b);
+    size_t (*on_record)(const char *data, size_t len);
 
     /* block allocation */
     omni_block *free_blocks;                      /* capacity block_cap */
