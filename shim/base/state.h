@@ -22,6 +22,7 @@
 #include "shim/base/table.h"
 #include "shim/base/handles.h"
 #include "shim/base/pending.h"
+#include "shim/base/fail.h"
 
 /* A block of bytes: a peer's fill buffer, a wire message in flight, or an
  * arrived wire message whose items the matching engine still points into.
@@ -294,12 +295,6 @@ static inline size_t omni_early_charge(MPI_Count bytes)
 {
     return bytes < 4096 ? 4096 : (size_t)bytes;
 }
-/* Ends the job: an allocation Omnibus cannot do without failed. */
-_Noreturn void omni_out_of_memory(const char *what);
-
-/* Raises err through the communicator's error handler, as MPI raises an
- * error of a call on that communicator; returns err. */
-int omni_raise(MPI_Comm comm, int err);
 
 /* Wrappers must be visible: the library is built with -fvisibility=hidden
  * so that only the MPI_ entry points override MPICH. */

@@ -11,6 +11,7 @@
 #ifndef OMNIBUS_RECV_H
 #define OMNIBUS_RECV_H
 
+#include "shim/match/comm.h"
 #include "shim/match/match.h"
 #include "shim/engine/request.h"
 

@@ -1,4 +1,5 @@
 #include "shim/engine/request.h"
+#include "shim/match/comm.h"
 #include "shim/progress/progress.h"
 #include "shim/progress/greq.h"
 #include "shim/base/dtype.h"

@@ -14,6 +14,7 @@
 #include "shim/base/impl.h"
 #include "shim/match/match.h"
 #include "shim/ops/neighbor.h"
+#include "shim/ops/nbr_exec.h"
 #include "shim/progress/progress.h"
 #include "shim/progress/greq.h"
 #include "shim/ops/mprobe.h"
