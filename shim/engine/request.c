@@ -3,7 +3,6 @@
 #include "shim/progress/progress.h"
 #include "shim/progress/greq.h"
 #include "shim/base/dtype.h"
-#include "shim/base/impl.h"
 #include <stdint.h>
 #include <stdlib.h>
 

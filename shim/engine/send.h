@@ -125,4 +125,9 @@ send_start(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
     return send_start_general(buf, count, dtype, dest, tag, c, mode, req);
 }
 
+/* MPI_Buffer_attach and _detach, called by the generated wrappers. */
+int impl_Buffer_attach(void *buffer, MPI_Count size);
+int impl_Buffer_detach(void *buffer_addr, int *size);
+int impl_Buffer_detach_c(void *buffer_addr, MPI_Count *size);
+
 #endif
