@@ -77,7 +77,8 @@ typedef struct nbr_op {
     int variable;             /* packed messages start with piece lengths */
     int reversed;             /* a repeated source's occurrences are
                                  filled from the end (alltoall, as MPICH
-                                 4.0.2 posts its receives in reverse) */
+                                 4.0.2 posts its receives in reverse:
+                                 quirk Q4, engine/request.h) */
     int persistent;           /* owned by a persistent request */
     int done, orphan;         /* orphan: its request was freed early */
     int error;
