@@ -60,7 +60,8 @@ enum rt_kind {
     RT_RNDV = 6,
     RT_CTS = 7,
     RT_RNDV_DATA = 8,
-    RT_LARGE_SYNC = 9
+    RT_LARGE_SYNC = 9,
+    RT_KIND_LAST = RT_LARGE_SYNC /* the highest kind: a new one goes above */
 };
 
 #define RT_KIND_BITS 4u

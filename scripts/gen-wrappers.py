@@ -288,7 +288,12 @@ BANNER = """\
 #include "shim/engine/preq.h"
 #include "shim/engine/request.h"
 #include "shim/engine/recv.h"
-#include "shim/base/impl.h"
+#include "shim/ops/mprobe.h"
+#include "shim/ops/isendrecv.h"
+#include "shim/ops/coll.h"
+#include "shim/ops/neighbor.h"
+#include "shim/entry/comm_calls.h"
+#include "shim/entry/init.h"
 
 /* The shim builds with -fvisibility=hidden; these must override libmpi. */
 #ifndef OMNI_EXPORT

@@ -6,7 +6,8 @@
  * PMPI_Type_size costs a call.  Builtin types are contiguous, so their data
  * is copied with memcpy; every other type goes through dtype_pack and
  * dtype_unpack, which also take MPI_BOTTOM with absolute addresses (MPICH
- * 4.0.2's own Pack and Unpack refuse a NULL buffer).
+ * 4.0.2's own Pack and Unpack refuse a NULL buffer: quirk Q5,
+ * engine/request.h).
  *
  * Lifetimes: MPI lets a program free a datatype while a request still uses
  * it (MPI-4.1 §5.1.9).  Whatever Omnibus completes later (a posted receive,

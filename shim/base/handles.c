@@ -1,5 +1,5 @@
 #include "shim/base/handles.h"
-#include "shim/base/state.h"
+#include "shim/base/fail.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -7,11 +7,11 @@
  * names an Omnibus object:
  *  - an MPI_Message for a message Omnibus holds (matched probes);
  *  - an MPI_Request for a persistent operation on a managed communicator,
- *    or for a large nonblocking send (persist.h);
+ *    or for a large nonblocking send (engine/preq.h);
  *  - an MPI_Request for a receive on a managed communicator (request.h),
  *    with HANDLE_RECV_BIT set so that the two request pools never collide.
  * Every call that takes one of these handles is intercepted; calls that
- * take arrays of requests translate persistent handles (persist.c) and
+ * take arrays of requests translate these handles (engine/preq.h) and
  * complete receive handles themselves (request.c) before MPICH sees them.
  */
 #ifndef OMNIBUS_HANDLES_H

@@ -22,6 +22,7 @@
 #include "shim/base/table.h"
 #include "shim/base/handles.h"
 #include "shim/base/pending.h"
+#include "shim/base/fail.h"
 
 /* A block of bytes: a peer's fill buffer, a wire message in flight, or an
  * arrived wire message whose items the matching engine still points into.
@@ -197,9 +198,10 @@ typedef struct omni_state {
                                rank may read its memory directly
                                (shm_read_peer), else 0; NULL without */
 
-    /* what becomes of an arrived block (deliver.h), set by transport_init */
-    void (*deliver)(omni_block *b);
-    size_t (*deliver_in_place)(const char *data, size_t len);
+    /* what becomes of an arrived block and of a node-ring record, the
+     * engine's functions given to transport_init (transport.h) */
+    void (*on_block)(omni_block *b);
+    size_t (*on_record)(const char *data, size_t len);
 
     /* block allocation */
     omni_block *free_blocks;                      /* capacity block_cap */
@@ -235,7 +237,7 @@ typedef struct omni_state {
 
     /* Omnibus-owned handles (handles.h) */
     handle_pool messages;   /* MPI_Message of held messages (mprobe.c) */
-    handle_pool persistent; /* persistent requests (persist.c) */
+    handle_pool persistent; /* requests standing for another (preq.h) */
     handle_pool awaiting;   /* receives awaiting rendezvous data (recv.c) */
     handle_pool recv_reqs;  /* MPI_Request of receives (request.c): each
                                slot points to its match_recv */
@@ -293,12 +295,6 @@ static inline size_t omni_early_charge(MPI_Count bytes)
 {
     return bytes < 4096 ? 4096 : (size_t)bytes;
 }
-/* Ends the job: an allocation Omnibus cannot do without failed. */
-_Noreturn void omni_out_of_memory(const char *what);
-
-/* Raises err through the communicator's error handler, as MPI raises an
- * error of a call on that communicator; returns err. */
-int omni_raise(MPI_Comm comm, int err);
 
 /* Wrappers must be visible: the library is built with -fvisibility=hidden
  * so that only the MPI_ entry points override MPICH. */

@@ -5,7 +5,6 @@
 #include "shim/progress/progress.h"
 #include "shim/engine/request.h"
 #include "shim/base/dtype.h"
-#include "shim/base/impl.h"
 #include "shim/base/handles.h"
 #include <stdint.h>
 #include <stdlib.h>

@@ -11,6 +11,7 @@
 #ifndef OMNIBUS_RECV_H
 #define OMNIBUS_RECV_H
 
+#include "shim/match/comm.h"
 #include "shim/match/match.h"
 #include "shim/engine/request.h"
 
@@ -83,7 +84,7 @@ static inline int recv_from_head(comm_rec *c, void *buf, MPI_Count count,
 int recv_general(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
                  int tag, comm_rec *c, MPI_Comm comm, MPI_Status *status);
 
-/* MPI_Recv (impl.h): inline in the entry points, so that a message already
+/* MPI_Recv: inline in the entry points, so that a message already
  * at the head of the queue costs no call of its own. */
 static inline __attribute__((always_inline)) int
 impl_Recv(void *buf, MPI_Count count, MPI_Datatype dtype, int source, int tag,
@@ -120,7 +121,7 @@ static inline int irecv_from_head(comm_rec *c, void *buf, MPI_Count count,
 int irecv_general(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
                   int tag, comm_rec *c, MPI_Comm comm, MPI_Request *request);
 
-/* MPI_Irecv (impl.h), inline as impl_Recv is. */
+/* MPI_Irecv, inline as impl_Recv is. */
 static inline __attribute__((always_inline)) int
 impl_Irecv(void *buf, MPI_Count count, MPI_Datatype dtype, int source, int tag,
            MPI_Comm comm, MPI_Request *request)
@@ -136,5 +137,18 @@ impl_Irecv(void *buf, MPI_Count count, MPI_Datatype dtype, int source, int tag,
  * failure the copy is NULL and the error is returned. */
 int recv_pack_aside(const void *buf, MPI_Count count, MPI_Datatype dtype,
                     MPI_Comm comm, void **copy, MPI_Count *packed);
+
+/* MPI calls recv.c implements (impl_Recv and impl_Irecv are inline above),
+ * called by the generated wrappers. */
+int impl_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int impl_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
+                MPI_Status *status);
+int impl_Sendrecv(const void *sendbuf, MPI_Count sendcount,
+                  MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, int source,
+                  int recvtag, MPI_Comm comm, MPI_Status *status);
+int impl_Sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dtype,
+                          int dest, int sendtag, int source, int recvtag,
+                          MPI_Comm comm, MPI_Status *status);
 
 #endif

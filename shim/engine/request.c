@@ -1,8 +1,8 @@
 #include "shim/engine/request.h"
+#include "shim/match/comm.h"
 #include "shim/progress/progress.h"
 #include "shim/progress/greq.h"
 #include "shim/base/dtype.h"
-#include "shim/base/impl.h"
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -385,7 +385,7 @@ static void early_restore(const early_list *e, MPI_Status sts[])
  * handles left behind).  Each request is awaited in turn
  * (mpich_await_one), then one PMPI_Waitall, which finds them all
  * complete, completes them and reports errors: the rounds cost O(1) each
- * instead of O(count).  (A PMPI_Testall there would not answer as MPICH's
+ * instead of O(count).  (MPICH 4.0.2 quirk Q2, request.h: a PMPI_Testall there would not answer as MPICH's
  * Waitall: MPICH 4.0.2's Testall reports MPI_ERR_IN_STATUS for a completed
  * persistent collective request, where its Waitall succeeds.)  A request
  * whose status MPICH could not give (an error) is left to the Waitall,

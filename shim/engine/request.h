@@ -6,7 +6,7 @@
  *    such sends, read as an already done receive handle (below); MPI
  *    asks nothing of a completed send's request but its empty status;
  *  - a large send gets an Omnibus handle over its payload's MPICH request
- *    (persist.h);
+ *    (preq.h);
  *  - a receive gets an Omnibus receive handle (handles.h, HANDLE_RECV_BIT)
  *    naming its match_recv.  The completion calls complete it themselves
  *    and give MPICH only the rest of the array, so a receive costs MPICH
@@ -21,6 +21,91 @@
  * request cannot carry an error that way (MPICH reports a query_fn error
  * as MPI_ERR_OTHER, on no communicator), so Isendrecv's query_fn leaves it
  * in omni.ledger for the completion calls to raise.
+ *
+ * State table: each kind of request, who completes it, and what each
+ * completion call does with it.
+ *
+ *  kind (handle)           made by           completed by
+ *  ----------------------  ----------------  ------------------------------
+ *  copied send             send_start        nobody: done when made
+ *   (HANDLE_SENT)           (send.c)
+ *  receive                 impl_Irecv,       the matching engine, when a
+ *   (HANDLE_RECV_BIT|slot)  recv.c, mprobe   message or its payload is in
+ *                           (Imrecv)         (recv.c: state RECV_DONE)
+ *  large send's one-shot   send_start        MPICH (the payload's request);
+ *   (preq record, pool     (send.c, preq.h)  the preq view frees the handle
+ *   omni.persistent)                         when the inner one completes
+ *  persistent send/recv    persist.c         its inner Omnibus request, one
+ *   (preq record)                            per MPI_Start; then inactive
+ *  persistent operation    neighbor.c,       its inner request (generalized
+ *   Omnibus runs (preq)    nbr_plain.c       or MPICH's), one per MPI_Start
+ *  generalized request     send.c (sync),    Omnibus, by
+ *   (MPICH's)              rndv.c,           MPI_Grequest_complete: the
+ *                          isendrecv.c,      ACK's arrival, the receiver's
+ *                          nbr_exec.c        done, both halves, the run
+ *  any other (MPICH's)     MPICH             MPICH
+ *
+ *  call                  receive handle            everything else
+ *  --------------------  ------------------------  ------------------------
+ *  Wait                  done: status out, handle  prog_wait, Omnibus
+ *                        freed; else progress      progress between tests;
+ *                        until done (recv_await)   ledger_raise_single
+ *  Test                  done: as Wait; else one   prog_test
+ *                        progress round, flag 0
+ *  Waitall               each awaited in turn,     mpich_waitall: each
+ *                        then completed            request awaited by
+ *                                                  Request_get_status, then
+ *                                                  one PMPI_Waitall (Q2)
+ *  Testall               all done and MPICH's      prog_testall (Q1); if
+ *                        share done: completed;    false, receives are left
+ *                        else none changes         untouched
+ *  Waitany, Testany      a done one first          MPICH's share after
+ *  Waitsome, Testsome    every done one            MPICH's share after
+ *  Request_get_status    flag, handle kept         MPICH's, after one round
+ *  Request_free          done: freed; else freed   PMPI_Request_free
+ *                        when it completes
+ *  Cancel                unposted if unmatched     PMPI_Cancel
+ *
+ * One MPI_Waitall array is seen three ways on its path down: the generated
+ * wrapper's preq view (preq.h: Omnibus handles standing for another
+ * request read as their inner one), this module's split (receive handles
+ * completed here, the rest, MPICH's share, handed on in place), and
+ * mpich_waitall's early list (requests it completed by PMPI_Test read
+ * MPI_REQUEST_NULL to the closing PMPI_Waitall).  Positions never move,
+ * so no index or status needs mapping back.
+ *
+ * MPICH 4.0.2 quirks.  What Omnibus does differently from the obvious
+ * because of MPICH 4.0.2, each pinned by the test named (tests/mpi/); the
+ * code carries the quirk's number where it works round it.
+ *  Q1  MPI_Testall decides per batch of 64 requests whether all are plain,
+ *      but applies the last batch's answer to the whole array when
+ *      statuses are ignored, and a generalized request in an earlier
+ *      batch then fails an assertion: prog_testall (progress.c) passes a
+ *      real status array.  mixed_request_arrays_large (100 requests,
+ *      MPI_STATUSES_IGNORE, an MPI_Issend among them).
+ *  Q2  MPI_Testall reports MPI_ERR_IN_STATUS for a completed persistent
+ *      collective request, where MPI_Waitall succeeds: Omnibus's Waitall
+ *      never stands in a Testall for MPICH's Waitall (mpich_waitall here,
+ *      prog_waitall_done in progress.h).  completion_calls_agree,
+ *      persistent_coll_any_order (waitall, waitall+p2p).
+ *  Q3  For the same reason, a persistent neighbourhood collective that
+ *      MPICH runs is kept as Omnibus's own persistent request, each start
+ *      MPICH's nonblocking form (ops/nbr_plain.h).  neighbor_collectives,
+ *      persistent_coll_any_order.
+ *  Q4  A repeated source's receives of a neighbourhood alltoall are posted
+ *      in reverse list order; Omnibus's schedule fills them the same way
+ *      (ops/nbr_exec.h, `reversed`).  neighbor_collectives.
+ *  Q5  MPI_Pack and MPI_Unpack refuse a NULL buffer, so MPI_BOTTOM with
+ *      absolute addresses goes through dtype_pack and dtype_unpack
+ *      (base/dtype.h).  bottom_absolute_addresses.
+ *  Q6  A floating-point MPI_Scan may run another algorithm than Omnibus's
+ *      on a hierarchical communicator, so Omnibus runs only the prefixes
+ *      that are exact in any order (ops/coll.c, scan_ours).
+ *      small_collectives.
+ * MPICH 4.0.2's own departures that Omnibus does not copy (an unset
+ * Isendrecv status, a lost Isendrecv receive error, neighbourhood
+ * truncation unreported) are accepted only without Omnibus by isendrecv,
+ * waitall_reports_every_error and neighbor_truncation.
  */
 #ifndef OMNIBUS_REQUEST_H
 #define OMNIBUS_REQUEST_H

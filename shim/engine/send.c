@@ -4,7 +4,6 @@
 #include "shim/progress/progress.h"
 #include "shim/engine/request.h"
 #include "shim/base/dtype.h"
-#include "shim/base/impl.h"
 #include "shim/engine/preq.h"
 #include "shim/engine/rndv.h"
 #include <stdint.h>

@@ -9,7 +9,7 @@
  * once a receive has matched it.  A larger message sends a LARGE header
  * along the same route, then its payload straight to the destination on the
  * payload communicator under a tag of its own.  The request a user holds
- * for it is an Omnibus handle over that payload's MPICH request (persist.h),
+ * for it is an Omnibus handle over that payload's MPICH request (preq.h),
  * so that MPI_Cancel cannot withdraw a payload whose header has already
  * left: the receiver would match the header and wait for ever.  Omnibus's
  * own callers take the MPICH request itself (send_start_inner).
@@ -124,5 +124,10 @@ send_start(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
         return req ? request_give_sent(req) : MPI_SUCCESS;
     return send_start_general(buf, count, dtype, dest, tag, c, mode, req);
 }
+
+/* MPI_Buffer_attach and _detach, called by the generated wrappers. */
+int impl_Buffer_attach(void *buffer, MPI_Count size);
+int impl_Buffer_detach(void *buffer_addr, int *size);
+int impl_Buffer_detach_c(void *buffer_addr, MPI_Count *size);
 
 #endif

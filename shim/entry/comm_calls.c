@@ -6,7 +6,7 @@
 #include "shim/match/comm.h"
 #include "shim/match/match.h"
 #include "shim/progress/progress.h"
-#include "shim/base/impl.h"
+#include "shim/entry/comm_calls.h"
 #include "shim/ops/neighbor.h"
 #include <stdlib.h>
 

@@ -21,23 +21,8 @@
 #include <stdint.h>
 #include "shim/base/state.h"
 #include "shim/base/table.h"
+#include "shim/match/comm_rec.h"
 
-typedef struct comm_rec {
-    MPI_Comm handle;
-    uint32_t id;
-    int rank, size;
-    int *to_world;       /* [comm rank] -> world rank */
-    int *from_world;     /* [world rank] -> comm rank, -1 if not a member */
-    int freed;
-    int placeholder;     /* arrivals for a communicator this rank has not
-                            made yet: only the unexpected queue is valid */
-    /* matching queues (match.c): FIFO, oldest first */
-    struct match_msg *unx_head, **unx_tail;
-    struct match_recv *posted_head, **posted_tail;
-    struct nbr_topo *nbr; /* neighbourhood schedule (neighbor.h), or NULL */
-    struct comm_rec *coll; /* shadow of the collectives Omnibus runs
-                              (coll.h), made on first use, or NULL */
-} comm_rec;
 
 /* The id of a communicator's collective shadow is its own with this bit
  * set: every member knows it without agreeing on it, and ids handed out

@@ -20,7 +20,7 @@
 #define OMNIBUS_MATCH_H
 
 #include <mpi.h>
-#include "shim/match/comm.h"
+#include "shim/match/comm_rec.h"
 #include "shim/base/dtype.h"
 #include "shim/progress/credit.h"
 #include "shim/transport/transport.h"

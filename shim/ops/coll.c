@@ -332,7 +332,8 @@ int impl_Barrier(MPI_Comm comm)
 /* --- MPI_Scan and MPI_Exscan: recursive doubling ------------------------ */
 
 /* A prefix runs here only where its result is exact in any order
- * (integers, logicals, MINLOC and MAXLOC pairs): MPICH 4.0.2 may scan a
+ * (integers, logicals, MINLOC and MAXLOC pairs; MPICH 4.0.2 quirk Q6,
+ * engine/request.h): MPICH 4.0.2 may scan a
  * communicator by another algorithm than this one (its SMP variant on a
  * hierarchical one), and a floating-point prefix would round differently.
  * The rest is what MPI requires to be equal on every member. */

@@ -72,10 +72,48 @@
 
 #include <mpi.h>
 
-/* The entry points (impl_Barrier, impl_Bcast, ...) are declared with the
- * others in impl.h. */
-
 /* Releases the scratch buffer at MPI_Finalize. */
 void coll_finalize(void);
+
+/* The small blocking collectives, called by the generated wrappers. */
+int impl_Barrier(MPI_Comm comm);
+int impl_Allreduce(const void *sendbuf, void *recvbuf, MPI_Count count,
+                   MPI_Datatype dtype, MPI_Op op, MPI_Comm comm);
+int impl_Scan(const void *sendbuf, void *recvbuf, MPI_Count count,
+              MPI_Datatype dtype, MPI_Op op, MPI_Comm comm);
+int impl_Exscan(const void *sendbuf, void *recvbuf, MPI_Count count,
+                MPI_Datatype dtype, MPI_Op op, MPI_Comm comm);
+int impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
+                              MPI_Count count, MPI_Datatype dtype, MPI_Op op,
+                              MPI_Comm comm);
+int impl_Reduce_scatter(const void *sendbuf, void *recvbuf,
+                        const int recvcounts[], MPI_Datatype dtype, MPI_Op op,
+                        MPI_Comm comm);
+int impl_Reduce_scatter_c(const void *sendbuf, void *recvbuf,
+                          const MPI_Count recvcounts[], MPI_Datatype dtype,
+                          MPI_Op op, MPI_Comm comm);
+int impl_Bcast(void *buf, MPI_Count count, MPI_Datatype dtype, int root,
+               MPI_Comm comm);
+int impl_Reduce(const void *sendbuf, void *recvbuf, MPI_Count count,
+                MPI_Datatype dtype, MPI_Op op, int root, MPI_Comm comm);
+int impl_Gather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
+                MPI_Comm comm);
+int impl_Scatter(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                 void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
+                 MPI_Comm comm);
+int impl_Allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                   void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
+                   MPI_Comm comm);
+int impl_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype,
+                    void *rbuf, const int rcounts[], const int displs[],
+                    MPI_Datatype rtype, MPI_Comm comm);
+int impl_Allgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                      void *rbuf, const MPI_Count rcounts[],
+                      const MPI_Aint displs[], MPI_Datatype rtype,
+                      MPI_Comm comm);
+int impl_Alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                  void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
+                  MPI_Comm comm);
 
 #endif

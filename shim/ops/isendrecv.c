@@ -7,7 +7,7 @@
  * halves are done; its status is the receive's.  The replace form sends a
  * packed copy of the buffer, freed with the pair.
  */
-#include "shim/base/impl.h"
+#include "shim/ops/isendrecv.h"
 #include "shim/progress/progress.h"
 #include "shim/progress/greq.h"
 #include "shim/engine/recv.h"

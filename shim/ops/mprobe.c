@@ -8,7 +8,6 @@
  */
 #include "shim/ops/mprobe.h"
 #include "shim/base/handles.h"
-#include "shim/base/impl.h"
 #include "shim/progress/progress.h"
 #include "shim/engine/recv.h"
 #include "shim/engine/request.h"

@@ -26,13 +26,50 @@
  * collective (checked: blocking, nonblocking and persistent alltoall with
  * a short receive count return MPI_SUCCESS).  Blocking
  * runs wait in prog_poll; nonblocking runs give a generalized request;
- * persistent runs a new one per start (persist.h's custom operations).
+ * persistent runs a new one per start (engine/preq.h, preq_ops).
  */
 #ifndef OMNIBUS_NBR_EXEC_H
 #define OMNIBUS_NBR_EXEC_H
 
-#include "shim/ops/neighbor.h"
+#include <stdint.h>
 #include "shim/match/match.h"
+#include "router/nbr_sched.h"
+
+/* What one topology communicator needs for its schedule.  Referenced by
+ * the communicator's record, its persistent requests and its running
+ * operations; freed (with its shadow record) when the last one goes. */
+typedef struct nbr_topo {
+    struct nbr_topo *next;    /* every topology alive (module list) */
+    int refs;
+    comm_rec *shadow;         /* the schedule's messages, by id only */
+    MPI_Comm user;            /* the user's handle, while it lives */
+    int rank;                 /* this rank in the communicator */
+    int indeg, outdeg;
+    int *in, *out;            /* this rank's lists; -1 is MPI_PROC_NULL */
+    int *mirror;              /* source slot j -> the slot of the same
+                                 source's occurrence counted from the end */
+    ns_plan plan;
+    uint32_t seq;             /* collectives begun on the communicator */
+    struct nbr_op *spare;     /* finished operations kept for reuse */
+} nbr_topo;
+
+typedef struct nbr_module {
+    struct nbr_op *active;    /* operations in flight */
+    nbr_topo *topos;
+    MPIX_Grequest_class cls;  /* requests of nonblocking and persistent runs */
+    int polling;              /* nbr_poll is running (re-entry guard) */
+} nbr_module;
+
+static inline int nbr_busy(void)
+{
+    return omni.nbr && omni.nbr->active;
+}
+
+/* Advances every operation in flight, if any; registered as a poller that
+ * runs after each progress round (progress.h), with Omnibus's own progress
+ * free to run again (sending may need it).  Returns whether any is still in
+ * flight. */
+int nbr_poll(void);
 
 typedef struct nbr_op {
     struct nbr_op *next;      /* active list, or the topology's spares */
@@ -40,7 +77,8 @@ typedef struct nbr_op {
     int variable;             /* packed messages start with piece lengths */
     int reversed;             /* a repeated source's occurrences are
                                  filled from the end (alltoall, as MPICH
-                                 4.0.2 posts its receives in reverse) */
+                                 4.0.2 posts its receives in reverse:
+                                 quirk Q4, engine/request.h) */
     int persistent;           /* owned by a persistent request */
     int done, orphan;         /* orphan: its request was freed early */
     int error;

@@ -1,12 +1,13 @@
 /* nbr_plain: persistent neighbourhood collectives that MPICH runs (mode
  * plain, or a communicator without a schedule), under an Omnibus handle.
  *
- * Why not MPICH's own persistent request: MPICH 4.0.2's MPI_Testall fails
+ * Why not MPICH's own persistent request (MPICH 4.0.2 quirk Q3,
+ * engine/request.h): MPICH 4.0.2's MPI_Testall fails
  * (MPI_ERR_IN_STATUS) on an array holding an active persistent collective
  * request and any other request, and Omnibus completes every Waitall with
  * Testall rounds so that it keeps forwarding.  So MPI_*_init keeps a copy
  * of the arguments and each MPI_Start is MPICH's nonblocking form
- * (persist.h's custom operations), whose requests Testall handles. */
+ * (engine/preq.h, preq_ops), whose requests Testall handles. */
 #ifndef OMNIBUS_NBR_PLAIN_H
 #define OMNIBUS_NBR_PLAIN_H
 

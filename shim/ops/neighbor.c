@@ -1,9 +1,8 @@
-/* neighbor.c: the neighbourhood-collective entry points (impl.h): each
+/* neighbor.c: the neighbourhood-collective entry points (neighbor.h): each
  * call runs by its communicator's schedule (nbr_exec.h), or goes to MPICH. */
 #include "shim/ops/neighbor.h"
 #include "shim/ops/nbr_exec.h"
 #include "shim/ops/nbr_plain.h"
-#include "shim/base/impl.h"
 #include "shim/engine/preq.h"
 #include "shim/progress/progress.h"
 #include "shim/base/dtype.h"

@@ -11,51 +11,17 @@
  * is built and every neighbourhood collective goes to MPICH.
  *
  * A collective runs as an operation (nbr_exec.h) that progress drives:
- * nbr_poll is one of progress's pollers (progress.h), run after each
- * round.
+ * nbr_poll (nbr_exec.h) is one of progress's pollers (progress.h), run
+ * after each round.  The schedule's types live with the operations that
+ * run it (nbr_exec.h), so that this module calls down into that one and
+ * nothing there points back here.
  */
 #ifndef OMNIBUS_NEIGHBOR_H
 #define OMNIBUS_NEIGHBOR_H
 
+#include <mpi.h>
 #include <stdint.h>
 #include "shim/match/comm.h"
-#include "router/nbr_sched.h"
-
-/* What one topology communicator needs for its schedule.  Referenced by
- * the communicator's record, its persistent requests and its running
- * operations; freed (with its shadow record) when the last one goes. */
-typedef struct nbr_topo {
-    struct nbr_topo *next;    /* every topology alive (module list) */
-    int refs;
-    comm_rec *shadow;         /* the schedule's messages, by id only */
-    MPI_Comm user;            /* the user's handle, while it lives */
-    int rank;                 /* this rank in the communicator */
-    int indeg, outdeg;
-    int *in, *out;            /* this rank's lists; -1 is MPI_PROC_NULL */
-    int *mirror;              /* source slot j -> the slot of the same
-                                 source's occurrence counted from the end */
-    ns_plan plan;
-    uint32_t seq;             /* collectives begun on the communicator */
-    struct nbr_op *spare;     /* finished operations kept for reuse */
-} nbr_topo;
-
-typedef struct nbr_module {
-    struct nbr_op *active;    /* operations in flight */
-    nbr_topo *topos;
-    MPIX_Grequest_class cls;  /* requests of nonblocking and persistent runs */
-    int polling;              /* nbr_poll is running (re-entry guard) */
-} nbr_module;
-
-static inline int nbr_busy(void)
-{
-    return omni.nbr && omni.nbr->active;
-}
-
-/* Advances every operation in flight, if any; registered as a poller that
- * runs after each progress round (progress.h), with Omnibus's own progress
- * free to run again (sending may need it).  Returns whether any is still in
- * flight. */
-int nbr_poll(void);
 
 /* A managed communicator was just made: builds its schedule when it has a
  * topology and the mode is not plain.  Collective over its members. */
@@ -67,5 +33,129 @@ void nbr_comm_freed(comm_rec *c);
 /* MPI_Finalize: frees every schedule (before the records go). */
 void nbr_finalize(void);
 
+/* The neighbourhood collectives, called by the generated wrappers; _c
+ * forms share the int form's implementation except where their arrays
+ * differ. */
+int impl_Neighbor_allgather(const void *sbuf, MPI_Count scount,
+                            MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                            MPI_Datatype rtype, MPI_Comm comm);
+int impl_Ineighbor_allgather(const void *sbuf, MPI_Count scount,
+                             MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                             MPI_Datatype rtype, MPI_Comm comm,
+                             MPI_Request *request);
+int impl_Neighbor_allgather_init(const void *sbuf, MPI_Count scount,
+                                 MPI_Datatype stype, void *rbuf,
+                                 MPI_Count rcount, MPI_Datatype rtype,
+                                 MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request);
+int impl_Neighbor_alltoall(const void *sbuf, MPI_Count scount,
+                           MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                           MPI_Datatype rtype, MPI_Comm comm);
+int impl_Ineighbor_alltoall(const void *sbuf, MPI_Count scount,
+                            MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                            MPI_Datatype rtype, MPI_Comm comm,
+                            MPI_Request *request);
+int impl_Neighbor_alltoall_init(const void *sbuf, MPI_Count scount,
+                                MPI_Datatype stype, void *rbuf,
+                                MPI_Count rcount, MPI_Datatype rtype,
+                                MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request);
+int impl_Neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype,
+                             void *rbuf, const int rcounts[],
+                             const int displs[], MPI_Datatype rtype,
+                             MPI_Comm comm);
+int impl_Neighbor_allgatherv_c(const void *sbuf, MPI_Count scount,
+                               MPI_Datatype stype, void *rbuf,
+                               const MPI_Count rcounts[],
+                               const MPI_Aint displs[], MPI_Datatype rtype,
+                               MPI_Comm comm);
+int impl_Ineighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype,
+                              void *rbuf, const int rcounts[],
+                              const int displs[], MPI_Datatype rtype,
+                              MPI_Comm comm, MPI_Request *request);
+int impl_Ineighbor_allgatherv_c(const void *sbuf, MPI_Count scount,
+                                MPI_Datatype stype, void *rbuf,
+                                const MPI_Count rcounts[],
+                                const MPI_Aint displs[], MPI_Datatype rtype,
+                                MPI_Comm comm, MPI_Request *request);
+int impl_Neighbor_allgatherv_init(const void *sbuf, int scount,
+                                  MPI_Datatype stype, void *rbuf,
+                                  const int rcounts[], const int displs[],
+                                  MPI_Datatype rtype, MPI_Comm comm,
+                                  MPI_Info info, MPI_Request *request);
+int impl_Neighbor_allgatherv_init_c(const void *sbuf, MPI_Count scount,
+                                    MPI_Datatype stype, void *rbuf,
+                                    const MPI_Count rcounts[],
+                                    const MPI_Aint displs[],
+                                    MPI_Datatype rtype, MPI_Comm comm,
+                                    MPI_Info info, MPI_Request *request);
+int impl_Neighbor_alltoallv(const void *sbuf, const int scounts[],
+                            const int sdispls[], MPI_Datatype stype, void *rbuf,
+                            const int rcounts[], const int rdispls[],
+                            MPI_Datatype rtype, MPI_Comm comm);
+int impl_Neighbor_alltoallv_c(const void *sbuf, const MPI_Count scounts[],
+                              const MPI_Aint sdispls[], MPI_Datatype stype,
+                              void *rbuf, const MPI_Count rcounts[],
+                              const MPI_Aint rdispls[], MPI_Datatype rtype,
+                              MPI_Comm comm);
+int impl_Ineighbor_alltoallv(const void *sbuf, const int scounts[],
+                             const int sdispls[], MPI_Datatype stype,
+                             void *rbuf, const int rcounts[],
+                             const int rdispls[], MPI_Datatype rtype,
+                             MPI_Comm comm, MPI_Request *request);
+int impl_Ineighbor_alltoallv_c(const void *sbuf, const MPI_Count scounts[],
+                               const MPI_Aint sdispls[], MPI_Datatype stype,
+                               void *rbuf, const MPI_Count rcounts[],
+                               const MPI_Aint rdispls[], MPI_Datatype rtype,
+                               MPI_Comm comm, MPI_Request *request);
+int impl_Neighbor_alltoallv_init(const void *sbuf, const int scounts[],
+                                 const int sdispls[], MPI_Datatype stype,
+                                 void *rbuf, const int rcounts[],
+                                 const int rdispls[], MPI_Datatype rtype,
+                                 MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request);
+int impl_Neighbor_alltoallv_init_c(const void *sbuf, const MPI_Count scounts[],
+                                   const MPI_Aint sdispls[], MPI_Datatype stype,
+                                   void *rbuf, const MPI_Count rcounts[],
+                                   const MPI_Aint rdispls[],
+                                   MPI_Datatype rtype, MPI_Comm comm,
+                                   MPI_Info info, MPI_Request *request);
+int impl_Neighbor_alltoallw(const void *sbuf, const int scounts[],
+                            const MPI_Aint sdispls[],
+                            const MPI_Datatype stypes[], void *rbuf,
+                            const int rcounts[], const MPI_Aint rdispls[],
+                            const MPI_Datatype rtypes[], MPI_Comm comm);
+int impl_Neighbor_alltoallw_c(const void *sbuf, const MPI_Count scounts[],
+                              const MPI_Aint sdispls[],
+                              const MPI_Datatype stypes[], void *rbuf,
+                              const MPI_Count rcounts[],
+                              const MPI_Aint rdispls[],
+                              const MPI_Datatype rtypes[], MPI_Comm comm);
+int impl_Ineighbor_alltoallw(const void *sbuf, const int scounts[],
+                             const MPI_Aint sdispls[],
+                             const MPI_Datatype stypes[], void *rbuf,
+                             const int rcounts[], const MPI_Aint rdispls[],
+                             const MPI_Datatype rtypes[], MPI_Comm comm,
+                             MPI_Request *request);
+int impl_Ineighbor_alltoallw_c(const void *sbuf, const MPI_Count scounts[],
+                               const MPI_Aint sdispls[],
+                               const MPI_Datatype stypes[], void *rbuf,
+                               const MPI_Count rcounts[],
+                               const MPI_Aint rdispls[],
+                               const MPI_Datatype rtypes[], MPI_Comm comm,
+                               MPI_Request *request);
+int impl_Neighbor_alltoallw_init(const void *sbuf, const int scounts[],
+                                 const MPI_Aint sdispls[],
+                                 const MPI_Datatype stypes[], void *rbuf,
+                                 const int rcounts[], const MPI_Aint rdispls[],
+                                 const MPI_Datatype rtypes[], MPI_Comm comm,
+                                 MPI_Info info, MPI_Request *request);
+int impl_Neighbor_alltoallw_init_c(const void *sbuf, const MPI_Count scounts[],
+                                   const MPI_Aint sdispls[],
+                                   const MPI_Datatype stypes[], void *rbuf,
+                                   const MPI_Count rcounts[],
+                                   const MPI_Aint rdispls[],
+                                   const MPI_Datatype rtypes[], MPI_Comm comm,
+                                   MPI_Info info, MPI_Request *request);
 
 #endif

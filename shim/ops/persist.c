@@ -1,6 +1,5 @@
 #include "shim/ops/persist.h"
 #include "shim/engine/preq.h"
-#include "shim/base/impl.h"
 #include "shim/engine/send.h"
 #include "shim/engine/recv.h"
 #include "shim/base/dtype.h"

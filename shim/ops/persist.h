@@ -19,4 +19,16 @@ int persist_send_init(const void *buf, MPI_Count count, MPI_Datatype dtype,
                       int dest, int tag, MPI_Comm comm, enum send_mode mode,
                       MPI_Request *request);
 
+/* The calls on persistent requests (and MPI_Request_get_status, which
+ * looks through a persistent request first), called by the generated
+ * wrappers. */
+int impl_Recv_init(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
+                   int tag, MPI_Comm comm, MPI_Request *request);
+int impl_Start(MPI_Request *request);
+int impl_Startall(int count, MPI_Request requests[]);
+int impl_Request_free(MPI_Request *request);
+int impl_Cancel(MPI_Request *request);
+int impl_Request_get_status(MPI_Request request, int *flag,
+                            MPI_Status *status);
+
 #endif

@@ -296,7 +296,7 @@ void transport_ship(int p, uint64_t *reason)
         peer->fwd_round = 0;
     }
     if (p == omni.rank) {
-        omni.deliver(b);
+        omni.on_block(b);
         return;
     }
     transport_ship_block(p, b);
@@ -467,7 +467,7 @@ static void rx_repost_taken(void)
 #define RING_TURN 8
 
 /* A ring's record is delivered in place for as long as its items are done
- * with at once (deliver_in_place: a posted receive copies its data straight
+ * with at once (omni.on_record: a posted receive copies its data straight
  * from the ring); from the first item that must wait in the unexpected
  * queue on, the rest is copied into a block, since the matching engine
  * keeps pointing into that, and a ring's room must come back in order. */
@@ -478,7 +478,7 @@ static void rings_poll(void)
         const void *rec;
         uint32_t len;
         for (int k = 0; k < RING_TURN && (rec = rg_peek(r, &len)); k++) {
-            size_t done = omni.deliver_in_place(rec, len);
+            size_t done = omni.on_record(rec, len);
             omni_block *b = NULL;
             if (done < len) {
                 b = block_holding(len - done);
@@ -487,7 +487,7 @@ static void rings_poll(void)
             }
             rg_pop(r);
             if (b)
-                omni.deliver(b);
+                omni.on_block(b);
         }
     }
 }
@@ -522,16 +522,15 @@ void transport_poll_arrivals(void)
     slot->block = NULL;
     omni.rx_taken = 1;
     omni.rx_head = (omni.rx_head + 1) % omni.rx_count;
-    omni.deliver(b);
+    omni.on_block(b);
 }
 
 /* --- life cycle ------------------------------------------------------ */
 
-int transport_init(transport_deliver_fn deliver,
-                   transport_deliver_in_place_fn deliver_in_place)
+int transport_init(transport_block_fn on_block, transport_record_fn on_record)
 {
-    omni.deliver = deliver;
-    omni.deliver_in_place = deliver_in_place;
+    omni.on_block = on_block;
+    omni.on_record = on_record;
     omni.block_cap = omni.cfg.buffer_size;
     omni.peers = calloc((size_t)omni.size, sizeof *omni.peers);
     omni.inflight_cap = INFLIGHT_INITIAL;

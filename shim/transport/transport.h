@@ -35,15 +35,14 @@
 /* Tags on wire_comm: blocks use 1; comm.c's group drain uses 2. */
 #define TRANSPORT_WIRE_TAG 1
 
-/* What the transport does with each block it takes in (deliver.h): the
- * function is the engine's, so that the transport calls nothing above it. */
-typedef void (*transport_deliver_fn)(omni_block *b);
+/* What the transport does with each block it takes in: the function is
+ * the engine's (deliver.h), so that the transport calls nothing above it. */
+typedef void (*transport_block_fn)(omni_block *b);
 /* What the transport does first with a node-ring record, whose bytes it
- * must not keep (deliver_in_place): returns the bytes done with; the rest
- * is copied into a block for the first function. */
-typedef size_t (*transport_deliver_in_place_fn)(const char *data, size_t len);
-int transport_init(transport_deliver_fn deliver,
-                   transport_deliver_in_place_fn deliver_in_place);
+ * must not keep: returns the bytes done with; the rest is copied into a
+ * block for the first function. */
+typedef size_t (*transport_record_fn)(const char *data, size_t len);
+int transport_init(transport_block_fn on_block, transport_record_fn on_record);
 void transport_finalize(void);
 
 omni_block *transport_block_get(void);

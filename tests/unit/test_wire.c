@@ -71,6 +71,17 @@ static void test_block_of_whole_items_is_counted(void)
           rt_block_count_items(block, n));
 }
 
+static void test_block_of_every_kind_is_counted(void)
+{
+    char block[512];
+    size_t n = 0;
+    for (int k = RT_EAGER; k <= RT_KIND_LAST; k++)
+        n += put_item(block + n, (enum rt_kind)k, 4);
+    CHECK(rt_block_count_items(block, n) == RT_KIND_LAST,
+          "a block with one item of each of the %d kinds counts %d (got %ld)",
+          RT_KIND_LAST, RT_KIND_LAST, rt_block_count_items(block, n));
+}
+
 static void test_truncated_block_is_refused(void)
 {
     char block[256];
@@ -88,6 +99,7 @@ int main(void)
 {
     RUN(test_copy_moves_exactly_n_bytes_at_every_small_size);
     RUN(test_header_reads_back_as_written_unaligned);
+    RUN(test_block_of_every_kind_is_counted);
     RUN(test_block_of_whole_items_is_counted);
     RUN(test_truncated_block_is_refused);
     CHECK_MAIN_END();
