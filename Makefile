@@ -67,16 +67,16 @@ $(LIB): $(CORE_OBJS) $(SHIM_OBJS)
 	$(MPICC) $(LIBFLAGS) -shared -o $@ $^ -ldl -pthread
 
 # config/ and router/ never see mpi.h: they build with the plain compiler.
-$(BUILD)/obj/config/%.o: config/%.c $(wildcard config/*.h)
+$(BUILD)/obj/config/%.o: config/%.c $(wildcard config/*.h config/*.def)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBFLAGS) -I. -c -o $@ $<
 $(BUILD)/obj/router/%.o: router/%.c $(wildcard router/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBFLAGS) -I. -c -o $@ $<
-$(BUILD)/obj/shim/%.o: shim/%.c $(SHIM_HDRS) $(wildcard config/*.h router/*.h)
+$(BUILD)/obj/shim/%.o: shim/%.c $(SHIM_HDRS) $(wildcard config/*.h config/*.def router/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LIBFLAGS) -I. -c -o $@ $<
-$(BUILD)/obj/gen/wrappers_gen.o: $(GEN_WRAPPERS) $(SHIM_HDRS) $(wildcard config/*.h router/*.h)
+$(BUILD)/obj/gen/wrappers_gen.o: $(GEN_WRAPPERS) $(SHIM_HDRS) $(wildcard config/*.h config/*.def router/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LIBFLAGS) -I. -c -o $@ $<
 
@@ -94,7 +94,7 @@ $(BUILD)/gen/yield_wrappers_gen.c: FORCE
 generate: $(GEN_WRAPPERS) $(BUILD)/gen/yield_wrappers_gen.c
 FORCE:
 
-$(BUILD)/unit/%: tests/unit/%.c $(CORE_SRCS) $(wildcard config/*.h router/*.h tests/unit/*.h)
+$(BUILD)/unit/%: tests/unit/%.c $(CORE_SRCS) $(wildcard config/*.h config/*.def router/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASEFLAGS) -I. -o $@ $< $(CORE_SRCS) -lm -pthread
 
