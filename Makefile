@@ -1,10 +1,13 @@
 # Omnibus build.  `make` builds build/libomnibus.so; `make test` builds and
-# runs every test (the layering check, unit tests without MPI, then mpiexec
-# regression tests); `make demo` runs the short benchmark that shows the
+# runs every test (the layering check, the check that the docs' settings
+# tables are what config/settings.def gives, unit tests without MPI, then
+# mpiexec regression tests); `make demo` runs the short benchmark that shows the
 # speedup; `make install PREFIX=dir` installs the library, omnibus-run and
-# the documentation.  Nothing here installs system packages except `make
-# deps` (scripts/ensure-deps: the Debian packages the build and tests need),
-# which a fresh machine runs once first: `make deps test`.
+# the documentation.  `make deps` (scripts/ensure-deps) installs the
+# Debian packages the build and tests need, when missing; a fresh machine
+# runs it once first: `make deps test`.  Building and testing never install
+# anything; report, calibrate, profile, profile-time and ffi-cost install
+# their own tool (and what `make deps` would) when it is missing.
 
 MPICC   ?= mpicc
 MPIF90  ?= mpif90
