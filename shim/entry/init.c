@@ -252,13 +252,13 @@ static void omni_setup(int app_level, int real_level)
 }
 
 /* The progress thread needs MPI_THREAD_MULTIPLE, which must be asked for in
- * the initialization call itself, before the settings are read and checked
- * (that needs MPI): so this one variable is peeked at first. */
+ * the initialization call itself, before the settings are checked across
+ * ranks (that needs MPI): so they are read once first, here. */
 static int progress_thread_wanted(void)
 {
-    const char *p = getenv("OMNIBUS_PROGRESS");
-    const char *d = getenv("OMNIBUS_DISABLE");
-    return p && strcmp(p, "thread") == 0 && !(d && strcmp(d, "1") == 0);
+    cfg_settings s;
+    return cfg_load(&s, env_lookup, NULL, NULL, 0) == 0 &&
+           s.progress == CFG_PROGRESS_THREAD && !s.disable;
 }
 
 /* The application is told the level it asked for when MPI gives more for
