@@ -1296,19 +1296,26 @@ static void record_of(const char *name, const char *value, long long *rec)
 {
     cfg_settings s;
     char err[CFG_ERR_LEN] = "";
-    int rc = name ? load_one(name, value, &s, err) : load_table(NULL, 0, &s, err);
-    CHECK(rc == 0, "%s=%s must load (%s)", name ? name : "", value ? value : "",
-          err);
+    int rc = value ? load_one(name, value, &s, err) : load_table(NULL, 0, &s, err);
+    CHECK(rc == 0, "%s=%s must load (%s)", name, value ? value : "", err);
     cfg_record(&s, rec);
+}
+
+/* cfg_record_diff between rank ra, which read NAME=a alone, and rank rb,
+ * which read NAME=b alone (a NULL value: unset); line may be NULL. */
+static int compare(const char *name, const char *a, int ra, const char *b,
+                   int rb, char *line)
+{
+    long long x[CFG_RECORD_SLOTS], y[CFG_RECORD_SLOTS];
+    record_of(name, a, x);
+    record_of(name, b, y);
+    return cfg_record_diff(x, ra, y, rb, line, line ? CFG_ERR_LEN : 0);
 }
 
 static void test_record_names_the_variable_values_and_ranks(void)
 {
-    long long a[CFG_RECORD_SLOTS], b[CFG_RECORD_SLOTS];
     char line[CFG_ERR_LEN] = "";
-    record_of("OMNIBUS_SHM", "on", a);
-    record_of("OMNIBUS_SHM", "off", b);
-    int row = cfg_record_diff(a, 0, b, 1, line, sizeof line);
+    int row = compare("OMNIBUS_SHM", "on", 0, "off", 1, line);
     CHECK(row == CFG_VAR_SHM &&
               strcmp(line, "OMNIBUS_SHM is \"on\" on rank 0 and \"off\" on "
                            "rank 1") == 0,
@@ -1318,38 +1325,29 @@ static void test_record_names_the_variable_values_and_ranks(void)
 
 static void test_record_tells_grids_of_one_size_apart(void)
 {
-    long long a[CFG_RECORD_SLOTS], b[CFG_RECORD_SLOTS];
     char line[CFG_ERR_LEN] = "";
-    record_of("OMNIBUS_TOPOLOGY", "4x2", a);
-    record_of("OMNIBUS_TOPOLOGY", "2x4", b);
-    int row = cfg_record_diff(a, 0, b, 3, line, sizeof line);
+    int row = compare("OMNIBUS_TOPOLOGY", "4x2", 0, "2x4", 3, line);
     CHECK(row == CFG_VAR_TOPOLOGY &&
               strcmp(line, "OMNIBUS_TOPOLOGY is \"4x2\" on rank 0 and "
                            "\"2x4\" on rank 3") == 0,
           "4x2 against 2x4 (same product) must differ, got row %d \"%s\"",
           row, line);
-    record_of("OMNIBUS_TOPOLOGY", "2X4", a);
-    CHECK(cfg_record_diff(a, 0, b, 1, NULL, 0) == -1,
+    CHECK(compare("OMNIBUS_TOPOLOGY", "2X4", 0, "2x4", 1, NULL) == -1,
           "2X4 and 2x4 are one grid and must compare equal");
 }
 
 static void test_record_leaves_out_per_rank_variables(void)
 {
-    long long a[CFG_RECORD_SLOTS], b[CFG_RECORD_SLOTS];
-    record_of("OMNIBUS_FLUSH_US", "1", a);
-    record_of("OMNIBUS_YIELD", "off", b);
-    CHECK(cfg_record_diff(a, 0, b, 1, NULL, 0) == -1,
+    CHECK(compare("OMNIBUS_FLUSH_US", "1", 0, "2", 1, NULL) == -1 &&
+              compare("OMNIBUS_YIELD", "on", 0, "off", 1, NULL) == -1,
           "FLUSH_US and YIELD may differ between ranks and must not be "
           "compared");
 }
 
 static void test_record_compares_a_network_default_as_set_or_unset(void)
 {
-    long long a[CFG_RECORD_SLOTS], b[CFG_RECORD_SLOTS];
     char line[CFG_ERR_LEN] = "";
-    record_of(NULL, NULL, a);
-    record_of("OMNIBUS_BUFFER_SIZE", "1K", b);
-    int row = cfg_record_diff(a, 0, b, 2, line, sizeof line);
+    int row = compare("OMNIBUS_BUFFER_SIZE", NULL, 0, "1K", 2, line);
     CHECK(row == CFG_VAR_BUFFER_SIZE &&
               strstr(line, "is unset on rank 0 and \"1K\" on rank 2") != NULL,
           "BUFFER_SIZE unset against 1K must differ (unset may become 256K "
@@ -1358,14 +1356,10 @@ static void test_record_compares_a_network_default_as_set_or_unset(void)
 
 static void test_record_compares_a_stats_file_as_set_or_unset(void)
 {
-    long long a[CFG_RECORD_SLOTS], b[CFG_RECORD_SLOTS];
     char line[CFG_ERR_LEN] = "";
-    record_of("OMNIBUS_STATS_FILE", "a.json", a);
-    record_of("OMNIBUS_STATS_FILE", "b.json", b);
-    CHECK(cfg_record_diff(a, 0, b, 1, NULL, 0) == -1,
+    CHECK(compare("OMNIBUS_STATS_FILE", "a.json", 0, "b.json", 1, NULL) == -1,
           "only rank 0 writes the file: two paths must compare equal");
-    record_of(NULL, NULL, b);
-    int row = cfg_record_diff(a, 0, b, 1, line, sizeof line);
+    int row = compare("OMNIBUS_STATS_FILE", "a.json", 0, NULL, 1, line);
     CHECK(row == CFG_VAR_STATS_FILE && strstr(line, "is set on rank 0 and "
                                                     "unset on rank 1") != NULL,
           "a stats file on one rank only must differ, got row %d \"%s\"", row,
@@ -1401,14 +1395,11 @@ static void test_record_compares_every_job_wide_variable(void)
 {
     for (int i = 0; i < CFG_NVARS; i++) {
         const cfg_var *v = &cfg_vars[i];
-        long long a[CFG_RECORD_SLOTS], b[CFG_RECORD_SLOTS];
         char x[32], y[32];
         if (!v->job_wide || v->kind == CFG_KIND_NAME)
             continue;
         two_values(v, x, y, sizeof x);
-        record_of(v->name, x, a);
-        record_of(y[0] ? v->name : NULL, y, b);
-        int row = cfg_record_diff(a, 0, b, 1, NULL, 0);
+        int row = compare(v->name, x, 0, y[0] ? y : NULL, 1, NULL);
         CHECK(row == i, "%s is job-wide: %s against %s must be told apart, "
                         "got row %d", v->name, x, y[0] ? y : "unset", row);
     }
