@@ -1,10 +1,13 @@
 # Omnibus build.  `make` builds build/libomnibus.so; `make test` builds and
-# runs every test (the layering check, unit tests without MPI, then mpiexec
-# regression tests); `make demo` runs the short benchmark that shows the
+# runs every test (the layering check, the check that the docs' settings
+# tables are what config/settings.def gives, unit tests without MPI, then
+# mpiexec regression tests); `make demo` runs the short benchmark that shows the
 # speedup; `make install PREFIX=dir` installs the library, omnibus-run and
-# the documentation.  Nothing here installs system packages except `make
-# deps` (scripts/ensure-deps: the Debian packages the build and tests need),
-# which a fresh machine runs once first: `make deps test`.
+# the documentation.  `make deps` (scripts/ensure-deps) installs the
+# Debian packages the build and tests need, when missing; a fresh machine
+# runs it once first: `make deps test`.  Building and testing never install
+# anything; report, calibrate, profile, profile-time and ffi-cost install
+# their own tool (and what `make deps` would) when it is missing.
 
 MPICC   ?= mpicc
 MPIF90  ?= mpif90
@@ -67,16 +70,16 @@ $(LIB): $(CORE_OBJS) $(SHIM_OBJS)
 	$(MPICC) $(LIBFLAGS) -shared -o $@ $^ -ldl -pthread
 
 # config/ and router/ never see mpi.h: they build with the plain compiler.
-$(BUILD)/obj/config/%.o: config/%.c $(wildcard config/*.h)
+$(BUILD)/obj/config/%.o: config/%.c $(wildcard config/*.h config/*.def)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBFLAGS) -I. -c -o $@ $<
 $(BUILD)/obj/router/%.o: router/%.c $(wildcard router/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBFLAGS) -I. -c -o $@ $<
-$(BUILD)/obj/shim/%.o: shim/%.c $(SHIM_HDRS) $(wildcard config/*.h router/*.h)
+$(BUILD)/obj/shim/%.o: shim/%.c $(SHIM_HDRS) $(wildcard config/*.h config/*.def router/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LIBFLAGS) -I. -c -o $@ $<
-$(BUILD)/obj/gen/wrappers_gen.o: $(GEN_WRAPPERS) $(SHIM_HDRS) $(wildcard config/*.h router/*.h)
+$(BUILD)/obj/gen/wrappers_gen.o: $(GEN_WRAPPERS) $(SHIM_HDRS) $(wildcard config/*.h config/*.def router/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LIBFLAGS) -I. -c -o $@ $<
 
@@ -94,7 +97,7 @@ $(BUILD)/gen/yield_wrappers_gen.c: FORCE
 generate: $(GEN_WRAPPERS) $(BUILD)/gen/yield_wrappers_gen.c
 FORCE:
 
-$(BUILD)/unit/%: tests/unit/%.c $(CORE_SRCS) $(wildcard config/*.h router/*.h tests/unit/*.h)
+$(BUILD)/unit/%: tests/unit/%.c $(CORE_SRCS) $(wildcard config/*.h config/*.def router/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASEFLAGS) -I. -o $@ $< $(CORE_SRCS) -lm -pthread
 
@@ -147,7 +150,7 @@ mpitests: $(LIB) $(MPI_TEST_BINS) $(BUILD)/stress/stress $(CLUSTER_TEST_BINS) $(
 benches: $(LIB) $(YIELD_LIB) $(BENCH_BINS)
 
 test: unit mpitests
-	@scripts/run-tests scripts/check-layers tests/layers/check-layers-cycles tests/install/check-install $(UNIT_BINS)
+	@scripts/run-tests scripts/check-layers tests/layers/check-layers-cycles scripts/gen-settings tests/install/check-install $(UNIT_BINS)
 
 # The tests across emulated nodes alone (tests/cluster/run; `make test` runs
 # them too where the machine allows network namespaces).  Needs root; fails

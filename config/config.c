@@ -8,13 +8,12 @@
 #include "config.h"
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-
-#define FLUSH_US_MAX 10000000L
 
 /* The longest rendering of a user's value inside a message, so that the
  * "what is accepted" part still fits in CFG_ERR_LEN. */
@@ -26,21 +25,31 @@
 #define CFG_PRINTF(f, a)
 #endif
 
-static const char *const known_names[] = {
-    "OMNIBUS_TOPOLOGY",   "OMNIBUS_BUFFER_SIZE", "OMNIBUS_THRESHOLD",
-    "OMNIBUS_FLUSH_US",   "OMNIBUS_DISABLE",     "OMNIBUS_STATS",
-    "OMNIBUS_STATS_FILE", "OMNIBUS_YIELD",       "OMNIBUS_PROGRESS",
-    "OMNIBUS_EAGER_POOL", "OMNIBUS_NEIGHBOR",    "OMNIBUS_NEIGHBOR_THETA",
-    "OMNIBUS_IDLE_ROUNDS", "OMNIBUS_SHM",        "OMNIBUS_COLLECTIVES",
-    /* Read by the test suite only (a fake node layout for `auto`). */
-    "OMNIBUS_FAKE_NODES",
-    /* Read by scripts/omnibus-run (which library to preload); the ranks
-     * inherit it. */
-    "OMNIBUS_LIB",
+#define CFG_SCOPE_JOB 1
+#define CFG_SCOPE_RANK 0
+const cfg_var cfg_vars[CFG_NVARS] = {
+#define CFG_VAR(n, kind, field, scope, def, lo, hi, net, arg, doc)             \
+    [CFG_VAR_##n] = {"OMNIBUS_" #n,                                            \
+                     CFG_KIND_##kind,                                          \
+                     offsetof(cfg_settings, field),                            \
+                     sizeof(((cfg_settings *)0)->field),                       \
+                     CFG_SCOPE_##scope,                                        \
+                     (unsigned long long)(def),                                \
+                     (unsigned long long)(lo),                                 \
+                     (unsigned long long)(hi),                                 \
+                     (unsigned long long)(net),                                \
+                     arg,                                                      \
+                     doc},
+#define CFG_NAME(n, doc)                                                       \
+    [CFG_VAR_##n] = {"OMNIBUS_" #n, CFG_KIND_NAME, 0, 0, 0, 0, 0, 0, 0, "", doc},
+#include "config/settings.def"
+#undef CFG_VAR
+#undef CFG_NAME
 };
-#define N_KNOWN (sizeof known_names / sizeof known_names[0])
 
-/* Longer than any entry of known_names. */
+_Static_assert(CFG_NVARS <= 32, "cfg_settings.given has a bit per variable");
+
+/* Longer than any variable's name. */
 #define KNOWN_NAME_CAP 64
 
 /* Parses a non-empty run of decimal digits at *p whose value is at most max,
@@ -215,81 +224,61 @@ static int parse_topology(const char *text, cfg_settings *s)
     return 0;
 }
 
-static int parse_flag(const char *text, int *out)
+/* Where a variable's value lives in cfg_settings: a member of 4 bytes (int,
+ * enum) or 8 (long, size_t, or a pointer for PATH). */
+static void *field_of(cfg_settings *s, const cfg_var *var)
 {
-    if (strcmp(text, "0") == 0 || strcmp(text, "1") == 0) {
-        *out = text[0] == '1';
-        return 0;
+    return (char *)s + var->offset;
+}
+
+static void store(cfg_settings *s, const cfg_var *var, unsigned long long v)
+{
+    if (var->width == sizeof(uint32_t)) {
+        uint32_t x = (uint32_t)v;
+        memcpy(field_of(s, var), &x, sizeof x);
+    } else {
+        uint64_t x = v;
+        memcpy(field_of(s, var), &x, sizeof x);
     }
-    return -1;
 }
 
-/* A variable whose value is one of a few words. */
-typedef struct {
-    const char *word;
-    int value;
-} cfg_choice;
-
-static int parse_choice(const char *text, const cfg_choice *choices, size_t n,
-                        int *out)
+static unsigned long long fetch(const cfg_settings *s, const cfg_var *var)
 {
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(text, choices[i].word) == 0) {
-            *out = choices[i].value;
-            return 0;
-        }
-    return -1;
+    const char *field = (const char *)s + var->offset;
+    if (var->width == sizeof(uint32_t)) {
+        uint32_t x;
+        memcpy(&x, field, sizeof x);
+        return x;
+    }
+    uint64_t x;
+    memcpy(&x, field, sizeof x);
+    return x;
 }
 
-#define PARSE_CHOICE(text, choices, out)                                       \
-    parse_choice(text, choices, sizeof choices / sizeof choices[0], out)
-
-static const cfg_choice yield_choices[] = {
-    {"auto", CFG_YIELD_AUTO}, {"on", CFG_YIELD_ON}, {"off", CFG_YIELD_OFF}};
-static const cfg_choice progress_choices[] = {
-    {"calls", CFG_PROGRESS_CALLS}, {"thread", CFG_PROGRESS_THREAD}};
-static const cfg_choice neighbor_choices[] = {
-    {"auto", CFG_NEIGHBOR_AUTO},       {"plain", CFG_NEIGHBOR_PLAIN},
-    {"combine", CFG_NEIGHBOR_COMBINE}, {"grid", CFG_NEIGHBOR_GRID}};
-static const cfg_choice collectives_choices[] = {
-    {"omnibus", CFG_COLLECTIVES_OMNIBUS}, {"mpich", CFG_COLLECTIVES_MPICH}};
-static const cfg_choice shm_choices[] = {
-    {"auto", CFG_SHM_AUTO}, {"on", CFG_SHM_ON}, {"off", CFG_SHM_OFF}};
-
-static int parse_theta(const char *text, int *out)
+/* The position of `text` among the space-separated words of `words`, or
+ * -1; with `text` NULL, the number of words. */
+static int word_index(const char *words, const char *text)
 {
-    const char *p = text;
-    unsigned long long v;
-
-    if (parse_digits(&p, CFG_MAX_NEIGHBOR_THETA, &v) != 0 || *p != '\0' ||
-        v < 1)
-        return -1;
-    *out = (int)v;
-    return 0;
+    int i = 0;
+    for (const char *w = words; *w != '\0'; i++) {
+        size_t n = strcspn(w, " ");
+        if (text != NULL && strlen(text) == n && strncmp(w, text, n) == 0)
+            return i;
+        w += n;
+        w += *w == ' ';
+    }
+    return text == NULL ? i : -1;
 }
 
-static int parse_idle_rounds(const char *text, long *out)
+/* Copies the word at position i of `words` into buf. */
+static void word_at(const char *words, int i, char *buf, size_t cap)
 {
-    const char *p = text;
-    unsigned long long v;
-
-    if (parse_digits(&p, (unsigned long long)CFG_MAX_IDLE_ROUNDS, &v) != 0 ||
-        *p != '\0' || v < 1)
-        return -1;
-    *out = (long)v;
-    return 0;
-}
-
-static int parse_flush_us(const char *text, long *out)
-{
-    const char *p = text;
-    unsigned long long v;
-
-    if (parse_digits(&p, (unsigned long long)FLUSH_US_MAX, &v) != 0 ||
-        *p != '\0')
-        return -1;
-    *out = (long)v;
-    return 0;
+    const char *w = words;
+    for (; i > 0 && *w != '\0'; i--) {
+        w += strcspn(w, " ");
+        w += *w == ' ';
+    }
+    snprintf(buf, cap, "%.*s", (int)strcspn(w, " "), w);
 }
 
 /* A path is taken as given, except that surrounding whitespace is refused:
@@ -306,6 +295,110 @@ static int check_path(const char *text)
     return 0;
 }
 
+/* Parses one variable's value into s by its kind and range; -1 when the
+ * value is not one the table accepts. */
+static int parse_value(const cfg_var *var, const char *text, cfg_settings *s)
+{
+    const char *p = text;
+    unsigned long long n;
+    size_t z;
+    int i;
+
+    switch (var->kind) {
+    case CFG_KIND_SIZE:
+        if (parse_size(text, var->min == 0, &z) != 0 || z < var->min ||
+            z > var->max)
+            return -1;
+        store(s, var, z);
+        return 0;
+    case CFG_KIND_COUNT:
+        if (parse_digits(&p, var->max, &n) != 0 || *p != '\0' || n < var->min)
+            return -1;
+        store(s, var, n);
+        return 0;
+    case CFG_KIND_WORDS:
+        if ((i = word_index(var->arg, text)) < 0)
+            return -1;
+        store(s, var, (unsigned long long)i);
+        return 0;
+    case CFG_KIND_FLAG:
+        if (strcmp(text, "0") != 0 && strcmp(text, "1") != 0)
+            return -1;
+        store(s, var, text[0] == '1');
+        return 0;
+    case CFG_KIND_PATH:
+        if (check_path(text) != 0)
+            return -1;
+        memcpy(field_of(s, var), &text, sizeof text);
+        return 0;
+    case CFG_KIND_TOPOLOGY:
+        if (parse_topology(text, s) != 0)
+            return -1;
+        s->topology_text = text;
+        return 0;
+    case CFG_KIND_NAME:
+        return 0;
+    }
+    return -1;
+}
+
+/* Refuses NAME=text with what the variable's kind and range accept. */
+static int refuse_var(char *err, size_t errlen, const cfg_var *var,
+                      const char *text)
+{
+    char lo[32], hi[32], words[160];
+    size_t n = 0;
+    int i, nwords;
+
+    switch (var->kind) {
+    case CFG_KIND_SIZE:
+        if (var->max == SIZE_MAX)
+            return refuse(err, errlen, var->name, text, "expected %s",
+                          var->arg);
+        show_size((size_t)var->min, lo, sizeof lo);
+        show_size((size_t)var->max, hi, sizeof hi);
+        return refuse(err, errlen, var->name, text, "expected %s (%s to %s)",
+                      var->arg, lo, hi);
+    case CFG_KIND_COUNT:
+        if (var->max == CFG_RANKS)
+            return refuse(err, errlen, var->name, text,
+                          "expected a whole number of %s from %llu to the "
+                          "number of ranks",
+                          var->arg, var->min);
+        snprintf(lo, sizeof lo, ", such as %llu", var->def);
+        return refuse(err, errlen, var->name, text,
+                      "expected a whole number of %s from %llu to %llu%s",
+                      var->arg, var->min, var->max,
+                      var->def >= var->min ? lo : "");
+    case CFG_KIND_WORDS:
+        nwords = word_index(var->arg, NULL);
+        words[0] = '\0';
+        for (i = 0; i < nwords && n < sizeof words; i++) {
+            char w[32];
+            word_at(var->arg, i, w, sizeof w);
+            n += (size_t)snprintf(words + n, sizeof words - n, "%s%s",
+                                  i == 0              ? ""
+                                  : i == nwords - 1 ? " or "
+                                                      : ", ",
+                                  w);
+        }
+        return refuse(err, errlen, var->name, text, "expected %s", words);
+    case CFG_KIND_FLAG:
+        return refuse(err, errlen, var->name, text, "expected 0 or 1");
+    case CFG_KIND_PATH:
+        return refuse(err, errlen, var->name, text,
+                      "expected a file path, not empty and without leading "
+                      "or trailing spaces");
+    case CFG_KIND_TOPOLOGY:
+    case CFG_KIND_NAME:
+        break;
+    }
+    return refuse(err, errlen, var->name, text,
+                  "expected auto, direct, nodes, Nd (1d to %dd) or sizes "
+                  "such as 4x2 or 2x2x2",
+                  CFG_MAX_DIMS);
+}
+
 static const char *get(cfg_lookup_fn lookup, void *ctx, const char *name)
 {
     return lookup != NULL ? lookup(name, ctx) : NULL;
@@ -315,154 +408,25 @@ int cfg_load(cfg_settings *out, cfg_lookup_fn lookup, void *ctx, char *err,
              size_t errlen)
 {
     cfg_settings s;
-    const char *v, *name;
-    int choice;
-    char lo[32], hi[32];
+    const char *v;
+    int i;
 
+    /* Zero is every enum's first word (its default) and every flag's. */
     memset(&s, 0, sizeof s);
-    s.topo_kind = CFG_TOPO_AUTO;
-    s.buffer_size = CFG_DEFAULT_BUFFER_SIZE;
-    s.threshold = CFG_DEFAULT_THRESHOLD;
-    s.flush_us = CFG_DEFAULT_FLUSH_US;
-    s.idle_rounds = CFG_DEFAULT_IDLE_ROUNDS;
-    s.eager_pool = CFG_DEFAULT_EAGER_POOL;
-    s.yield = CFG_YIELD_AUTO;
-    s.progress = CFG_PROGRESS_CALLS;
-    s.neighbor = CFG_NEIGHBOR_AUTO;
-    s.neighbor_theta = CFG_DEFAULT_NEIGHBOR_THETA;
-    s.collectives = CFG_COLLECTIVES_OMNIBUS;
-
-    name = "OMNIBUS_TOPOLOGY";
-    if ((v = get(lookup, ctx, name)) != NULL) {
-        if (parse_topology(v, &s) != 0)
-            return refuse(err, errlen, name, v,
-                          "expected auto, direct, nodes, Nd (1d to %dd) or "
-                          "sizes "
-                          "such as 4x2 or 2x2x2",
-                          CFG_MAX_DIMS);
-        s.topology_text = v;
+    for (i = 0; i < CFG_NVARS; i++) {
+        const cfg_var *var = &cfg_vars[i];
+        if ((var->kind == CFG_KIND_SIZE || var->kind == CFG_KIND_COUNT) &&
+            var->def >= var->min)
+            store(&s, var, var->def);
     }
-
-    name = "OMNIBUS_BUFFER_SIZE";
-    if ((v = get(lookup, ctx, name)) != NULL) {
-        s.buffer_size_given = 1;
-        if (parse_size(v, 0, &s.buffer_size) != 0 ||
-            s.buffer_size < CFG_MIN_BUFFER_SIZE ||
-            s.buffer_size > CFG_MAX_BUFFER_SIZE) {
-            show_size(CFG_MIN_BUFFER_SIZE, lo, sizeof lo);
-            show_size(CFG_MAX_BUFFER_SIZE, hi, sizeof hi);
-            return refuse(err, errlen, name, v,
-                          "expected a positive byte count such as 65536, "
-                          "64K or 1M (%s to %s)",
-                          lo, hi);
-        }
-    }
-
-    name = "OMNIBUS_THRESHOLD";
-    if ((v = get(lookup, ctx, name)) != NULL) {
-        s.threshold_given = 1;
-        if (parse_size(v, 1, &s.threshold) != 0)
-            return refuse(err, errlen, name, v,
-                          "expected a byte count such as 1024, 4K or 1M, "
-                          "or 0 to aggregate nothing");
-    }
-
-    name = "OMNIBUS_EAGER_POOL";
-    if ((v = get(lookup, ctx, name)) != NULL) {
-        if (parse_size(v, 0, &s.eager_pool) != 0 ||
-            s.eager_pool < CFG_MIN_EAGER_POOL ||
-            s.eager_pool > CFG_MAX_EAGER_POOL) {
-            show_size(CFG_MIN_EAGER_POOL, lo, sizeof lo);
-            show_size(CFG_MAX_EAGER_POOL, hi, sizeof hi);
-            return refuse(err, errlen, name, v,
-                          "expected a byte count such as 64M or 65536K "
-                          "(%s to %s)",
-                          lo, hi);
-        }
-    }
-
-    name = "OMNIBUS_FLUSH_US";
-    if ((v = get(lookup, ctx, name)) != NULL) {
-        if (parse_flush_us(v, &s.flush_us) != 0)
-            return refuse(err, errlen, name, v,
-                          "expected a whole number of microseconds from 0 "
-                          "to %ld, such as 500",
-                          FLUSH_US_MAX);
-    }
-
-    name = "OMNIBUS_IDLE_ROUNDS";
-    if ((v = get(lookup, ctx, name)) != NULL) {
-        if (parse_idle_rounds(v, &s.idle_rounds) != 0)
-            return refuse(err, errlen, name, v,
-                          "expected a whole number of progress rounds from 1 "
-                          "to %ld, such as 16",
-                          CFG_MAX_IDLE_ROUNDS);
-    }
-
-    name = "OMNIBUS_DISABLE";
-    if ((v = get(lookup, ctx, name)) != NULL) {
-        if (parse_flag(v, &s.disable) != 0)
-            return refuse(err, errlen, name, v, "expected 0 or 1");
-    }
-
-    name = "OMNIBUS_STATS";
-    if ((v = get(lookup, ctx, name)) != NULL) {
-        if (parse_flag(v, &s.stats) != 0)
-            return refuse(err, errlen, name, v, "expected 0 or 1");
-    }
-
-    name = "OMNIBUS_STATS_FILE";
-    if ((v = get(lookup, ctx, name)) != NULL) {
-        if (check_path(v) != 0)
-            return refuse(err, errlen, name, v,
-                          "expected a file path, not empty and without "
-                          "leading or trailing spaces");
-        s.stats_file = v;
-    }
-
-    name = "OMNIBUS_YIELD";
-    if ((v = get(lookup, ctx, name)) != NULL) {
-        if (PARSE_CHOICE(v, yield_choices, &choice) != 0)
-            return refuse(err, errlen, name, v, "expected auto, on or off");
-        s.yield = (cfg_yield)choice;
-    }
-
-    name = "OMNIBUS_PROGRESS";
-    if ((v = get(lookup, ctx, name)) != NULL) {
-        if (PARSE_CHOICE(v, progress_choices, &choice) != 0)
-            return refuse(err, errlen, name, v, "expected calls or thread");
-        s.progress = (cfg_progress)choice;
-    }
-
-    name = "OMNIBUS_NEIGHBOR";
-    if ((v = get(lookup, ctx, name)) != NULL) {
-        if (PARSE_CHOICE(v, neighbor_choices, &choice) != 0)
-            return refuse(err, errlen, name, v,
-                          "expected auto, plain, combine or grid");
-        s.neighbor = (cfg_neighbor)choice;
-    }
-
-    name = "OMNIBUS_NEIGHBOR_THETA";
-    if ((v = get(lookup, ctx, name)) != NULL) {
-        if (parse_theta(v, &s.neighbor_theta) != 0)
-            return refuse(err, errlen, name, v,
-                          "expected a whole number of common neighbours "
-                          "from 1 to %d, such as 4",
-                          CFG_MAX_NEIGHBOR_THETA);
-    }
-
-    name = "OMNIBUS_COLLECTIVES";
-    if ((v = get(lookup, ctx, name)) != NULL) {
-        if (PARSE_CHOICE(v, collectives_choices, &choice) != 0)
-            return refuse(err, errlen, name, v, "expected omnibus or mpich");
-        s.collectives = (cfg_collectives)choice;
-    }
-
-    name = "OMNIBUS_SHM";
-    if ((v = get(lookup, ctx, name)) != NULL) {
-        if (PARSE_CHOICE(v, shm_choices, &choice) != 0)
-            return refuse(err, errlen, name, v, "expected auto, on or off");
-        s.shm = (cfg_shm)choice;
+    for (i = 0; i < CFG_NVARS; i++) {
+        const cfg_var *var = &cfg_vars[i];
+        if (var->kind == CFG_KIND_NAME ||
+            (v = get(lookup, ctx, var->name)) == NULL)
+            continue;
+        s.given |= 1UL << i;
+        if (parse_value(var, v, &s) != 0)
+            return refuse_var(err, errlen, var, v);
     }
 
     *out = s;
@@ -488,10 +452,132 @@ static void show_dims(const cfg_settings *s, char *buf, size_t cap)
 
 void cfg_use_network_defaults(cfg_settings *s)
 {
-    if (!s->buffer_size_given)
-        s->buffer_size = CFG_NETWORK_BUFFER_SIZE;
-    if (!s->threshold_given)
-        s->threshold = CFG_NETWORK_THRESHOLD;
+    for (int i = 0; i < CFG_NVARS; i++)
+        if (cfg_vars[i].network != 0 && !(s->given & (1UL << i)))
+            store(s, &cfg_vars[i], cfg_vars[i].network);
+}
+
+/* Room for one value of a record, rendered, quotes included. */
+#define SHOWN_SLOTS_MAX (CFG_MAX_DIMS * 12 + 16)
+
+/* The value CFG_KIND_SIZE variables with a network default carry in a
+ * record when unset. */
+#define RECORD_UNSET (-1LL)
+
+static int slots_of(const cfg_var *var)
+{
+    if (!var->job_wide || var->kind == CFG_KIND_NAME)
+        return 0;
+    return var->kind == CFG_KIND_TOPOLOGY ? 2 + CFG_MAX_DIMS : 1;
+}
+
+void cfg_record(const cfg_settings *s, long long *rec)
+{
+    size_t k = 0;
+    for (int i = 0; i < CFG_NVARS; i++) {
+        const cfg_var *var = &cfg_vars[i];
+        const char *path;
+        int explicit = s->topo_kind == CFG_TOPO_EXPLICIT;
+
+        if (slots_of(var) == 0)
+            continue;
+        switch (var->kind) {
+        case CFG_KIND_TOPOLOGY:
+            rec[k++] = (long long)s->topo_kind;
+            rec[k++] = explicit || s->topo_kind == CFG_TOPO_BALANCED
+                           ? s->ndims
+                           : 0;
+            for (int d = 0; d < CFG_MAX_DIMS; d++)
+                rec[k++] = explicit && d < s->ndims ? s->dims[d] : 0;
+            break;
+        case CFG_KIND_PATH:
+            /* Only rank 0 writes the file; whether it is set decides
+             * whether every rank takes part in gathering the numbers. */
+            memcpy(&path, (const char *)s + var->offset, sizeof path);
+            rec[k++] = path != NULL;
+            break;
+        default:
+            rec[k++] = var->network != 0 && !(s->given & (1UL << i))
+                           ? RECORD_UNSET
+                           : (long long)fetch(s, var);
+        }
+    }
+}
+
+/* Renders one variable's value from its slots in a record: quoted as the
+ * user would write it, or set / unset. */
+static void show_slots(const cfg_var *var, const long long *v,
+                       char buf[SHOWN_SLOTS_MAX])
+{
+    const size_t cap = SHOWN_SLOTS_MAX;
+    char text[SHOWN_SLOTS_MAX - 2];
+    cfg_settings t;
+
+    switch (var->kind) {
+    case CFG_KIND_TOPOLOGY:
+        switch ((cfg_topo_kind)v[0]) {
+        case CFG_TOPO_AUTO: snprintf(text, sizeof text, "auto"); break;
+        case CFG_TOPO_DIRECT: snprintf(text, sizeof text, "direct"); break;
+        case CFG_TOPO_NODES: snprintf(text, sizeof text, "nodes"); break;
+        case CFG_TOPO_BALANCED:
+            snprintf(text, sizeof text, "%lldd", v[1]);
+            break;
+        case CFG_TOPO_EXPLICIT:
+            t.ndims = (int)v[1];
+            for (int d = 0; d < CFG_MAX_DIMS; d++)
+                t.dims[d] = (int)v[2 + d];
+            show_dims(&t, text, sizeof text);
+            break;
+        }
+        break;
+    case CFG_KIND_PATH:
+        snprintf(buf, cap, "%s", v[0] ? "set" : "unset");
+        return;
+    case CFG_KIND_SIZE:
+        if (v[0] == RECORD_UNSET) {
+            snprintf(buf, cap, "unset");
+            return;
+        }
+        show_size((size_t)v[0], text, sizeof text);
+        break;
+    case CFG_KIND_COUNT:
+        if ((unsigned long long)v[0] < var->min) {
+            snprintf(buf, cap, "unset");
+            return;
+        }
+        snprintf(text, sizeof text, "%lld", v[0]);
+        break;
+    case CFG_KIND_WORDS:
+        word_at(var->arg, (int)v[0], text, sizeof text);
+        break;
+    default:
+        snprintf(text, sizeof text, "%lld", v[0]);
+    }
+    snprintf(buf, cap, "\"%s\"", text);
+}
+
+int cfg_record_diff(const long long *a, int rank_a, const long long *b,
+                    int rank_b, char *line, size_t len)
+{
+    size_t k = 0;
+    for (int i = 0; i < CFG_NVARS; i++) {
+        const cfg_var *var = &cfg_vars[i];
+        size_t n = (size_t)slots_of(var);
+        char va[SHOWN_SLOTS_MAX], vb[SHOWN_SLOTS_MAX];
+
+        if (memcmp(a + k, b + k, n * sizeof *a) == 0) {
+            k += n;
+            continue;
+        }
+        if (line != NULL && len > 0) {
+            show_slots(var, a + k, va);
+            show_slots(var, b + k, vb);
+            snprintf(line, len, "%s is %s on rank %d and %s on rank %d",
+                     var->name, va, rank_a, vb, rank_b);
+        }
+        return i;
+    }
+    return -1;
 }
 
 int cfg_shm_wanted(const cfg_settings *s, const char *ucx_tls)
@@ -554,6 +640,19 @@ int cfg_check_job(const cfg_settings *s, int nranks, char *err, size_t errlen)
     unsigned long long product = 1;
     int i;
 
+    for (i = 0; i < CFG_NVARS; i++) {
+        const cfg_var *var = &cfg_vars[i];
+        unsigned long long v;
+        if (var->kind != CFG_KIND_COUNT || var->max != CFG_RANKS ||
+            !(s->given & (1UL << i)) || (v = fetch(s, var)) <= (unsigned)nranks)
+            continue;
+        if (err != NULL && errlen > 0)
+            snprintf(err, errlen,
+                     "%s=%llu is not valid for %d ranks: expected a whole "
+                     "number of %s from %llu to the number of ranks",
+                     var->name, v, nranks, var->arg, var->min);
+        return -1;
+    }
     if (s->topo_kind != CFG_TOPO_EXPLICIT)
         return 0;
     text = s->topology_text;
@@ -641,21 +740,21 @@ const char *cfg_unknown_variable(char **environ_like, char *suggestion,
 
         if (strncmp(entry, prefix, sizeof prefix - 1) != 0)
             continue;
-        for (k = 0; k < N_KNOWN; k++)
-            if (strlen(known_names[k]) == nlen &&
-                strncmp(entry, known_names[k], nlen) == 0)
+        for (k = 0; k < CFG_NVARS; k++)
+            if (strlen(cfg_vars[k].name) == nlen &&
+                strncmp(entry, cfg_vars[k].name, nlen) == 0)
                 known = 1;
         if (known)
             continue;
-        for (k = 0; k < N_KNOWN; k++) {
-            size_t d = edit_distance(entry, nlen, known_names[k]);
+        for (k = 0; k < CFG_NVARS; k++) {
+            size_t d = edit_distance(entry, nlen, cfg_vars[k].name);
             if (d < best) {
                 best = d;
                 best_k = k;
             }
         }
         if (suggestion != NULL && len > 0)
-            snprintf(suggestion, len, "%s", known_names[best_k]);
+            snprintf(suggestion, len, "%s", cfg_vars[best_k].name);
         return entry;
     }
     return NULL;

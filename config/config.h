@@ -1,12 +1,17 @@
 /* config: the OMNIBUS_* environment, read once and checked before any traffic.
  *
+ * Every variable is one row of config/settings.def (name, kind of value,
+ * field, range and default, whether the job must agree on it, its
+ * documentation line); cfg_vars is that table.
+ *
  * Contract: cfg_load() reads every variable through the caller's lookup
  * function (so tests need no real environment), fills a cfg_settings with the
  * documented defaults for what is unset, and refuses anything it cannot
  * parse.  A refusal is one line in `err` naming the variable, the value and
  * what is accepted; the caller (rank 0 at MPI_Init) prints it prefixed with
  * "omnibus: " and stops the job.  Nothing here knows about MPI: the job size
- * is checked separately by cfg_check_job() once it is known.
+ * is checked separately by cfg_check_job() once it is known, and the ranks
+ * compare their cfg_record()s.
  */
 #ifndef OMNIBUS_CONFIG_H
 #define OMNIBUS_CONFIG_H
@@ -57,8 +62,8 @@ typedef struct {
     int dims[CFG_MAX_DIMS]; /* EXPLICIT: the sizes, first dimension first */
     size_t buffer_size;     /* OMNIBUS_BUFFER_SIZE, bytes per peer buffer */
     size_t threshold;       /* OMNIBUS_THRESHOLD, largest aggregated message */
-    int buffer_size_given;  /* set by the user: no default replaces it */
-    int threshold_given;
+    unsigned long given;    /* bit CFG_VAR_x: the user set OMNIBUS_x, so no
+                               default replaces it */
     long flush_us;          /* OMNIBUS_FLUSH_US, oldest an item may wait */
     long idle_rounds;       /* OMNIBUS_IDLE_ROUNDS: progress rounds a buffer
                                may go unwritten while the rank sends
@@ -80,6 +85,8 @@ typedef struct {
     const char *topology_text; /* OMNIBUS_TOPOLOGY as given, NULL when unset;
                                   points into the lookup's storage (kept so
                                   cfg_check_job can quote it) */
+    int fake_nodes;         /* OMNIBUS_FAKE_NODES, 0 when unset (the real
+                               node layout) */
 } cfg_settings;
 
 /* Returns the value of an environment variable, or NULL when unset. */
@@ -98,6 +105,7 @@ typedef const char *(*cfg_lookup_fn)(const char *name, void *ctx);
 #define CFG_NETWORK_BUFFER_SIZE ((size_t)256 << 10)
 #define CFG_NETWORK_THRESHOLD ((size_t)16384)
 #define CFG_DEFAULT_FLUSH_US 500L
+#define CFG_MAX_FLUSH_US 10000000L
 #define CFG_DEFAULT_IDLE_ROUNDS 16L
 #define CFG_MAX_IDLE_ROUNDS 1000000L
 #define CFG_DEFAULT_EAGER_POOL ((size_t)64 << 20)
@@ -111,6 +119,74 @@ typedef const char *(*cfg_lookup_fn)(const char *name, void *ctx);
  * (docs/design/neighbourhood.md, Pairing friends). */
 #define CFG_DEFAULT_NEIGHBOR_THETA 4
 #define CFG_MAX_NEIGHBOR_THETA 65536
+/* A COUNT whose bound is the job's size: parsed up to INT_MAX, then held
+ * to the number of ranks by cfg_check_job. */
+#define CFG_RANKS 2147483647ULL
+
+/* ---- the table of variables (config/settings.def) ----------------------- */
+
+typedef enum {
+    CFG_KIND_SIZE,
+    CFG_KIND_COUNT,
+    CFG_KIND_WORDS,
+    CFG_KIND_FLAG,
+    CFG_KIND_PATH,
+    CFG_KIND_TOPOLOGY,
+    CFG_KIND_NAME /* known by name, read by no one here */
+} cfg_kind;
+
+/* CFG_VAR_<NAME>: a variable's row in cfg_vars, and its bit in `given`. */
+enum {
+#define CFG_VAR(n, ...) CFG_VAR_##n,
+#define CFG_NAME(n, ...) CFG_VAR_##n,
+#include "config/settings.def"
+#undef CFG_VAR
+#undef CFG_NAME
+    CFG_NVARS
+};
+
+typedef struct {
+    const char *name;         /* "OMNIBUS_BUFFER_SIZE" */
+    cfg_kind kind;
+    size_t offset, width;     /* the cfg_settings member; width 0: none */
+    int job_wide;             /* must agree across the job */
+    unsigned long long def, min, max, network; /* SIZE and COUNT */
+    const char *arg;          /* see settings.def */
+    const char *doc;
+} cfg_var;
+
+extern const cfg_var cfg_vars[CFG_NVARS];
+
+/* What a rank read, as CFG_RECORD_SLOTS signed numbers (no value is below
+ * -1, so that ~v orders them in reverse): one per job-wide variable
+ * (2 + CFG_MAX_DIMS for the topology: kind, dimensions, sizes).  Ranks
+ * whose records are equal read the same job-wide settings. */
+#define CFG_SLOTS_JOB 1
+#define CFG_SLOTS_RANK 0
+#define CFG_SLOTS_KIND_TOPOLOGY (2 + CFG_MAX_DIMS)
+#define CFG_SLOTS_KIND_SIZE 1
+#define CFG_SLOTS_KIND_COUNT 1
+#define CFG_SLOTS_KIND_WORDS 1
+#define CFG_SLOTS_KIND_FLAG 1
+#define CFG_SLOTS_KIND_PATH 1
+enum {
+    CFG_RECORD_SLOTS = 0
+#define CFG_VAR(n, kind, f, scope, ...) +CFG_SLOTS_##scope * CFG_SLOTS_KIND_##kind
+#define CFG_NAME(n, ...)
+#include "config/settings.def"
+#undef CFG_VAR
+#undef CFG_NAME
+};
+
+/* Fills rec with the job-wide values of s (cfg_load's result). */
+void cfg_record(const cfg_settings *s, long long *rec);
+
+/* Compares the records of two ranks.  Returns -1 when they are equal; else
+ * the row (CFG_VAR_x) of the first variable they differ in, and writes into
+ * line, when not NULL, one line naming it with both values and ranks:
+ * `OMNIBUS_SHM is "on" on rank 0 and "off" on rank 1`. */
+int cfg_record_diff(const long long *a, int rank_a, const long long *b,
+                    int rank_b, char *line, size_t len);
 
 /* For a job whose ranks talk over the network (several nodes, or
  * cfg_ucx_tls_is_network): the buffer size and threshold the user left
@@ -149,7 +225,8 @@ int cfg_load(cfg_settings *out, cfg_lookup_fn lookup, void *ctx, char *err,
              size_t errlen);
 
 /* Checks the settings against a job of nranks ranks (explicit dimensions
- * whose product is smaller than the job are refused).  0 or -1 with err. */
+ * whose product is smaller than the job, and a count bounded by CFG_RANKS
+ * above it, are refused).  0 or -1 with err. */
 int cfg_check_job(const cfg_settings *s, int nranks, char *err, size_t errlen);
 
 /* Parses a byte size: decimal digits with an optional K or M suffix

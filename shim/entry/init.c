@@ -27,6 +27,7 @@
 #include "shim/base/stats.h"
 #include "shim/entry/topology.h"
 #include "shim/transport/transport.h"
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,15 +43,16 @@ static const char *env_lookup(const char *name, void *ctx)
     return getenv(name);
 }
 
-/* Stops the job from MPI_Init: rank 0 says why, on one line, and every
- * rank exits 1.  Every rank reaches the same verdict (the settings are
- * checked alike everywhere, or agreed on collectively), so the job ends
- * through MPI_Finalize rather than MPI_Abort: an abort races mpiexec's
- * forwarding of stderr, and lost rank 0's line about once in a hundred
- * jobs.  A failure of one rank alone goes through omni_out_of_memory. */
-static _Noreturn void init_refuse(const char *why)
+/* Stops the job from MPI_Init: rank `speaker` says why, on one line, and
+ * every rank exits 1.  Every rank reaches the same verdict (the settings
+ * are checked alike everywhere, or agreed on collectively), so the job
+ * ends through MPI_Finalize rather than MPI_Abort: an abort races
+ * mpiexec's forwarding of stderr, and lost rank 0's line about once in a
+ * hundred jobs.  A failure of one rank alone goes through
+ * omni_out_of_memory. */
+static _Noreturn void init_refuse(int speaker, const char *why)
 {
-    if (omni.rank == 0)
+    if (omni.rank == speaker)
         fprintf(stderr, "omnibus: %s\n", why);
     fflush(stderr);
     PMPI_Finalize();
@@ -67,22 +69,52 @@ static void warn_unknown_variables(void)
                         "(did you mean %s?)\n", bad, suggestion);
 }
 
-/* All ranks must aggregate alike: a rank with another buffer size would
- * send blocks its neighbours cannot receive, and one with another
- * neighbourhood mode would not join its topology's schedule. */
-static void check_same_settings(void)
+/* Every rank must have read its settings, and read the job-wide ones
+ * (config/settings.def) alike: routes follow from the grid's sizes, a
+ * rank with another buffer size would send blocks its neighbours cannot
+ * receive, and one that skips a collective the others enter (OMNIBUS_SHM,
+ * OMNIBUS_COLLECTIVES, OMNIBUS_STATS) hangs the job.  One allreduce of a
+ * fixed-size record answers whether all agree (minima of the values and of
+ * their complements); only when they do not do three more collectives find
+ * the first variable and rank that differ from rank 0, for the line.
+ * `err` holds this rank's refusal when `loaded` is 0; the lowest refusing
+ * rank says it. */
+static void check_same_settings(int loaded, const char *err)
 {
-    long mine[6] = {(long)omni.cfg.buffer_size, (long)omni.cfg.threshold,
-                    (long)omni.cfg.topo_kind * 100 + omni.cfg.ndims,
-                    omni.cfg.disable, (long)omni.cfg.eager_pool,
-                    (long)omni.cfg.neighbor * 100000 + omni.cfg.neighbor_theta};
-    long lo[6], hi[6];
-    PMPI_Allreduce(mine, lo, 6, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
-    PMPI_Allreduce(mine, hi, 6, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
-    for (int i = 0; i < 6; i++)
-        if (lo[i] != hi[i])
-            init_refuse("the ranks of this job read different OMNIBUS_* "
-                        "settings: pass them to every rank (mpiexec -genv)");
+    enum { N = CFG_RECORD_SLOTS };
+    /* Signed: MPICH 4.0.2's MPI_MIN orders unsigned 64-bit integers as if
+     * they were signed. */
+    long long mine[2 * N + 1], lo[2 * N + 1];
+    cfg_record(&omni.cfg, mine);
+    for (int i = 0; i < N; i++)
+        mine[N + i] = ~mine[i];
+    mine[2 * N] = loaded ? LLONG_MAX : omni.rank;
+    PMPI_Allreduce(mine, lo, 2 * N + 1, MPI_LONG_LONG, MPI_MIN,
+                   MPI_COMM_WORLD);
+    if (lo[2 * N] != LLONG_MAX)
+        init_refuse((int)lo[2 * N], err);
+    int same = 1;
+    for (int i = 0; i < N; i++)
+        same &= lo[i] == ~lo[N + i];
+    if (same)
+        return;
+
+    long long first[N], other[N], key;
+    memcpy(first, mine, sizeof first);
+    PMPI_Bcast(first, N, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    int row = cfg_record_diff(first, 0, mine, omni.rank, NULL, 0);
+    long long me = row < 0 ? LLONG_MAX : (long long)row * omni.size + omni.rank;
+    PMPI_Allreduce(&me, &key, 1, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+    int who = (int)(key % omni.size);
+    memcpy(other, mine, sizeof other);
+    PMPI_Bcast(other, N, MPI_LONG_LONG, who, MPI_COMM_WORLD);
+    char line[CFG_ERR_LEN], why[CFG_ERR_LEN + 128];
+    cfg_record_diff(first, 0, other, who, line, sizeof line);
+    snprintf(why, sizeof why,
+             "the ranks of this job read different OMNIBUS_* settings: %s "
+             "(pass them to every rank: mpiexec -genv)",
+             line);
+    init_refuse(0, why);
 }
 
 /* The cores the ranks of the node may run on, together: the union of
@@ -157,11 +189,12 @@ static void omni_setup(int app_level, int real_level)
     char err[CFG_ERR_LEN];
     PMPI_Comm_rank(MPI_COMM_WORLD, &omni.rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &omni.size);
-    if (cfg_load(&omni.cfg, env_lookup, NULL, err, sizeof err) != 0 ||
-        cfg_check_job(&omni.cfg, omni.size, err, sizeof err) != 0)
-        init_refuse(err);
-    warn_unknown_variables();
-    check_same_settings();
+    int loaded =
+        cfg_load(&omni.cfg, env_lookup, NULL, err, sizeof err) == 0 &&
+        cfg_check_job(&omni.cfg, omni.size, err, sizeof err) == 0;
+    if (loaded)
+        warn_unknown_variables();
+    check_same_settings(loaded, err);
     omni.initialized = 1;
     if (omni.cfg.disable)
         return;
@@ -184,7 +217,7 @@ static void omni_setup(int app_level, int real_level)
     PMPI_Comm_set_errhandler(omni.wire_comm, MPI_ERRORS_RETURN);
     PMPI_Comm_set_errhandler(omni.payload_comm, MPI_ERRORS_RETURN);
     if (topology_setup(err, sizeof err) != 0)
-        init_refuse(err);
+        init_refuse(0, err);
     /* All ranks see the same UCX_TLS (mpiexec passes the environment on),
      * so they choose alike; check_same_settings covers what they set. */
     if (omni.nodes > 1 || cfg_ucx_tls_is_network(getenv("UCX_TLS")))
@@ -221,13 +254,13 @@ static void omni_setup(int app_level, int real_level)
 }
 
 /* The progress thread needs MPI_THREAD_MULTIPLE, which must be asked for in
- * the initialization call itself, before the settings are read and checked
- * (that needs MPI): so this one variable is peeked at first. */
+ * the initialization call itself, before the settings are checked across
+ * ranks (that needs MPI): so they are read once first, here. */
 static int progress_thread_wanted(void)
 {
-    const char *p = getenv("OMNIBUS_PROGRESS");
-    const char *d = getenv("OMNIBUS_DISABLE");
-    return p && strcmp(p, "thread") == 0 && !(d && strcmp(d, "1") == 0);
+    cfg_settings s;
+    return cfg_load(&s, env_lookup, NULL, NULL, 0) == 0 &&
+           s.progress == CFG_PROGRESS_THREAD && !s.disable;
 }
 
 /* The application is told the level it asked for when MPI gives more for

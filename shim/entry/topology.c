@@ -4,16 +4,13 @@
 #include <stdlib.h>
 
 /* Node layout: which node each world rank is on, and its rank within it.
- * OMNIBUS_FAKE_NODES=k (for tests) pretends rank r is on node r % k, a
- * placement that is deliberately not in blocks. */
-static int node_layout(int *node_of, int *local_of, int *nnodes)
+ * OMNIBUS_FAKE_NODES=k (for tests; 1 <= k <= ranks, cfg_check_job) pretends
+ * rank r is on node r % k, a placement that is deliberately not in
+ * blocks. */
+static void node_layout(int *node_of, int *local_of, int *nnodes)
 {
-    const char *fake = getenv("OMNIBUS_FAKE_NODES");
-    int my_node, my_local;
-    if (fake && *fake) {
-        int k = atoi(fake);
-        if (k < 1 || k > omni.size)
-            return -1;
+    int my_node, my_local, k = omni.cfg.fake_nodes;
+    if (k > 0) {
         my_node = omni.rank % k;
         my_local = omni.rank / k;
     } else {
@@ -46,7 +43,6 @@ static int node_layout(int *node_of, int *local_of, int *nnodes)
     }
     free(dense);
     free(all);
-    return 0;
 }
 
 /* Chooses the grid for `auto` and the rank -> position map.  One node:
@@ -87,27 +83,23 @@ static void auto_grid(const int *node_of, const int *local_of, int nnodes,
 
 /* omni.nodes and omni.off_node, for every topology (the defaults depend on
  * the one, the statistics on the other), and for `auto` the grid. */
-static int node_grid(int *pos_of, int *dims, int *ndims)
+static void node_grid(int *pos_of, int *dims, int *ndims)
 {
     int *node_of = malloc(sizeof(int) * (size_t)omni.size);
     int *local_of = malloc(sizeof(int) * (size_t)omni.size);
-    int nnodes = 1, rc = -1;
+    int nnodes = 1;
     if (!node_of || !local_of)
         omni_out_of_memory("the node layout");
-    if (node_layout(node_of, local_of, &nnodes) == 0) {
-        rc = 0;
-        omni.nodes = nnodes;
-        for (int r = 0; r < omni.size; r++)
-            omni.off_node[r] = node_of[r] != node_of[omni.rank];
-        if (omni.cfg.topo_kind == CFG_TOPO_AUTO ||
-            omni.cfg.topo_kind == CFG_TOPO_NODES)
-            auto_grid(node_of, local_of, nnodes,
-                      omni.cfg.topo_kind == CFG_TOPO_NODES, pos_of, dims,
-                      ndims);
-    }
+    node_layout(node_of, local_of, &nnodes);
+    omni.nodes = nnodes;
+    for (int r = 0; r < omni.size; r++)
+        omni.off_node[r] = node_of[r] != node_of[omni.rank];
+    if (omni.cfg.topo_kind == CFG_TOPO_AUTO ||
+        omni.cfg.topo_kind == CFG_TOPO_NODES)
+        auto_grid(node_of, local_of, nnodes,
+                  omni.cfg.topo_kind == CFG_TOPO_NODES, pos_of, dims, ndims);
     free(node_of);
     free(local_of);
-    return rc;
 }
 
 /* The grid and this rank's routes, with pos_of and rank_at as scratch of
@@ -118,12 +110,7 @@ static int routes_build(int *pos_of, int *rank_at, char *err, size_t errlen)
     for (int r = 0; r < P; r++)
         pos_of[r] = r;
     dims[0] = P;
-    if (node_grid(pos_of, dims, &ndims) != 0) {
-        snprintf(err, errlen, "OMNIBUS_FAKE_NODES=%s is not valid: expected "
-                 "a node count from 1 to the number of ranks (%d)",
-                 getenv("OMNIBUS_FAKE_NODES"), P);
-        return -1;
-    }
+    node_grid(pos_of, dims, &ndims);
     switch (omni.cfg.topo_kind) {
     case CFG_TOPO_DIRECT:
     case CFG_TOPO_AUTO:

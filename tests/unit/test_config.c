@@ -5,6 +5,7 @@
 #include "check.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef struct {
@@ -1201,8 +1202,222 @@ static void test_unknown_variable_accepts_null_array(void)
           "a NULL array must report nothing, got \"%s\"", bad ? bad : "");
 }
 
+/* ---- the table (config/settings.def) ------------------------------------ */
+
+static void test_table_rows_are_consistent(void)
+{
+    for (int i = 0; i < CFG_NVARS; i++) {
+        const cfg_var *v = &cfg_vars[i];
+        CHECK(strncmp(v->name, "OMNIBUS_", 8) == 0 && v->doc[0] != '\0',
+              "row %d must name an OMNIBUS_ variable and document it, got "
+              "\"%s\"", i, v->name);
+        if (v->kind == CFG_KIND_NAME)
+            continue;
+        CHECK(v->width == 4 || v->width == 8,
+              "%s: its field must be 4 or 8 bytes wide, is %zu", v->name,
+              v->width);
+        if (v->kind == CFG_KIND_SIZE || v->kind == CFG_KIND_COUNT) {
+            CHECK(v->min <= v->max && v->def <= v->max,
+                  "%s: its range must hold its default (%llu in %llu..%llu)",
+                  v->name, v->def, v->min, v->max);
+            CHECK(v->arg[0] != '\0',
+                  "%s: a number needs its words for errors", v->name);
+        }
+        if (v->network != 0)
+            CHECK(v->network >= v->min && v->network <= v->max,
+                  "%s: its network default %llu must be in its range",
+                  v->name, v->network);
+        if (v->kind == CFG_KIND_WORDS)
+            CHECK(v->width == sizeof(int) && strchr(v->arg, ' ') != NULL,
+                  "%s: a choice of words needs an enum field and two words",
+                  v->name);
+    }
+}
+
+static void test_unknown_variable_accepts_every_row_of_the_table(void)
+{
+    for (int i = 0; i < CFG_NVARS; i++) {
+        char entry[96];
+        char *env[] = {entry, NULL};
+        snprintf(entry, sizeof entry, "%s=1", cfg_vars[i].name);
+        CHECK(cfg_unknown_variable(env, NULL, 0) == NULL,
+              "%s is in the table, so it must not be reported as unknown",
+              cfg_vars[i].name);
+    }
+}
+
+static void test_choices_follow_their_enums(void)
+{
+    cfg_settings s;
+    expect_accepted("OMNIBUS_SHM", "off", &s);
+    CHECK(s.shm == CFG_SHM_OFF, "SHM=off must give CFG_SHM_OFF, got %d",
+          (int)s.shm);
+    expect_accepted("OMNIBUS_NEIGHBOR", "grid", &s);
+    CHECK(s.neighbor == CFG_NEIGHBOR_GRID,
+          "NEIGHBOR=grid must give CFG_NEIGHBOR_GRID, got %d", (int)s.neighbor);
+    expect_accepted("OMNIBUS_COLLECTIVES", "mpich", &s);
+    CHECK(s.collectives == CFG_COLLECTIVES_MPICH,
+          "COLLECTIVES=mpich must give CFG_COLLECTIVES_MPICH, got %d",
+          (int)s.collectives);
+}
+
+static void test_fake_nodes_is_parsed_strictly(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN] = "";
+    expect_accepted("OMNIBUS_FAKE_NODES", "3", &s);
+    CHECK(s.fake_nodes == 3, "FAKE_NODES=3 must give 3, got %d", s.fake_nodes);
+    expect_refused("OMNIBUS_FAKE_NODES", "2x");
+    expect_refused("OMNIBUS_FAKE_NODES", "0");
+    expect_refused("OMNIBUS_FAKE_NODES", "");
+    load_table(NULL, 0, &s, err);
+    CHECK(s.fake_nodes == 0, "FAKE_NODES must default to 0 (unset), got %d",
+          s.fake_nodes);
+}
+
+static void test_check_job_holds_fake_nodes_to_the_ranks(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN] = "";
+    expect_accepted("OMNIBUS_FAKE_NODES", "4", &s);
+    CHECK(cfg_check_job(&s, 4, err, sizeof err) == 0,
+          "FAKE_NODES=4 must be valid for 4 ranks (%s)", err);
+    CHECK(cfg_check_job(&s, 3, err, sizeof err) == -1 &&
+              strstr(err, "OMNIBUS_FAKE_NODES=4") != NULL &&
+              strstr(err, "3 ranks") != NULL,
+          "FAKE_NODES=4 must be refused for 3 ranks naming both, got \"%s\"",
+          err);
+}
+
+/* ---- the record ranks compare at MPI_Init ------------------------------- */
+
+/* The record of a rank that read NAME=value alone (NULL: nothing). */
+static void record_of(const char *name, const char *value, long long *rec)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN] = "";
+    int rc = value ? load_one(name, value, &s, err) : load_table(NULL, 0, &s, err);
+    CHECK(rc == 0, "%s=%s must load (%s)", name, value ? value : "", err);
+    cfg_record(&s, rec);
+}
+
+/* cfg_record_diff between rank ra, which read NAME=a alone, and rank rb,
+ * which read NAME=b alone (a NULL value: unset); line may be NULL. */
+static int compare(const char *name, const char *a, int ra, const char *b,
+                   int rb, char *line)
+{
+    long long x[CFG_RECORD_SLOTS], y[CFG_RECORD_SLOTS];
+    record_of(name, a, x);
+    record_of(name, b, y);
+    return cfg_record_diff(x, ra, y, rb, line, line ? CFG_ERR_LEN : 0);
+}
+
+static void test_record_names_the_variable_values_and_ranks(void)
+{
+    char line[CFG_ERR_LEN] = "";
+    int row = compare("OMNIBUS_SHM", "on", 0, "off", 1, line);
+    CHECK(row == CFG_VAR_SHM &&
+              strcmp(line, "OMNIBUS_SHM is \"on\" on rank 0 and \"off\" on "
+                           "rank 1") == 0,
+          "SHM on against off must be told apart naming both, got row %d "
+          "\"%s\"", row, line);
+}
+
+static void test_record_tells_grids_of_one_size_apart(void)
+{
+    char line[CFG_ERR_LEN] = "";
+    int row = compare("OMNIBUS_TOPOLOGY", "4x2", 0, "2x4", 3, line);
+    CHECK(row == CFG_VAR_TOPOLOGY &&
+              strcmp(line, "OMNIBUS_TOPOLOGY is \"4x2\" on rank 0 and "
+                           "\"2x4\" on rank 3") == 0,
+          "4x2 against 2x4 (same product) must differ, got row %d \"%s\"",
+          row, line);
+    CHECK(compare("OMNIBUS_TOPOLOGY", "2X4", 0, "2x4", 1, NULL) == -1,
+          "2X4 and 2x4 are one grid and must compare equal");
+}
+
+static void test_record_leaves_out_per_rank_variables(void)
+{
+    CHECK(compare("OMNIBUS_FLUSH_US", "1", 0, "2", 1, NULL) == -1 &&
+              compare("OMNIBUS_YIELD", "on", 0, "off", 1, NULL) == -1,
+          "FLUSH_US and YIELD may differ between ranks and must not be "
+          "compared");
+}
+
+static void test_record_compares_a_network_default_as_set_or_unset(void)
+{
+    char line[CFG_ERR_LEN] = "";
+    int row = compare("OMNIBUS_BUFFER_SIZE", NULL, 0, "1K", 2, line);
+    CHECK(row == CFG_VAR_BUFFER_SIZE &&
+              strstr(line, "is unset on rank 0 and \"1K\" on rank 2") != NULL,
+          "BUFFER_SIZE unset against 1K must differ (unset may become 256K "
+          "over a network), got row %d \"%s\"", row, line);
+}
+
+static void test_record_compares_a_stats_file_as_set_or_unset(void)
+{
+    char line[CFG_ERR_LEN] = "";
+    CHECK(compare("OMNIBUS_STATS_FILE", "a.json", 0, "b.json", 1, NULL) == -1,
+          "only rank 0 writes the file: two paths must compare equal");
+    int row = compare("OMNIBUS_STATS_FILE", "a.json", 0, NULL, 1, line);
+    CHECK(row == CFG_VAR_STATS_FILE && strstr(line, "is set on rank 0 and "
+                                                    "unset on rank 1") != NULL,
+          "a stats file on one rank only must differ, got row %d \"%s\"", row,
+          line);
+}
+
+/* Two values of a job-wide variable that both load (the first two words,
+ * or the ends of the range). */
+static void two_values(const cfg_var *v, char *x, char *y, size_t cap)
+{
+    switch (v->kind) {
+    case CFG_KIND_WORDS:
+        snprintf(x, cap, "%.*s", (int)strcspn(v->arg, " "), v->arg);
+        snprintf(y, cap, "%.*s", (int)strcspn(v->arg + strlen(x) + 1, " "),
+                 v->arg + strlen(x) + 1);
+        break;
+    case CFG_KIND_TOPOLOGY:
+        snprintf(x, cap, "2x1");
+        snprintf(y, cap, "1x2");
+        break;
+    case CFG_KIND_SIZE:
+    case CFG_KIND_COUNT:
+        snprintf(x, cap, "%llu", v->min > 0 ? v->min : 1);
+        snprintf(y, cap, "%llu", v->min > 0 ? v->min + 1 : 2);
+        break;
+    default: /* FLAG; PATH compares set against unset */
+        snprintf(x, cap, "1");
+        y[0] = '\0';
+    }
+}
+
+static void test_record_compares_every_job_wide_variable(void)
+{
+    for (int i = 0; i < CFG_NVARS; i++) {
+        const cfg_var *v = &cfg_vars[i];
+        char x[32], y[32];
+        if (!v->job_wide || v->kind == CFG_KIND_NAME)
+            continue;
+        two_values(v, x, y, sizeof x);
+        int row = compare(v->name, x, 0, y[0] ? y : NULL, 1, NULL);
+        CHECK(row == i, "%s is job-wide: %s against %s must be told apart, "
+                        "got row %d", v->name, x, y[0] ? y : "unset", row);
+    }
+}
+
 int main(void)
 {
+    RUN(test_table_rows_are_consistent);
+    RUN(test_unknown_variable_accepts_every_row_of_the_table);
+    RUN(test_choices_follow_their_enums);
+    RUN(test_fake_nodes_is_parsed_strictly);
+    RUN(test_check_job_holds_fake_nodes_to_the_ranks);
+    RUN(test_record_names_the_variable_values_and_ranks);
+    RUN(test_record_tells_grids_of_one_size_apart);
+    RUN(test_record_leaves_out_per_rank_variables);
+    RUN(test_record_compares_a_network_default_as_set_or_unset);
+    RUN(test_record_compares_a_stats_file_as_set_or_unset);
+    RUN(test_record_compares_every_job_wide_variable);
     RUN(test_defaults_when_nothing_is_set);
     RUN(test_null_lookup_means_nothing_set);
     RUN(test_all_variables_together);
