@@ -32,8 +32,9 @@ static const char *const known_names[] = {
     "OMNIBUS_STATS_FILE", "OMNIBUS_YIELD",       "OMNIBUS_PROGRESS",
     "OMNIBUS_EAGER_POOL", "OMNIBUS_NEIGHBOR",    "OMNIBUS_NEIGHBOR_THETA",
     "OMNIBUS_IDLE_ROUNDS", "OMNIBUS_SHM",        "OMNIBUS_COLLECTIVES",
-    /* Read by the test suite only (a fake node layout for `auto`). */
-    "OMNIBUS_FAKE_NODES",
+    /* Read by the test suite only (a fake node layout for `auto`; the rank
+     * count of the window rule). */
+    "OMNIBUS_FAKE_NODES", "OMNIBUS_FLOW_RANKS",
     /* Read by scripts/omnibus-run (which library to preload); the ranks
      * inherit it. */
     "OMNIBUS_LIB",
@@ -268,6 +269,17 @@ static int parse_theta(const char *text, int *out)
     return 0;
 }
 
+static int parse_flow_ranks(const char *text, int *out)
+{
+    const char *p = text;
+    unsigned long long v;
+
+    if (parse_digits(&p, CFG_MAX_FLOW_RANKS, &v) != 0 || *p != '\0' || v < 1)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
 static int parse_idle_rounds(const char *text, long *out)
 {
     const char *p = text;
@@ -465,6 +477,14 @@ int cfg_load(cfg_settings *out, cfg_lookup_fn lookup, void *ctx, char *err,
         s.shm = (cfg_shm)choice;
     }
 
+    name = "OMNIBUS_FLOW_RANKS";
+    if ((v = get(lookup, ctx, name)) != NULL) {
+        if (parse_flow_ranks(v, &s.flow_ranks) != 0)
+            return refuse(err, errlen, name, v,
+                          "expected a rank count from the number of ranks "
+                          "to %d (tests only)", CFG_MAX_FLOW_RANKS);
+    }
+
     *out = s;
     if (err != NULL && errlen > 0)
         err[0] = '\0';
@@ -548,6 +568,13 @@ int cfg_ucx_tls_is_network(const char *ucx_tls)
 
 int cfg_check_job(const cfg_settings *s, int nranks, char *err, size_t errlen)
 {
+    if (s->flow_ranks && s->flow_ranks < nranks) {
+        char shown[16];
+        snprintf(shown, sizeof shown, "%d", s->flow_ranks);
+        return refuse(err, errlen, "OMNIBUS_FLOW_RANKS", shown,
+                      "expected a rank count from the number of ranks (%d) "
+                      "to %d (tests only)", nranks, CFG_MAX_FLOW_RANKS);
+    }
     const char *name = "OMNIBUS_TOPOLOGY";
     char built[CFG_MAX_DIMS * 12 + 1];
     const char *text;

@@ -77,6 +77,9 @@ typedef struct {
     int neighbor_theta;     /* OMNIBUS_NEIGHBOR_THETA, friendship threshold */
     cfg_collectives collectives; /* OMNIBUS_COLLECTIVES=omnibus|mpich */
     cfg_shm shm;            /* OMNIBUS_SHM=auto|on|off */
+    int flow_ranks;         /* OMNIBUS_FLOW_RANKS (tests only): the rank
+                               count the window rule uses, 0 for the job's
+                               own (router/flow.h) */
     const char *topology_text; /* OMNIBUS_TOPOLOGY as given, NULL when unset;
                                   points into the lookup's storage (kept so
                                   cfg_check_job can quote it) */
@@ -111,6 +114,7 @@ typedef const char *(*cfg_lookup_fn)(const char *name, void *ctx);
  * (docs/design/neighbourhood.md, Pairing friends). */
 #define CFG_DEFAULT_NEIGHBOR_THETA 4
 #define CFG_MAX_NEIGHBOR_THETA 65536
+#define CFG_MAX_FLOW_RANKS (1 << 24)
 
 /* For a job whose ranks talk over the network (several nodes, or
  * cfg_ucx_tls_is_network): the buffer size and threshold the user left

@@ -11,7 +11,7 @@ long rt_block_count_items(const char *block, size_t n)
             return -1;
         rt_hdr_read(block + at, &h);
         if (rt_meta_kind(h.meta) < RT_EAGER ||
-            rt_meta_kind(h.meta) > RT_RNDV_DATA)
+            rt_meta_kind(h.meta) > RT_KIND_LAST)
             return -1;
         if (h.len > n - at - RT_HDR_SIZE)
             return -1;
