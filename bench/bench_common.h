@@ -277,6 +277,20 @@ static inline double bench_cpu_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Spins for `ns` nanoseconds of the monotonic clock (nothing for ns <= 0):
+ * the work a receiver does on each message it receives (-W). */
+static inline void bench_spin_ns(long long ns)
+{
+    if (ns <= 0)
+        return;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000000000LL + (t.tv_nsec - t0.tv_nsec) <
+           ns);
+}
+
 /* Collective: opens the timed section once every rank is here. */
 static inline void bench_clock_start(bench_clock *c)
 {

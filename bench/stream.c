@@ -2,7 +2,8 @@
  * default), the finest-grained traffic there is and the first target of
  * aggregation (its targets: bench/results/log.md, 2026-11-26).
  *
- * Usage: stream [-n messages] [-w warmup] [-s bytes] [-H] [-B bytes]
+ * Usage: stream [-n messages] [-w warmup] [-s bytes] [-H] [-B bytes] [-W ns]
+ *               [-p pairs]
  *   -n  messages per pair in the timed section (default 2000000, or 20000
  *       when ranks outnumber cores)
  *   -w  untimed messages first, so connections exist (default 10000, or 100
@@ -12,6 +13,13 @@
  *   -H  the hand-aggregated variant (below) instead of the plain one
  *   -B  bytes per aggregation buffer of -H, K/M suffixes allowed, 8 .. 64M
  *       (default 16384); a buffer holds max(1, B / s) messages
+ *   -W  nanoseconds the receiver works on each message after receiving it
+ *       (plain variant; default 0), as a program that applies every update
+ *       does: a receiver slower than its sender, the case flow control is
+ *       for
+ *   -p  how many pairs stream (default all); the other ranks wait in the
+ *       barrier that ends the timed section, as the rest of a large job
+ *       that leaves two ranks talking
  *
  * Ranks form pairs (i, i + P/2) and every pair streams at once.  Message i
  * (counting from 0 over the warmup and the timed run apart) holds i in its
@@ -37,6 +45,9 @@
 #define TAG_ACK 2
 #define MAX_BYTES (64LL * 1024 * 1024)
 
+/* -W: the receiver's work per message, in nanoseconds. */
+static long long work_ns;
+
 /* Returns how many values arrived out of order or wrong (0 on the sender). */
 static long long run(int peer, int sender, long long n)
 {
@@ -55,6 +66,7 @@ static long long run(int peer, int sender, long long n)
             MPI_Recv(&v, 1, MPI_UINT64_T, peer, TAG_DATA, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
             bad += v != (uint64_t)i;
+            bench_spin_ns(work_ns);
         }
         MPI_Send(&bad, 1, MPI_LONG_LONG, peer, TAG_ACK, MPI_COMM_WORLD);
     }
@@ -104,6 +116,7 @@ static long long run_sized(int peer, int sender, long long n, long long words,
             MPI_Recv(buf, count, MPI_UINT64_T, peer, TAG_DATA, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
             bad += !intact(buf, words, (uint64_t)i);
+            bench_spin_ns(work_ns);
         }
         MPI_Send(&bad, 1, MPI_LONG_LONG, peer, TAG_ACK, MPI_COMM_WORLD);
     }
@@ -195,12 +208,12 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     const char *usage = "[-n messages] [-w warmup] [-s bytes] [-H] "
-                        "[-B bytes]";
+                        "[-B bytes] [-W ns] [-p pairs]";
     long long n = -2, warm = -2; /* -2: not given; -1: malformed */
-    long long bytes = 8, bufbytes = 16384;
+    long long bytes = 8, bufbytes = 16384, active = -2;
     int hand = 0;
     int opt;
-    while ((opt = getopt(argc, argv, "n:w:s:HB:")) != -1) {
+    while ((opt = getopt(argc, argv, "n:w:s:HB:W:p:")) != -1) {
         if (opt == 'n')
             n = bench_parse_count(optarg, 1);
         else if (opt == 'w')
@@ -211,10 +224,16 @@ int main(int argc, char **argv)
             hand = 1;
         else if (opt == 'B')
             bufbytes = bench_agg_parse_buffer(optarg, 8);
+        else if (opt == 'W')
+            work_ns = bench_parse_count(optarg, 0);
+        else if (opt == 'p')
+            active = bench_parse_count(optarg, 1);
         else
             bench_usage(KERNEL, usage);
         if (n == -1 || warm == -1 || bytes == -1 || bytes % 8 != 0 ||
-            bytes > MAX_BYTES || bufbytes == -1)
+            bytes > MAX_BYTES || bufbytes == -1 || work_ns == -1 ||
+            active == -1 ||
+            (hand && work_ns > 0))
             bench_usage(KERNEL, usage);
     }
     if (optind != argc)
@@ -230,6 +249,12 @@ int main(int argc, char **argv)
     bench_require_two_ranks(KERNEL);
     stream_setup c = {0};
     c.peer = bench_pair_peer(rank, size);
+    int pairs = size / 2;
+    if (active > 0 && active < pairs) {
+        pairs = (int)active;
+        if (rank % (size / 2) >= pairs || rank >= 2 * (size / 2))
+            c.peer = -1;
+    }
     c.sender = rank < size / 2;
     c.hand = hand;
     c.words = bytes / 8;
@@ -257,15 +282,14 @@ int main(int argc, char **argv)
         bench_check_failed(KERNEL, "%lld of the messages from rank %d were "
                            "wrong or out of order", bad, c.peer);
     bench_verdict();
-    int pairs = size / 2;
     double msgs = (double)pairs * (double)n;
     char extra[224 + BENCH_CPU_KEY], buffer[BENCH_AGG_KEY];
     char cpu[BENCH_CPU_KEY];
     bench_cpu_key(cpu, &clk, bench_pair_side(c.peer, c.sender), msgs);
     snprintf(extra, sizeof extra, " variant=%s pairs=%d n=%lld size=%lld%s "
-             "bw=%.6g seconds=%.4f%s", hand ? "hand" : "plain", pairs, n,
-             bytes,
-             bench_agg_buffer_key(buffer, hand, c.per * bytes),
+             "work_ns=%lld bw=%.6g seconds=%.4f%s", hand ? "hand" : "plain",
+             pairs, n, bytes,
+             bench_agg_buffer_key(buffer, hand, c.per * bytes), work_ns,
              msgs * (double)bytes / elapsed, elapsed, cpu);
     bench_result(KERNEL, msgs / elapsed, "msgs/s", extra);
     free(c.msg);

@@ -653,6 +653,15 @@ int cfg_check_job(const cfg_settings *s, int nranks, char *err, size_t errlen)
                      var->name, v, nranks, var->arg, var->min);
         return -1;
     }
+    if (s->flow_ranks && s->flow_ranks < nranks) {
+        if (err != NULL && errlen > 0)
+            snprintf(err, errlen,
+                     "OMNIBUS_FLOW_RANKS=%d is not valid for %d ranks: "
+                     "expected a whole number of ranks from the number of "
+                     "ranks to %d",
+                     s->flow_ranks, nranks, CFG_MAX_FLOW_RANKS);
+        return -1;
+    }
     if (s->topo_kind != CFG_TOPO_EXPLICIT)
         return 0;
     text = s->topology_text;

@@ -82,6 +82,9 @@ typedef struct {
     int neighbor_theta;     /* OMNIBUS_NEIGHBOR_THETA, friendship threshold */
     cfg_collectives collectives; /* OMNIBUS_COLLECTIVES=omnibus|mpich */
     cfg_shm shm;            /* OMNIBUS_SHM=auto|on|off */
+    int flow_ranks;         /* OMNIBUS_FLOW_RANKS (tests only): the rank
+                               count the window rule uses, 0 for the job's
+                               own (router/flow.h) */
     const char *topology_text; /* OMNIBUS_TOPOLOGY as given, NULL when unset;
                                   points into the lookup's storage (kept so
                                   cfg_check_job can quote it) */
@@ -187,6 +190,7 @@ void cfg_record(const cfg_settings *s, long long *rec);
  * `OMNIBUS_SHM is "on" on rank 0 and "off" on rank 1`. */
 int cfg_record_diff(const long long *a, int rank_a, const long long *b,
                     int rank_b, char *line, size_t len);
+#define CFG_MAX_FLOW_RANKS 16777216
 
 /* For a job whose ranks talk over the network (several nodes, or
  * cfg_ucx_tls_is_network): the buffer size and threshold the user left

@@ -4,18 +4,34 @@ uint64_t fl_window(uint64_t pool, int nranks)
 {
     if (nranks < 2)
         return FL_WINDOW_MAX;
-    uint64_t share = pool / (uint64_t)(nranks - 1);
+    uint64_t share = pool / 2 / (uint64_t)(nranks - 1);
     return share < FL_WINDOW_MAX ? share : FL_WINDOW_MAX;
+}
+
+static uint64_t min3(uint64_t a, uint64_t b, uint64_t c)
+{
+    uint64_t m = a < b ? a : b;
+    return m < c ? m : c;
+}
+
+uint64_t fl_growth(uint64_t window, uint64_t unlent, uint64_t accept)
+{
+    if (window >= FL_WINDOW_MAX)
+        return 0;
+    uint64_t want = window > FL_GROW_MIN ? window : FL_GROW_MIN;
+    return min3(want < FL_WINDOW_MAX - window ? want : FL_WINDOW_MAX - window,
+                unlent, accept);
 }
 
 uint64_t fl_memory_bound(const fl_params *p)
 {
     uint64_t fill =
         (uint64_t)(p->npeers < FL_FILL_CAP ? p->npeers : FL_FILL_CAP);
-    uint64_t window = fl_window(p->pool, p->nranks);
-    uint64_t own = (uint64_t)(p->nranks > 1 ? p->nranks - 1 : 0) * window;
+    uint64_t base = fl_window(p->pool, p->nranks);
+    uint64_t own = (uint64_t)(p->nranks > 1 ? p->nranks - 1 : 0) * base +
+                   fl_sender_budget(p->pool);
     return (uint64_t)p->rx_blocks * p->block + fill * p->block +
-           2 * p->pool + 4 * own + 4 * p->relay_pairs * window;
+           2 * p->pool + 4 * own + 4 * p->relay_pairs * base;
 }
 
 uint64_t fl_relay_pairs_counted(const rt_grid *g, int me)

@@ -1,35 +1,42 @@
 /* flow: the arithmetic of Omnibus's flow control and of its memory bound,
- * with no MPI (the shim applies it; tests/unit/test_flow.c checks it).
+ * with no MPI (the shim applies it in shim/progress/credit; tests/unit/
+ * test_flow.c checks it; docs/design/flow-control.md proves the bound).
  *
  * The rule.  Every rank accepts at most `pool` bytes of eager items (header
- * included) that its application has not received yet, shared evenly among
- * the P-1 ranks that may send to it: each (source, destination) pair has a
- * window of min(window_max, pool / (P-1)) bytes.  A source sends a message
- * eagerly (copied into the aggregation buffers) only while it fits the
- * window; a message that does not fit takes another path at once: a
- * blocking standard send MPICH's own (its header along the ordered route,
- * its payload straight to the destination, exactly as a message above the
- * threshold does), any other send a rendezvous whose request the program
- * holds.  So no send ever waits for credit: flow control decides the path,
- * never whether to wait.  The
- * destination returns a pair's bytes to its source as its application
- * receives them.
+ * included) that its application has not received yet.  It lends that pool
+ * to the ranks that send to it, as windows:
+ *   - every (source, destination) pair starts with a base window, half the
+ *     pool shared by the P-1 possible sources, at most FL_WINDOW_MAX;
+ *   - the other half is lent on demand: a source that ran out of window
+ *     says so, and a destination that is consuming what it sent grows its
+ *     window (fl_growth), up to FL_WINDOW_MAX, while the windows it lends
+ *     sum to at most `pool`;
+ *   - growth is only for pairs whose route is one hop (no relay holds their
+ *     items), and a source holds at most fl_sender_budget(pool) of grown
+ *     window over all its destinations together;
+ *   - a destination returns consumed bytes in steps of fl_step(window), so
+ *     a stream is never more than a step away from more credit.
+ * A source sends a message eagerly (copied into the aggregation buffers)
+ * only while it fits the window; flow control decides the path, and which
+ * sends may wait for credit is the shim's business (credit.h).
  *
  * The bound.  What one rank holds in Omnibus blocks is at most
  *   rx_blocks x B                      posted wire receives
  * + fill_cap x B                       partly filled outgoing buffers
  * + 2 x pool                           unexpected eager items, and the blocks
  *                                      they arrived in while received in order
- * + 4 x pool                           its own eager items in flight (at most
- *                                      P-1 windows); a shipped block is cut to
- *                                      at most twice its content, and at most
- *                                      4x for a block of one small item
- * + 4 x relay_pairs x window           items it relays for others
+ * + 4 x pool                           its own eager items in flight: at most
+ *                                      (P-1) base windows (pool/2) plus its
+ *                                      grown windows (pool/2); a shipped block
+ *                                      is cut to at most twice its content,
+ *                                      and at most 4x for a block of one item
+ * + 4 x relay_pairs x base             items it relays for others (a relayed
+ *                                      pair never grows past its base)
  * where relay_pairs is the number of (source, destination) pairs whose route
  * passes this rank as an intermediate.  On a complete grid every rank relays
  * for the same number of pairs, sum over a of (a-1) e_a (e_a: destinations
- * a hops away), so relay_pairs x window <= (N-1) x pool x P/(P-1): every term
- * is independent of P.
+ * a hops away), so relay_pairs x base <= (N-1) x pool/2 x P/(P-1): every
+ * term is independent of P.
  */
 #ifndef OMNIBUS_FLOW_H
 #define OMNIBUS_FLOW_H
@@ -39,6 +46,13 @@
 
 /* The most one pair's window can be, whatever the pool. */
 #define FL_WINDOW_MAX ((uint64_t)4 << 20)
+/* The largest step in which consumed bytes go back to their source: a
+ * stream of 32-byte items gets credit every 2,048 items at the most. */
+#define FL_STEP_MAX ((uint32_t)64 << 10)
+/* The least a window grows by at once, so that a pair that starts from a
+ * base of a few hundred bytes (65,536 ranks) reaches FL_WINDOW_MAX in a
+ * handful of round trips. */
+#define FL_GROW_MIN ((uint64_t)64 << 10)
 /* Partly filled outgoing buffers kept at once; a new one ships the oldest. */
 #define FL_FILL_CAP 64
 /* Smallest block a partly filled buffer is cut to when it ships. */
@@ -53,8 +67,31 @@ typedef struct {
     uint64_t relay_pairs; /* fl_relay_pairs_* */
 } fl_params;
 
-/* The window of one (source, destination) pair, in bytes. */
+/* The base window of one (source, destination) pair, in bytes: what every
+ * pair holds before any demand, min(FL_WINDOW_MAX, pool / (2 (P-1))). */
 uint64_t fl_window(uint64_t pool, int nranks);
+
+/* The grown window (beyond its base windows) one source may hold over all
+ * its destinations together. */
+static inline uint64_t fl_sender_budget(uint64_t pool)
+{
+    return pool / 2;
+}
+
+/* Consumed bytes a destination gathers before it returns them to the
+ * source of a window of `window` bytes: a quarter window, at most
+ * FL_STEP_MAX, at least 1. */
+static inline uint32_t fl_step(uint64_t window)
+{
+    uint64_t q = window / 4;
+    return q > FL_STEP_MAX ? FL_STEP_MAX : q ? (uint32_t)q : 1u;
+}
+
+/* How many bytes a window of `window` bytes grows by when its source ran
+ * out of it and its destination is consuming: it doubles (at least
+ * FL_GROW_MIN), within FL_WINDOW_MAX, what the destination has left to
+ * lend (`unlent`) and what the source can still take (`accept`). */
+uint64_t fl_growth(uint64_t window, uint64_t unlent, uint64_t accept);
 
 /* The bound above, in bytes. */
 uint64_t fl_memory_bound(const fl_params *p);

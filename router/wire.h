@@ -26,8 +26,22 @@
  *               only the program's own receive may take it (never an early
  *               one)
  *   ACK         empty; meta value = the synchronous-send id being answered
- *   CREDIT      empty; meta value = item bytes from `dst` that the receiving
- *               application has consumed, returned to the sender's window
+ *   CREDIT      empty; meta value = item bytes from `dst` that the
+ *               receiving application consumed, returned to the window of
+ *               the item's dst towards its src
+ *   STALL       empty; a source ran out of its window towards dst and asks
+ *               for an answer; tag = the growth of the window it can still
+ *               take (0: none)
+ *   GRANT       the answer to a STALL of a destination that consumed
+ *               something since its last CREDIT: meta value = the bytes
+ *               given back, tag = how many of them are growth
+ *   REFUSED     empty; the answer to a STALL of a destination that
+ *               consumed nothing since its last CREDIT
+ *   RECLAIM     empty; a destination short of window to lend asks its dst
+ *               to give back grown window it does not use; meta value =
+ *               the bytes asked for
+ *   RELEASE     empty; a source gives back unused grown window; meta value
+ *               = the bytes (the answer to a RECLAIM, or given unasked)
  *   RNDV        a message that waits in the sender's buffer for its
  *               receive: an 8-byte message size, the sender's 4-byte
  *               rendezvous id and an 8-byte address, 0 unless the receiver
@@ -61,7 +75,12 @@ enum rt_kind {
     RT_CTS = 7,
     RT_RNDV_DATA = 8,
     RT_LARGE_SYNC = 9,
-    RT_KIND_LAST = RT_LARGE_SYNC /* the highest kind: a new one goes above */
+    RT_STALL = 10,
+    RT_GRANT = 11,
+    RT_REFUSED = 12,
+    RT_RECLAIM = 13,
+    RT_RELEASE = 14,
+    RT_KIND_LAST = RT_RELEASE /* the highest kind: a new one goes above */
 };
 
 #define RT_KIND_BITS 4u

@@ -90,7 +90,8 @@ typedef struct omni_counters {
                                   more than one progress round after it
                                   went in (router/adapt.h) */
     uint64_t peak_bytes;       /* most block bytes allocated at once */
-    uint64_t acks_sent;        /* control items (ACK, CREDIT) created here */
+    uint64_t acks_sent;        /* control items (ACK, CREDIT, STALL, ...)
+                                  created here */
     uint64_t window_full;      /* small sends that found their pair's window
                                   full and went by rendezvous (rndv.h) */
     uint64_t rndv_sends;       /* rendezvous sends started here */
@@ -117,6 +118,14 @@ typedef struct omni_counters {
     uint64_t coll_items;       /* messages of collectives Omnibus runs
                                   (coll.h), not counted as user sends */
     uint64_t coll_by_hops[RT_MAX_DIMS + 1]; /* the same, by route length */
+    /* flow control (credit.h) */
+    uint64_t credit_stalls;    /* STALL items sent: a send found its window
+                                  short */
+    uint64_t credit_refusals;  /* REFUSED answers that took effect */
+    uint64_t credit_silences;  /* waits that ended with a silent destination */
+    uint64_t window_grants;    /* growths this rank lent */
+    uint64_t window_reclaims;  /* RECLAIM items this rank sent */
+    uint64_t window_max;       /* the largest window this rank lent */
 } omni_counters;
 
 struct comm_rec;
@@ -142,9 +151,8 @@ typedef struct omni_state {
     void *bsends;           /* those payloads (send.c) */
     size_t early_bytes;     /* held by early payloads, as charged
                                (omni_early_charge; recv.c) */
-    uint32_t *stall_at;     /* [world rank] -> 1 + the pair's credit when a
-                               blocking send last waited for it in vain, 0
-                               when it has not (send.c, credit_wait) */
+    struct credit_out *credit_out; /* [world rank] -> this rank's account
+                               of its window there (credit.h) */
 
     /* topology */
     rt_grid grid;
@@ -157,9 +165,10 @@ typedef struct omni_state {
     unsigned char *off_node;/* [world rank] -> 1 when on another node than
                                this rank (OMNIBUS_FAKE_NODES included) */
     uint64_t *sent_to;      /* [world rank] -> items injected for it */
-    uint32_t window;        /* credit.h: eager bytes in flight per pair */
+    uint32_t window;        /* credit.h: the base window of every pair */
     uint32_t *credit;       /* [world rank] -> bytes we may still send */
-    uint32_t *owed;         /* [world rank] -> bytes consumed, not returned */
+    struct credit_in *credit_in; /* [world rank] -> the window this rank
+                               lends that source (credit.h) */
     size_t threshold;       /* effective: fits a block with its header */
     size_t block_cap;
 
@@ -278,6 +287,20 @@ typedef struct omni_state {
     pthread_t thread;
     pthread_mutex_t lock;   /* one thread inside Omnibus at a time */
 
+    /* windows lent and grown (credit.c); cold, after everything the
+     * message paths touch */
+    uint64_t credit_lent;   /* window bytes this rank lends, all sources */
+    uint64_t credit_grown;  /* grown window this rank holds, all
+                               destinations, and growth its unanswered
+                               STALLs can take: at most fl_sender_budget */
+    int *credit_grown_in;   /* sources lent more than the base */
+    int credit_grown_in_n, credit_grown_in_cap;
+    int *credit_grown_out;  /* destinations that lent this rank more */
+    int credit_grown_out_n, credit_grown_out_cap;
+    int credit_ranks;       /* P of the window rule (OMNIBUS_FLOW_RANKS) */
+    int early_count;        /* early payloads held (recv.c), at most
+                               OMNI_EARLY_MAX */
+
     omni_counters stats;
 } omni_state;
 
@@ -286,15 +309,19 @@ extern omni_state omni;
 /* The base helpers every module may use (state.c). */
 uint64_t omni_now_ns(void);
 
-/* What an early payload of `bytes` takes from OMNIBUS_EAGER_POOL: at least
- * 4 KiB, so that the pool also bounds how many receives Omnibus keeps
- * posted in MPICH ahead of their messages (16,384 with the default pool):
- * MPICH's supply of requests is finite, and a flood of small payloads
- * once exhausted it. */
+/* What an early payload of `bytes` takes from OMNIBUS_EAGER_POOL: what it
+ * holds, as an eager item would (its bytes and an item header), never more,
+ * so that the payloads of a pair that fell back to MPICH cost the pool no
+ * more than the same messages aggregated. */
 static inline size_t omni_early_charge(MPI_Count bytes)
 {
-    return bytes < 4096 ? 4096 : (size_t)bytes;
+    return (size_t)bytes + RT_HDR_SIZE;
 }
+/* Early payloads received at once at most: each keeps a receive posted in
+ * MPICH ahead of its message, MPICH's supply of requests is finite, and a
+ * flood of small payloads once exhausted it.  A count of its own, not a
+ * charge on the pool. */
+#define OMNI_EARLY_MAX 16384
 
 /* Wrappers must be visible: the library is built with -fvisibility=hidden
  * so that only the MPI_ entry points override MPICH. */

@@ -9,7 +9,8 @@ enum {
     S_ACKS, S_WINDOW_FULL, S_RNDV, S_FULL, S_IDLE, S_AGE, S_BLOCK, S_URGENT,
     S_QUIET, S_ANSWER, S_FWD_HELD,
     S_OFF_NODE, S_OFF_NODE_BYTES, S_RING, S_RING_ALONE, S_WIRE_ALONE, S_EARLY,
-    S_FALLBACK, S_READ,
+    S_FALLBACK, S_READ, S_STALLS, S_REFUSALS, S_SILENCES, S_GRANTS,
+    S_RECLAIMS,
     S_NBR_COLLS, S_NBR_MSGS, S_NBR_MPICH, S_COLL_ITEMS,
     S_DIM0, S_HOP0 = S_DIM0 + RT_MAX_DIMS, S_COUNT = S_HOP0 + RT_MAX_DIMS + 1
 };
@@ -51,6 +52,11 @@ static void collect(uint64_t *v)
     v[S_EARLY] = c->early_payloads;
     v[S_FALLBACK] = c->window_fallbacks;
     v[S_READ] = c->read_sends;
+    v[S_STALLS] = c->credit_stalls;
+    v[S_REFUSALS] = c->credit_refusals;
+    v[S_SILENCES] = c->credit_silences;
+    v[S_GRANTS] = c->window_grants;
+    v[S_RECLAIMS] = c->window_reclaims;
     for (int d = 0; d < RT_MAX_DIMS; d++)
         v[S_DIM0 + d] = c->wire_by_dim[d];
     v[S_NBR_COLLS] = c->nbr_collectives;
@@ -63,7 +69,7 @@ static void collect(uint64_t *v)
 uint64_t stats_memory_bound(void)
 {
     fl_params p = {.pool = omni.cfg.eager_pool, .block = omni.block_cap,
-                   .nranks = omni.size, .npeers = omni.npeers,
+                   .nranks = omni.credit_ranks, .npeers = omni.npeers,
                    .rx_blocks = omni.rx_count,
                    .relay_pairs = fl_relay_pairs(&omni.grid, omni.grid_pos)};
     return fl_memory_bound(&p);
@@ -124,6 +130,13 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *peak)
             (unsigned long long)t[S_NBR_MPICH]);
     fprintf(f, "\"collectives\":{\"messages\":%llu},",
             (unsigned long long)t[S_COLL_ITEMS]);
+    fprintf(f, "\"flow\":{\"stalls\":%llu,\"refusals\":%llu,"
+               "\"silences\":%llu,\"grants\":%llu,\"reclaims\":%llu,"
+               "\"window_max_bytes\":%llu,\"window_ranks\":%d},",
+            (unsigned long long)t[S_STALLS], (unsigned long long)t[S_REFUSALS],
+            (unsigned long long)t[S_SILENCES], (unsigned long long)t[S_GRANTS],
+            (unsigned long long)t[S_RECLAIMS], (unsigned long long)peak[3],
+            omni.credit_ranks);
     fprintf(f, "\"hops_histogram\":[");
     print_list(f, t + S_HOP0, maxhop + 1);
     fprintf(f, "],\"wire_messages_per_dim\":[");
@@ -181,11 +194,16 @@ void stats_report(void)
     uint64_t mine[S_COUNT], total[S_COUNT];
     /* Each rank's peak and bound; the file shows the largest of each, and
      * every rank's peak is within its own bound. */
-    uint64_t peak_mine[2] = {omni.stats.peak_bytes, stats_memory_bound()};
-    uint64_t peak[3] = {0, 0, 0};
+    uint64_t peak_mine[3] = {omni.stats.peak_bytes, stats_memory_bound(),
+                             omni.stats.window_max};
+    uint64_t peak[4] = {0, 0, 0, 0};
     collect(mine);
     PMPI_Reduce(mine, total, S_COUNT, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-    PMPI_Reduce(peak_mine, peak, 2, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+    uint64_t most[3];
+    PMPI_Reduce(peak_mine, most, 3, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+    peak[0] = most[0];
+    peak[1] = most[1];
+    peak[3] = most[2];
     uint64_t over_mine = peak_mine[0] > peak_mine[1];
     PMPI_Reduce(&over_mine, &peak[2], 1, MPI_UINT64_T, MPI_SUM, 0,
                 MPI_COMM_WORLD);

@@ -61,6 +61,21 @@ deliver_item(const char *at, omni_block *b, urgent_set *u)
     case RT_CREDIT:
         credit_returned(h.src, rt_meta_value(h.meta));
         break;
+    case RT_STALL:
+        credit_stalled(h.src, rt_meta_value(h.meta), (uint32_t)h.tag);
+        break;
+    case RT_GRANT:
+        credit_granted(h.src, rt_meta_value(h.meta), (uint32_t)h.tag);
+        break;
+    case RT_REFUSED:
+        credit_refused(h.src);
+        break;
+    case RT_RECLAIM:
+        credit_reclaimed(h.src, rt_meta_value(h.meta));
+        break;
+    case RT_RELEASE:
+        credit_released(h.src, rt_meta_value(h.meta));
+        break;
     case RT_CTS:
         rndv_clear_to_send(rt_meta_value(h.meta), body);
         break;

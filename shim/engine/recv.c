@@ -237,7 +237,10 @@ static void recv_payload_done(void *owner, const MPI_Status *st, int rc)
         recv_copy_in(r, r->spill, bytes);
         free(r->spill);
         r->spill = NULL;
-        omni.early_bytes -= (size_t)r->spill_early;
+        if (r->spill_early) {
+            omni.early_bytes -= (size_t)r->spill_early;
+            omni.early_count--;
+        }
     } else if (rc != MPI_SUCCESS) {
         int cls;
         PMPI_Error_class(rc, &cls);
@@ -314,13 +317,13 @@ static inline void recv_describe(match_msg *m, const comm_rec *c,
  * Never a synchronous one (RT_LARGE_SYNC): taking it would complete the
  * sender's MPI_Issend before any receive matched.  Up to RECV_EARLY_MAX
  * bytes, under UCX's largest eager sizes, so that the copy replaces
- * MPICH's rather than adding one, and up to OMNIBUS_EAGER_POOL bytes at
- * once, each charged at least 4 KiB (omni_early_charge). */
+ * MPICH's rather than adding one, up to OMNIBUS_EAGER_POOL bytes
+ * (omni_early_charge) and OMNI_EARLY_MAX payloads at once. */
 #define RECV_EARLY_MAX ((MPI_Count)65536)
 
 static void recv_receive_early(match_msg *m)
 {
-    if (m->bytes > RECV_EARLY_MAX ||
+    if (m->bytes > RECV_EARLY_MAX || omni.early_count >= OMNI_EARLY_MAX ||
         omni.early_bytes + omni_early_charge(m->bytes) > omni.cfg.eager_pool)
         return;
     char *buf = malloc(m->bytes > 0 ? (size_t)m->bytes : 1);
@@ -334,6 +337,7 @@ static void recv_receive_early(match_msg *m)
     }
     m->early = buf;
     omni.early_bytes += omni_early_charge(m->bytes);
+    omni.early_count++;
     omni.stats.early_payloads++;
 }
 

@@ -336,64 +336,34 @@ static inline int send_copied(comm_rec *c, MPI_Request *req, int user_req)
                     : request_complete_send(c->handle, req);
 }
 
-/* How long a blocking send past its pair's window waits for the window to
- * reopen before it goes to MPICH: long enough for a receiver that is
- * draining to return a quarter window (a stream over TCP does it about
- * every millisecond), so that a flow that only outruns its receiver keeps
- * aggregating; short next to anything a program that will never receive
- * first would notice, and paid once per stall (stall_at). */
-#define SEND_CREDIT_WAIT_NS 2000000
-
-/* Whether the window towards dst reopened for `size` bytes within
- * SEND_CREDIT_WAIT_NS, driving progress meanwhile.  A pair that already
- * waited in vain does not wait again until its credit has grown: the
- * receiver that did not drain then is not draining now. */
-static int credit_wait(int dst, uint32_t size)
-{
-    if (omni.stall_at[dst] && omni.credit[dst] < omni.stall_at[dst])
-        return 0;
-    uint64_t deadline = omni_now_ns() + SEND_CREDIT_WAIT_NS;
-    unsigned spins = 0;
-    prog_block_enter();
-    for (;;) {
-        prog_poll();
-        if (credit_fits(dst, size)) {
-            omni.stall_at[dst] = 0;
-            return 1;
-        }
-        if (omni_now_ns() >= deadline)
-            break;
-        prog_pause(&spins);
-    }
-    omni.stall_at[dst] = omni.credit[dst] + 1;
-    return 0;
-}
-
-/* A standard-mode message that does not fit its pair's window.  A
- * blocking send (MPI_Send, and the send half of MPI_Sendrecv) first waits
- * a little for the window to reopen (credit_wait) and is then copied like
- * any other; failing that, it does what plain MPICH would have done with
- * it: its header goes along the ordered route, so order and wildcards
- * hold, its payload goes to MPICH, and the send returns when MPICH says
- * the buffer is free.  MPICH buffers a small payload eagerly at the
- * receiver exactly as it would without Omnibus, so a program that sends
- * before it receives, unsafe but run by every MPI, never waits for a
- * receive under Omnibus that MPICH would not have waited for; a large
- * payload waits for its receive where MPICH's rendezvous would.  What
- * MPICH buffers is MPICH's, as without Omnibus; Omnibus itself holds one
- * header.  Every other send, a nonblocking or persistent one whose request
- * lets the program go on, or a synchronous or ready one, waits for its
- * receive by rendezvous (rndv.h), so that Omnibus never hands MPICH an
- * unbounded volume of unreceived messages the program has not asked to
- * block on.  Returns as send_dispatch. */
+/* A message that does not fit its pair's window (credit.h).  A blocking
+ * standard send (MPI_Send, and the send half of MPI_Sendrecv) waits for
+ * credit while its receiver consumes (credit_wait) and is then copied like
+ * any other; a receiver that is not consuming (it answered REFUSED, or is
+ * silent) gets what plain MPICH would have sent it: the header along the
+ * ordered route, so order and wildcards hold, the payload to MPICH, and
+ * the send returns when MPICH says the buffer is free.  MPICH buffers a
+ * small payload eagerly at the receiver exactly as it would without
+ * Omnibus, so a program that sends before it receives, unsafe but run by
+ * every MPI, never waits for a receive under Omnibus that MPICH would not
+ * have waited for; a large payload waits for its receive where MPICH's
+ * rendezvous would.  Every other send, a nonblocking or persistent one
+ * whose request lets the program go on, or a synchronous or ready one,
+ * asks for more window without waiting (credit_stall) and goes by
+ * rendezvous (rndv.h), so that Omnibus never hands MPICH an unbounded
+ * volume of unreceived messages the program has not asked to block on.
+ * Returns as send_dispatch. */
 static int send_past_window(const void *buf, MPI_Count count,
                             MPI_Datatype dtype, int builtin, MPI_Count bytes,
                             int dst, int tag, comm_rec *c, enum send_mode mode,
                             MPI_Request *req, int blocking)
 {
-    if (!blocking || mode != SEND_STANDARD)
+    uint32_t size = RT_HDR_SIZE + (uint32_t)bytes;
+    if (!blocking || mode != SEND_STANDARD) {
+        credit_stall(dst, size);
         return rndv_start(buf, count, dtype, bytes, dst, tag, c, mode, req);
-    if (credit_wait(dst, RT_HDR_SIZE + (uint32_t)bytes)) {
+    }
+    if (credit_wait(dst, size)) {
         int rc = MPI_SUCCESS;
         int went = send_eager(buf, count, dtype, builtin, (uint32_t)bytes,
                               dst, tag, c, rt_meta(RT_EAGER, 0), &rc);
@@ -404,6 +374,28 @@ static int send_past_window(const void *buf, MPI_Count count,
     }
     omni.stats.window_fallbacks++;
     return send_large(buf, count, dtype, bytes, dst, tag, c, mode, req, 0);
+}
+
+/* A message above the threshold that could go alone (send_alone) but does
+ * not fit its pair's window: a blocking standard send waits for credit as
+ * a small one does (send_past_window); failing that, and for any other
+ * send, it goes as header and payload through MPICH (send_large), which
+ * takes no window.  Returns as send_alone; 0 means send_large's turn. */
+static int send_alone_past_window(const void *buf, MPI_Count count,
+                                  MPI_Datatype dtype, int builtin,
+                                  uint32_t bytes, int dst, int tag,
+                                  comm_rec *c, enum send_mode mode,
+                                  int blocking, int *rc)
+{
+    uint32_t size = RT_HDR_SIZE + bytes;
+    if (!blocking || mode != SEND_STANDARD) {
+        credit_stall(dst, size);
+        return 0;
+    }
+    if (credit_wait(dst, size))
+        return send_alone(buf, count, dtype, builtin, bytes, dst, tag, c, rc);
+    omni.stats.window_fallbacks++;
+    return 0;
 }
 
 /* Inlined into every entry point: send_start is every user send's path, and
@@ -443,6 +435,10 @@ send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
                        ? send_alone(buf, count, dtype, builtin, (uint32_t)bytes,
                                     dst, tag, c, &rc)
                        : 0;
+        if (alone && went == 0)
+            went = send_alone_past_window(buf, count, dtype, builtin,
+                                          (uint32_t)bytes, dst, tag, c, mode,
+                                          blocking, &rc);
         if (went < 0)
             return omni_raise(c->handle, rc);
         if (went == 0)
@@ -490,9 +486,6 @@ int send_start_blocking_half(const void *buf, MPI_Count count,
 
 int send_init(void)
 {
-    omni.stall_at = calloc((size_t)omni.size, sizeof *omni.stall_at);
-    if (!omni.stall_at)
-        return -1;
     omni.sync = NULL;
     omni.sync_cap = 0;
     omni.sync_free = -1;
@@ -501,8 +494,6 @@ int send_init(void)
 
 void send_finalize(void)
 {
-    free(omni.stall_at);
-    omni.stall_at = NULL;
     free(omni.sync);
     omni.sync = NULL;
 }

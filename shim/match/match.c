@@ -124,6 +124,7 @@ static void drop_early(match_msg *m)
     free(m->early);
     m->early = NULL;
     omni.early_bytes -= omni_early_charge(m->bytes);
+    omni.early_count--;
 }
 
 long match_drop_unexpected(comm_rec *c)

@@ -1,42 +1,334 @@
 #include "shim/progress/credit.h"
+#include "shim/progress/progress.h"
 #include "shim/transport/transport.h"
 #include "router/flow.h"
 #include <stdlib.h>
 
+/* The least a destination must have been silent before a waiting send
+ * takes it as not consuming: far above a credit round trip on any
+ * transport (tens of microseconds), and above several of the scheduler's
+ * time slices, so that a receiver that merely lost its core for a while
+ * (another process on it) is waited for: its items are cheaper to drain
+ * aggregated than through MPICH one by one. */
+#define CREDIT_SILENCE_MIN_NS 100000000ull
+/* How many times the largest recent gap between two answers a destination
+ * may stay silent: a receiver that works long on each message returns its
+ * steps slowly, and is still consuming. */
+#define CREDIT_SILENCE_GAPS 8
+
+/* One control item of `kind` to world rank `to`; it goes this round, not
+ * at a later flush (every kind but EAGER and RNDV is urgent along the
+ * route too, router/wire.h). */
+static void credit_tell(uint32_t to, enum rt_kind kind, uint32_t value,
+                        int32_t tag)
+{
+    rt_item_hdr h = {.dst = to, .src = (uint32_t)omni.rank, .comm = 0,
+                     .tag = tag, .len = 0, .meta = rt_meta(kind, value)};
+    rt_hdr_write(transport_reserve((int)to, RT_HDR_SIZE), &h);
+    omni.stats.acks_sent++;
+    transport_push_soon((int)to);
+}
+
+/* Adds rank r to a list of ranks once (`listed` is its mark). */
+static void list_add(int **list, int *n, int *cap, uint8_t *listed, int r)
+{
+    if (*listed)
+        return;
+    if (*n == *cap) {
+        int c = *cap ? *cap * 2 : 16;
+        int *l = realloc(*list, sizeof *l * (size_t)c);
+        if (!l)
+            omni_out_of_memory("the list of grown windows");
+        *list = l;
+        *cap = c;
+    }
+    (*list)[(*n)++] = r;
+    *listed = 1;
+}
+
 int credit_init(void)
 {
-    omni.window = (uint32_t)fl_window(omni.cfg.eager_pool, omni.size);
+    int P = omni.cfg.flow_ranks ? omni.cfg.flow_ranks : omni.size;
+    omni.credit_ranks = P;
+    omni.window = (uint32_t)fl_window(omni.cfg.eager_pool, P);
     omni.credit = malloc(sizeof *omni.credit * (size_t)omni.size);
-    omni.owed = calloc((size_t)omni.size, sizeof *omni.owed);
-    if (!omni.credit || !omni.owed)
+    omni.credit_in = calloc((size_t)omni.size, sizeof *omni.credit_in);
+    omni.credit_out = calloc((size_t)omni.size, sizeof *omni.credit_out);
+    if (!omni.credit || !omni.credit_in || !omni.credit_out)
         return -1;
-    for (int r = 0; r < omni.size; r++)
+    for (int r = 0; r < omni.size; r++) {
         omni.credit[r] = omni.window;
+        omni.credit_in[r] = (struct credit_in){
+            .lent = omni.window, .held = omni.window,
+            .step = fl_step(omni.window)};
+    }
+    /* Self-sends: a window no program exhausts, returned in steps as any. */
     omni.credit[omni.rank] = UINT32_MAX;
+    omni.credit_in[omni.rank].lent = omni.credit_in[omni.rank].held =
+        UINT32_MAX / 2;
+    omni.credit_in[omni.rank].step = FL_STEP_MAX;
+    /* What the base windows lend (P-1 of them, the rule's P). */
+    omni.credit_lent = (uint64_t)omni.window * (uint64_t)(P > 1 ? P - 1 : 0);
+    omni.credit_grown = 0;
+    omni.stats.window_max = omni.window;
     return 0;
 }
 
 void credit_finalize(void)
 {
     free(omni.credit);
-    free(omni.owed);
-    omni.credit = omni.owed = NULL;
+    free(omni.credit_in);
+    free(omni.credit_out);
+    free(omni.credit_grown_in);
+    free(omni.credit_grown_out);
+    omni.credit = NULL;
+    omni.credit_in = NULL;
+    omni.credit_out = NULL;
+    omni.credit_grown_in = omni.credit_grown_out = NULL;
+    omni.credit_grown_in_n = omni.credit_grown_in_cap = 0;
+    omni.credit_grown_out_n = omni.credit_grown_out_cap = 0;
 }
+
+/* --- the destination's side -------------------------------------------- */
 
 void credit_return(uint32_t src)
 {
+    struct credit_in *in = &omni.credit_in[src];
+    uint32_t give = in->lent - in->held;
+    in->held = in->lent;
     if ((int)src == omni.rank) {
-        omni.credit[src] += omni.owed[src];
-        omni.owed[src] = 0;
+        omni.credit[src] += give;
         return;
     }
-    rt_item_hdr h = {.dst = src, .src = (uint32_t)omni.rank, .comm = 0,
-                     .tag = 0, .len = 0,
-                     .meta = rt_meta(RT_CREDIT, omni.owed[src])};
-    omni.owed[src] = 0;
-    rt_hdr_write(transport_reserve((int)src, RT_HDR_SIZE), &h);
-    omni.stats.acks_sent++;
-    /* The sender may be sending by rendezvous for want of it: it goes this
-     * round, not at the next flush. */
-    transport_push_soon((int)src);
+    in->consumed = 1;
+    credit_tell(src, RT_CREDIT, give, 0);
+}
+
+/* Asks the sources grown earlier that consumed nothing since the last
+ * sweep to give back their unused growth, and drops from the list those
+ * back at their base.  Called when a demanding pair cannot grow. */
+static void reclaim_sweep(uint32_t except)
+{
+    int kept = 0;
+    for (int i = 0; i < omni.credit_grown_in_n; i++) {
+        int s = omni.credit_grown_in[i];
+        struct credit_in *in = &omni.credit_in[s];
+        if (in->lent <= omni.window) {
+            in->listed = 0;
+            continue;
+        }
+        omni.credit_grown_in[kept++] = s;
+        if ((uint32_t)s != except && !in->consumed && !in->reclaiming) {
+            in->reclaiming = 1;
+            omni.stats.window_reclaims++;
+            credit_tell((uint32_t)s, RT_RECLAIM, in->lent - omni.window, 0);
+        }
+        in->consumed = 0;
+    }
+    omni.credit_grown_in_n = kept;
+}
+
+/* Grows the window of source src by what fl_growth allows, within the
+ * pool; returns the growth. */
+static uint32_t lend_more(uint32_t src, struct credit_in *in, uint32_t accept)
+{
+    uint64_t pool = omni.cfg.eager_pool;
+    uint64_t unlent = pool > omni.credit_lent ? pool - omni.credit_lent : 0;
+    uint64_t g = fl_growth(in->lent, unlent, accept);
+    if (g < fl_growth(in->lent, UINT64_MAX, accept))
+        reclaim_sweep(src);
+    if (g == 0)
+        return 0;
+    in->lent += (uint32_t)g;
+    in->step = fl_step(in->lent);
+    omni.credit_lent += g;
+    omni.stats.window_grants++;
+    if (in->lent > omni.stats.window_max)
+        omni.stats.window_max = in->lent;
+    list_add(&omni.credit_grown_in, &omni.credit_grown_in_n,
+             &omni.credit_grown_in_cap, &in->listed, (int)src);
+    return (uint32_t)g;
+}
+
+void credit_stalled(uint32_t peer, uint32_t need, uint32_t accept)
+{
+    struct credit_in *in = &omni.credit_in[peer];
+    /* Growth for a pair whose destination consumes, or whose window could
+     * never hold the message that stalled. */
+    uint32_t growth = in->held < in->lent || in->lent < need
+                          ? lend_more(peer, in, accept)
+                          : 0;
+    uint32_t give = in->lent - in->held;
+    if (give == 0) {
+        /* Consumed nothing since the last CREDIT, and no growth: the
+         * source's items wait here, unreceived. */
+        credit_tell(peer, RT_REFUSED, 0, 0);
+        return;
+    }
+    in->held = in->lent;
+    in->consumed = 1;
+    credit_tell(peer, RT_GRANT, give, (int32_t)growth);
+}
+
+void credit_released(uint32_t peer, uint32_t bytes)
+{
+    struct credit_in *in = &omni.credit_in[peer];
+    in->lent -= bytes;
+    in->held -= bytes;
+    in->step = fl_step(in->lent);
+    in->reclaiming = 0;
+    omni.credit_lent -= bytes;
+}
+
+/* --- the source's side --------------------------------------------------- */
+
+/* Gives back, unasked, the growth of every destination (but `except`) that
+ * has no more than its base window in use: all its growth sits here as
+ * credit. */
+static void release_idle(int except)
+{
+    int kept = 0;
+    for (int i = 0; i < omni.credit_grown_out_n; i++) {
+        int d = omni.credit_grown_out[i];
+        struct credit_out *o = &omni.credit_out[d];
+        if (d != except && o->grown && omni.credit[d] >= o->grown) {
+            uint32_t x = o->grown;
+            omni.credit[d] -= x;
+            o->grown = 0;
+            omni.credit_grown -= x;
+            credit_tell((uint32_t)d, RT_RELEASE, x, 0);
+        }
+        if (o->grown)
+            omni.credit_grown_out[kept++] = d;
+        else
+            o->listed = 0;
+    }
+    omni.credit_grown_out_n = kept;
+}
+
+/* Growth this rank can still take towards dst: none on a relayed route
+ * (flow.h), else what its budget has left, freeing idle growth first when
+ * it has none. */
+static uint32_t growth_to_ask(int dst)
+{
+    if (omni.route_len[dst] != 1)
+        return 0;
+    uint64_t budget = fl_sender_budget(omni.cfg.eager_pool);
+    if (omni.credit_grown + FL_GROW_MIN > budget)
+        release_idle(dst);
+    if (omni.credit_grown >= budget)
+        return 0;
+    uint64_t left = budget - omni.credit_grown;
+    return (uint32_t)(left < FL_WINDOW_MAX ? left : FL_WINDOW_MAX);
+}
+
+void credit_stall(int dst, uint32_t size)
+{
+    struct credit_out *o = &omni.credit_out[dst];
+    if (o->stalled || dst == omni.rank)
+        return;
+    uint32_t ask = growth_to_ask(dst);
+    o->asked = ask;
+    omni.credit_grown += ask;
+    o->stalled = 1;
+    o->fresh = 0;
+    omni.stats.credit_stalls++;
+    credit_tell((uint32_t)dst, RT_STALL, size, (int32_t)ask);
+}
+
+/* The STALL of peer is answered: its reserved growth is free again. */
+static void stall_answered(struct credit_out *o)
+{
+    omni.credit_grown -= o->asked;
+    o->asked = 0;
+    o->stalled = 0;
+    o->heard++;
+}
+
+void credit_granted(uint32_t peer, uint32_t bytes, uint32_t growth)
+{
+    struct credit_out *o = &omni.credit_out[peer];
+    stall_answered(o);
+    omni.credit[peer] += bytes;
+    o->refused = 0;
+    if (growth) {
+        o->grown += growth;
+        omni.credit_grown += growth;
+        list_add(&omni.credit_grown_out, &omni.credit_grown_out_n,
+                 &omni.credit_grown_out_cap, &o->listed, (int)peer);
+    }
+}
+
+void credit_refused(uint32_t peer)
+{
+    struct credit_out *o = &omni.credit_out[peer];
+    stall_answered(o);
+    /* A CREDIT that crossed the STALL proves the destination consumes. */
+    if (!o->fresh) {
+        o->refused = 1;
+        omni.stats.credit_refusals++;
+    }
+}
+
+void credit_reclaimed(uint32_t peer, uint32_t bytes)
+{
+    struct credit_out *o = &omni.credit_out[peer];
+    uint32_t x = bytes < o->grown ? bytes : o->grown;
+    if (x > omni.credit[peer])
+        x = omni.credit[peer];
+    omni.credit[peer] -= x;
+    o->grown -= x;
+    omni.credit_grown -= x;
+    credit_tell(peer, RT_RELEASE, x, 0);
+}
+
+/* How long dst may stay silent while this rank waits for it. */
+static uint64_t credit_silence_ns(const struct credit_out *o)
+{
+    uint64_t t = (uint64_t)CREDIT_SILENCE_GAPS * o->gap_ns;
+    return t > CREDIT_SILENCE_MIN_NS ? t : CREDIT_SILENCE_MIN_NS;
+}
+
+/* dst was heard from at `now` while this rank waited since o->last_ns. */
+static void heard_while_waiting(struct credit_out *o, uint64_t now)
+{
+    uint64_t gap = now - o->last_ns;
+    uint64_t decayed = o->gap_ns - o->gap_ns / 8;
+    o->gap_ns = gap > decayed ? gap : decayed;
+    o->last_ns = now;
+}
+
+int credit_wait(int dst, uint32_t size)
+{
+    struct credit_out *o = &omni.credit_out[dst];
+    if (o->refused) {
+        /* One round, so that the CREDIT that ends the refusal is taken in
+         * even while every send falls back (MPICH's eager sends return
+         * without a progress round). */
+        prog_poll();
+        return credit_fits(dst, size);
+    }
+    credit_stall(dst, size);
+    prog_block_enter();
+    uint32_t heard = o->heard;
+    o->last_ns = omni_now_ns();
+    unsigned spins = 0;
+    for (;;) {
+        prog_poll();
+        if (credit_fits(dst, size))
+            return 1;
+        if (o->refused)
+            return 0;
+        uint64_t now = omni_now_ns();
+        if (o->heard != heard) {
+            heard = o->heard;
+            heard_while_waiting(o, now);
+            credit_stall(dst, size); /* answered, and still short */
+        } else if (now - o->last_ns > credit_silence_ns(o)) {
+            o->refused = 1;
+            omni.stats.credit_silences++;
+            return 0;
+        }
+        prog_pause(&spins);
+    }
 }

@@ -1,27 +1,84 @@
-/* credit: the eager window of every (source, destination) pair, the rule of
- * router/flow.h applied.
+/* credit: the eager windows of every (source, destination) pair, the rule
+ * of router/flow.h applied (docs/design/flow-control.md).
  *
- * Contract: a source has at most omni.window item bytes (header included)
- * towards one destination that the destination's application has not yet
- * received.  credit_try_take() never waits: when a message does not fit,
- * it says so and the send path carries that message another way (send.c,
- * send_past_window): a blocking standard send on MPICH's own path, any
- * other by rendezvous, so that no send ever blocks for lack of credit
- * (MPI-4.1 §3.7: nonblocking sends are local; a blocking standard send may
- * complete once its data is on its way).  The destination counts the bytes its
- * receives consume (or that a freed communicator drops) per source, and
- * returns them in a CREDIT item once a quarter of the window has gathered.
- * Control items (ACK, CREDIT) and the headers of messages on MPICH's path
- * take no credit.  Self-sends are not windowed in practice (no other rank
- * is involved): their window is UINT32_MAX bytes, and what the application
- * consumes goes straight back to it, with no CREDIT item.  A window rather
- * than a test of the destination keeps the send path free of a branch on
- * it, which a program with random destinations mispredicts half the time.
+ * Contract.  A source has at most its window of item bytes (header
+ * included) towards one destination that the destination's application has
+ * not yet received; credit_try_take() never waits.  The destination lends
+ * the windows: every pair starts from the base window (omni.window), and a
+ * pair whose source runs out while the destination consumes what it sent
+ * grows (fl_growth), within the pool the destination lends in all.
+ *
+ * The conversation of one pair, all in control items that go at once
+ * (urgent items, never left in a buffer for a later flush):
+ *   - the destination returns consumed bytes in a CREDIT item every
+ *     fl_step(window) bytes, from inside the receive that consumed them;
+ *   - a source that runs out sends a STALL (one at a time, the next only
+ *     once this one is answered) and waits only in a blocking standard
+ *     send (credit_wait); any other send goes on by another path at once
+ *     (send.c), so no send that MPI makes local ever waits;
+ *   - the destination answers a STALL in its next progress round.  Links
+ *     are FIFO, so everything the source sent before it has arrived.  If
+ *     the destination consumed something since its last CREDIT it answers
+ *     with a GRANT: those bytes, and growth when the source can take more
+ *     and the pool has room.  If it consumed nothing, the source's items
+ *     all wait here unreceived, the call this rank is in does not take
+ *     them, and it answers REFUSED (unless the window is too small for the
+ *     message that stalled: then it grows it);
+ *   - a source that was REFUSED with no CREDIT since its STALL sends its
+ *     blocking standard sends past the window to MPICH (send.c) until the
+ *     next CREDIT or GRANT: a pair that fell back returns to aggregation
+ *     as soon as its destination drains.
+ * The one clock: a destination that answers nothing at all (it computes,
+ * or sits in a call Omnibus does not drive) is taken as not consuming once
+ * it has been silent for credit_silence_ns(), which grows with the gaps
+ * the pair's own credit has shown while the source waited, so a slow
+ * consumer is not mistaken for a silent one.
+ *
+ * Lending within the pool: a destination that cannot grow a demanding
+ * pair asks the pairs it grew earlier, and that consumed nothing since it
+ * last asked, to give back grown window they do not use (RECLAIM,
+ * answered by RELEASE); a source whose budget of grown window
+ * (fl_sender_budget) is spent gives back, unasked, the growth of
+ * destinations it has no more than a base window in flight to.  Growth
+ * counts against the source's budget from the STALL that asks for it
+ * until its answer, so the budget is never overdrawn.  Control items and
+ * the headers of messages on MPICH's path take no credit.  Self-sends have
+ * an unbounded window; what the application consumes goes straight back.
  */
 #ifndef OMNIBUS_CREDIT_H
 #define OMNIBUS_CREDIT_H
 
 #include "shim/base/state.h"
+
+/* A destination's account of one source's window. */
+struct credit_in {
+    uint32_t lent;     /* the window lent to the source: base + growth */
+    uint32_t held;     /* of it, what the source may hold as credit, have in
+                          flight, or have waiting here unreceived */
+    uint32_t step;     /* fl_step(lent): consumed bytes gathered before a
+                          CREDIT goes back */
+    uint8_t consumed;  /* bytes went back since the last reclaim sweep */
+    uint8_t reclaiming;/* a RECLAIM is unanswered */
+    uint8_t listed;    /* in omni.credit_grown_in */
+};
+
+/* A source's account of one destination (the hot part is omni.credit). */
+struct credit_out {
+    uint32_t grown;     /* of the window, what was grown beyond the base */
+    uint32_t asked;     /* growth the unanswered STALL can take (reserved
+                           in omni.credit_asked) */
+    uint32_t heard;     /* CREDIT, GRANT and REFUSED items received: a
+                           waiting send sees the destination answer */
+    uint64_t last_ns;   /* when the destination was last heard from while
+                           this rank waited, 0 when it is not waiting */
+    uint64_t gap_ns;    /* the largest recent gap between two answers while
+                           waiting (decays by an eighth a gap) */
+    uint8_t stalled;    /* a STALL is unanswered */
+    uint8_t fresh;      /* a CREDIT came since the STALL went */
+    uint8_t refused;    /* not consuming: until the next CREDIT or GRANT,
+                           blocking sends past the window go to MPICH */
+    uint8_t listed;     /* in omni.credit_grown_out */
+};
 
 int credit_init(void);
 void credit_finalize(void);
@@ -57,8 +114,8 @@ static inline void credit_refund(int dst, uint32_t size)
     omni.credit[dst] += size;
 }
 
-/* Gives world rank src what it is owed: in one CREDIT item, or, for this
- * rank itself, at once. */
+/* Gives world rank src what it is owed (and any growth it asked for): in
+ * one CREDIT item, or, for this rank itself, at once. */
 void credit_return(uint32_t src);
 
 /* The application here consumed `size` item bytes from world rank src.
@@ -67,15 +124,42 @@ static inline void credit_consumed(uint32_t src, uint32_t size)
 {
     if (!omni.on)
         return;
-    omni.owed[src] += size;
-    if (omni.owed[src] >= omni.window / 4)
+    struct credit_in *in = &omni.credit_in[src];
+    in->held -= size;
+    if (in->held + in->step <= in->lent)
         credit_return(src);
 }
 
-/* A CREDIT item from world rank src arrived. */
-static inline void credit_returned(uint32_t src, uint32_t bytes)
+/* A CREDIT of `bytes` from world rank peer. */
+static inline void credit_returned(uint32_t peer, uint32_t bytes)
 {
-    omni.credit[src] += bytes;
+    struct credit_out *o = &omni.credit_out[peer];
+    omni.credit[peer] += bytes;
+    o->refused = 0;
+    o->fresh = 1;
+    o->heard++;
 }
+
+/* The other control items from world rank `peer` (deliver.c): a STALL
+ * of a message of `need` item bytes that can take `accept` bytes of
+ * growth; a GRANT of `bytes`, `growth` of them new window; a REFUSED; a
+ * RECLAIM of `bytes`; a RELEASE of `bytes`. */
+void credit_stalled(uint32_t peer, uint32_t need, uint32_t accept);
+void credit_granted(uint32_t peer, uint32_t bytes, uint32_t growth);
+void credit_refused(uint32_t peer);
+void credit_reclaimed(uint32_t peer, uint32_t bytes);
+void credit_released(uint32_t peer, uint32_t bytes);
+
+/* The window towards world rank dst is too small for a send of `size`
+ * item bytes: tells dst (one STALL until it answers), and never waits.
+ * Any send past its window calls it, so that a pair that streams grows
+ * its window whichever path its messages then take. */
+void credit_stall(int dst, uint32_t size);
+
+/* A blocking standard send of `size` item bytes past its window: waits,
+ * driving progress, while dst consumes, and returns 1 once they fit; 0,
+ * at once or later, when dst is not consuming (REFUSED, or silent for
+ * credit_silence_ns), and the send goes to MPICH. */
+int credit_wait(int dst, uint32_t size);
 
 #endif
