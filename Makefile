@@ -147,7 +147,8 @@ mpitests: $(LIB) $(MPI_TEST_BINS) $(BUILD)/stress/stress $(CLUSTER_TEST_BINS) $(
 benches: $(LIB) $(YIELD_LIB) $(BENCH_BINS)
 
 test: unit mpitests
-	@scripts/run-tests scripts/check-layers scripts/check-links tests/install/check-install $(UNIT_BINS)
+	@scripts/run-tests scripts/check-layers scripts/check-links scripts/check-figures \
+	    tests/figures/planted-figures tests/install/check-install $(UNIT_BINS)
 
 # The tests across emulated nodes alone (tests/cluster/run; `make test` runs
 # them too where the machine allows network namespaces).  Needs root; fails
