@@ -20,7 +20,11 @@ BASEFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS)
 # bench/results/log.md, 2026-11-26, Instructions per message).
 # `make LIB_LTO= lib` builds without it.
 LIB_LTO ?= -flto=auto
-LIBFLAGS := $(BASEFLAGS) $(LIB_LTO) -fPIC -fvisibility=hidden
+# The release: VERSION is its one source, for the library (the statistics
+# file's "version"), omnibus-run --version and the installed documentation.
+VERSION := $(shell cat VERSION)
+LIBFLAGS := $(BASEFLAGS) $(LIB_LTO) -fPIC -fvisibility=hidden \
+            -DOMNIBUS_VERSION='"$(VERSION)"'
 
 CORE_SRCS := $(wildcard config/*.c router/*.c)
 # shim/ is one folder per layer (docs/design/architecture.md); the PMPI
@@ -76,6 +80,7 @@ $(BUILD)/obj/router/%.o: router/%.c $(wildcard router/*.h)
 $(BUILD)/obj/shim/%.o: shim/%.c $(SHIM_HDRS) $(wildcard config/*.h router/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LIBFLAGS) -I. -c -o $@ $<
+$(BUILD)/obj/shim/base/stats.o: VERSION
 $(BUILD)/obj/gen/wrappers_gen.o: $(GEN_WRAPPERS) $(SHIM_HDRS) $(wildcard config/*.h router/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LIBFLAGS) -I. -c -o $@ $<
@@ -244,7 +249,7 @@ install: lib
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(DOCDIR)
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libomnibus.so
 	install -m 755 scripts/omnibus-run $(DESTDIR)$(PREFIX)/bin/omnibus-run
-	install -m 644 README.md $(wildcard LICENSE CHANGELOG.md) $(DESTDIR)$(DOCDIR)/
+	install -m 644 README.md VERSION $(wildcard LICENSE CHANGELOG.md) $(DESTDIR)$(DOCDIR)/
 	if [ -d docs ]; then cp -R docs $(DESTDIR)$(DOCDIR)/ && chmod -R a+rX $(DESTDIR)$(DOCDIR)/docs; fi
 
 uninstall:
