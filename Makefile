@@ -1,6 +1,6 @@
 # Omnibus build.  `make` builds build/libomnibus.so; `make test` builds and
-# runs every test (the layering check, unit tests without MPI, then mpiexec
-# regression tests); `make demo` runs the short benchmark that shows the
+# runs every test (the layering check, the documentation's links and quoted
+# figures, unit tests without MPI, then mpiexec regression tests); `make demo` runs the short benchmark that shows the
 # speedup; `make install PREFIX=dir` installs the library, omnibus-run and
 # the documentation.  Nothing here installs system packages except `make
 # deps` (scripts/ensure-deps: the Debian packages the build and tests need),
