@@ -1,7 +1,8 @@
 # Omnibus build.  `make` builds build/libomnibus.so; `make test` builds and
 # runs every test (the layering check, the check that the docs' settings
-# tables are what config/settings.def gives, unit tests without MPI, then
-# mpiexec regression tests); `make demo` runs the short benchmark that shows the
+# tables are what config/settings.def gives, the documentation's links and
+# quoted figures, unit tests without MPI, then mpiexec regression tests);
+# `make demo` runs the short benchmark that shows the
 # speedup; `make install PREFIX=dir` installs the library, omnibus-run and
 # the documentation.  `make deps` (scripts/ensure-deps) installs the
 # Debian packages the build and tests need, when missing; a fresh machine
@@ -23,7 +24,11 @@ BASEFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS)
 # bench/results/log.md, 2026-11-26, Instructions per message).
 # `make LIB_LTO= lib` builds without it.
 LIB_LTO ?= -flto=auto
-LIBFLAGS := $(BASEFLAGS) $(LIB_LTO) -fPIC -fvisibility=hidden
+# The release: VERSION is its one source, for the library (the statistics
+# file's "version"), omnibus-run --version and the installed documentation.
+VERSION := $(shell cat VERSION)
+LIBFLAGS := $(BASEFLAGS) $(LIB_LTO) -fPIC -fvisibility=hidden \
+            -DOMNIBUS_VERSION='"$(VERSION)"'
 
 CORE_SRCS := $(wildcard config/*.c router/*.c)
 # shim/ is one folder per layer (docs/design/architecture.md); the PMPI
@@ -79,6 +84,7 @@ $(BUILD)/obj/router/%.o: router/%.c $(wildcard router/*.h)
 $(BUILD)/obj/shim/%.o: shim/%.c $(SHIM_HDRS) $(wildcard config/*.h config/*.def router/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LIBFLAGS) -I. -c -o $@ $<
+$(BUILD)/obj/shim/base/stats.o: VERSION
 $(BUILD)/obj/gen/wrappers_gen.o: $(GEN_WRAPPERS) $(SHIM_HDRS) $(wildcard config/*.h config/*.def router/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LIBFLAGS) -I. -c -o $@ $<
@@ -150,7 +156,9 @@ mpitests: $(LIB) $(MPI_TEST_BINS) $(BUILD)/stress/stress $(CLUSTER_TEST_BINS) $(
 benches: $(LIB) $(YIELD_LIB) $(BENCH_BINS)
 
 test: unit mpitests
-	@scripts/run-tests scripts/check-layers tests/layers/check-layers-cycles scripts/gen-settings tests/install/check-install $(UNIT_BINS)
+	@scripts/run-tests scripts/check-layers tests/layers/check-layers-cycles \
+	    scripts/gen-settings scripts/check-links scripts/check-figures \
+	    tests/figures/planted-figures tests/install/check-install $(UNIT_BINS)
 
 # The tests across emulated nodes alone (tests/cluster/run; `make test` runs
 # them too where the machine allows network namespaces).  Needs root; fails
@@ -246,7 +254,7 @@ install: lib
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(DOCDIR)
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libomnibus.so
 	install -m 755 scripts/omnibus-run $(DESTDIR)$(PREFIX)/bin/omnibus-run
-	install -m 644 README.md $(wildcard LICENSE CHANGELOG.md) $(DESTDIR)$(DOCDIR)/
+	install -m 644 README.md VERSION $(wildcard LICENSE CHANGELOG.md) $(DESTDIR)$(DOCDIR)/
 	if [ -d docs ]; then cp -R docs $(DESTDIR)$(DOCDIR)/ && chmod -R a+rX $(DESTDIR)$(DOCDIR)/docs; fi
 
 uninstall:

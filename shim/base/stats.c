@@ -4,6 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* The release, from the VERSION file (the Makefile passes it); a compile
+ * outside the Makefile, such as scripts/check-layers's, says so instead. */
+#ifndef OMNIBUS_VERSION
+#define OMNIBUS_VERSION "unknown (built outside the Makefile)"
+#endif
+
 enum {
     S_USER, S_DIRECT, S_FORWARDED, S_WIRE_MSGS, S_WIRE_BYTES, S_DELIVERED,
     S_ACKS, S_WINDOW_FULL, S_RNDV, S_FULL, S_IDLE, S_AGE, S_BLOCK, S_URGENT,
@@ -85,7 +91,8 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *peak)
 {
     const rt_grid *g = &omni.grid;
     int maxhop = g->ndims;
-    fprintf(f, "{\"ranks\":%d,\"topology\":[", omni.size);
+    fprintf(f, "{\"version\":\"%s\",\"ranks\":%d,\"topology\":[",
+            OMNIBUS_VERSION, omni.size);
     for (int d = 0; d < g->ndims; d++)
         fprintf(f, "%s%d", d ? "," : "", g->dims[d]);
     fprintf(f, "],\"buffer_size\":%zu,\"threshold\":%zu,\"yield\":%d,",
@@ -170,20 +177,36 @@ static void write_stats_file(const char *path, const uint64_t *t,
     free(tmp);
 }
 
+/* The summary line names each path a send took, and the paths add up to
+ * the sends: a large message went alone (through a ring or in a block of
+ * its own), by single-copy read, or as header and payload through MPICH;
+ * a send past its pair's window went to MPICH (a blocking one, counted in
+ * direct_sends) or by rendezvous (the rest of rendezvous_sends, which also
+ * counts the single-copy reads). */
 static void print_summary(const uint64_t *t, const uint64_t *peak)
 {
     double per = t[S_USER] ? (double)t[S_WIRE_MSGS] / (double)t[S_USER] : 0.0;
+    uint64_t alone = t[S_RING_ALONE] + t[S_WIRE_ALONE];
+    uint64_t split = t[S_DIRECT] - t[S_FALLBACK];
+    uint64_t large = alone + t[S_READ] + split;
+    uint64_t past = t[S_FALLBACK] + (t[S_RNDV] - t[S_READ]);
     fprintf(stderr,
             "omnibus: %d ranks, topology", omni.size);
     for (int d = 0; d < omni.grid.ndims; d++)
         fprintf(stderr, "%s%d", d ? "x" : " ", omni.grid.dims[d]);
     fprintf(
         stderr,
-        ": %llu sends (%llu large), %llu forwarded, %llu wire messages "
-        "(%.4f per send), %llu wire bytes, peak %llu KiB buffers per rank\n",
-        (unsigned long long)t[S_USER], (unsigned long long)t[S_DIRECT],
-        (unsigned long long)t[S_FORWARDED], (unsigned long long)t[S_WIRE_MSGS],
-        per, (unsigned long long)t[S_WIRE_BYTES],
+        ": %llu sends (%llu aggregated; %llu large: %llu alone, %llu "
+        "single-copy, %llu header+payload; %llu past the window), %llu "
+        "forwarded, %llu wire messages (%.4f per send), %llu wire bytes, "
+        "peak %llu KiB buffers per rank\n",
+        (unsigned long long)t[S_USER],
+        (unsigned long long)(t[S_USER] - large - past),
+        (unsigned long long)large, (unsigned long long)alone,
+        (unsigned long long)t[S_READ], (unsigned long long)split,
+        (unsigned long long)past, (unsigned long long)t[S_FORWARDED],
+        (unsigned long long)t[S_WIRE_MSGS], per,
+        (unsigned long long)t[S_WIRE_BYTES],
         (unsigned long long)(peak[0] / 1024));
 }
 
