@@ -39,8 +39,12 @@
 
 /* The most one pair's window can be, whatever the pool. */
 #define FL_WINDOW_MAX ((uint64_t)4 << 20)
-/* Partly filled outgoing buffers kept at once; a new one ships the oldest. */
+/* Partly filled outgoing buffers kept at once; a new one ships the oldest
+ * (router/evict.h).  A build may lower it (-DFL_FILL_CAP=4) so that the cap
+ * shows on a few ranks. */
+#ifndef FL_FILL_CAP
 #define FL_FILL_CAP 64
+#endif
 /* Smallest block a partly filled buffer is cut to when it ships. */
 #define FL_MIN_SHIPPED 64
 
