@@ -156,7 +156,7 @@ mpitests: $(LIB) $(MPI_TEST_BINS) $(BUILD)/stress/stress $(CLUSTER_TEST_BINS) $(
 benches: $(LIB) $(YIELD_LIB) $(BENCH_BINS)
 
 test: unit mpitests $(PLAN)
-	@scripts/run-tests scripts/check-layers tests/install/check-install $(UNIT_BINS)
+	@scripts/run-tests scripts/check-layers tests/install/check-install tests/plan/check-keys $(UNIT_BINS)
 
 # The tests across emulated nodes alone (tests/cluster/run; `make test` runs
 # them too where the machine allows network namespaces).  Needs root; fails

@@ -61,6 +61,17 @@ static double dim_last_hops_per_send(const rt_grid *g, int d)
     return g->nranks > 1 ? (g->dims[d] - 1) * above / (g->nranks - 1) : 0.0;
 }
 
+double pl_relay_dim_per_send(const rt_grid *g, int e, int d)
+{
+    if (d >= e || g->nranks < 2)
+        return 0;
+    double n = (double)(g->dims[e] - 1) * (g->dims[d] - 1);
+    for (int f = 0; f < g->ndims; f++)
+        if (f > e || f < d)
+            n *= g->dims[f];
+    return n / (g->nranks - 1);
+}
+
 int pl_complete_peers(const rt_grid *g)
 {
     int n = 0;
@@ -122,8 +133,14 @@ static int traffic_counted(const rt_grid *g, pl_pattern pat, int me,
                 continue;
             out += w;
             t->hops[rt_grid_route_length(g, s, d)] += w;
-            for (int at = s; at != d;) {
+            for (int at = s, in = -1; at != d;) {
                 int next = rt_grid_next_hop(g, at, d);
+                int dim = rt_grid_hop_dim(g, at, next);
+                if (next == me)
+                    t->in_dim[dim] += w;
+                if (at == me && in >= 0)
+                    t->relay_dim[in][dim] += w;
+                in = dim;
                 if (at == me) {
                     int i = index[next];
                     if (s == me)
@@ -191,10 +208,14 @@ static void traffic_sampled(const rt_grid *g, pl_traffic *t)
         int d = (int)(rng_next(&rng) % (uint64_t)(P - 1));
         d += d >= s;
         t->hops[rt_grid_route_length(g, s, d)] += 1.0 / PL_SAMPLES;
-        for (int at = s; at != d;) {
+        for (int at = s, in = -1; at != d;) {
             int next = rt_grid_next_hop(g, at, d);
             int dim = rt_grid_hop_dim(g, at, next);
             all[dim] += 1.0 / PL_SAMPLES;
+            t->in_dim[dim] += 1.0 / PL_SAMPLES;
+            if (in >= 0)
+                t->relay_dim[in][dim] += 1.0 / PL_SAMPLES;
+            in = dim;
             if (at == s)
                 first[dim] += 1.0 / PL_SAMPLES;
             if (next == d)
@@ -214,6 +235,9 @@ static void traffic_closed(const rt_grid *g, pl_traffic *t)
         first[d] = pl_dim_first_hops_per_send(g, d);
         all[d] = pl_dim_hops_per_send(g, d);
         last[d] = dim_last_hops_per_send(g, d);
+        t->in_dim[d] = all[d];
+        for (int e = 0; e < g->ndims; e++)
+            t->relay_dim[e][d] = pl_relay_dim_per_send(g, e, d);
     }
     pl_hop_counts(g, e);
     for (int a = 0; a <= g->ndims; a++)

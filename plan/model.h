@@ -42,6 +42,12 @@ typedef struct {
                           or 0 for a receiving rank of PL_PAIRS */
     double senders;    /* share of ranks that send (1, or 1/2 for pairs) */
     double hops[RT_MAX_DIMS + 1]; /* job's sends by route length, shares */
+    /* Items that reach this rank over dimension e (in_dim[e]), and those of
+     * them it forwards along dimension d (relay_dim[e][d]), per send of a
+     * sending rank: a block that arrives is what a neighbour shipped, and
+     * the simulation lets its items out in these shares. */
+    double in_dim[RT_MAX_DIMS];
+    double relay_dim[RT_MAX_DIMS][RT_MAX_DIMS];
     int exact;         /* counted or closed form (1), or sampled (0) */
 } pl_traffic;
 
@@ -62,6 +68,10 @@ double pl_dim_hops_per_send(const rt_grid *g, int d);
 /* First hops along dimension d per send (the highest differing dimension is
  * d): (s_d - 1) x prod over e < d of s_e / (P - 1). */
 double pl_dim_first_hops_per_send(const rt_grid *g, int d);
+/* Items a rank forwards along d of those that reached it over e, per send:
+ * d is the highest differing dimension below e, so (s_e - 1)(s_d - 1) x
+ * prod_{f>e} s_f x prod_{f<d} s_f over P - 1 (0 unless d < e). */
+double pl_relay_dim_per_send(const rt_grid *g, int e, int d);
 /* Peers of a rank of a complete grid: sum of (s_d - 1). */
 int pl_complete_peers(const rt_grid *g);
 int pl_grid_complete(const rt_grid *g);

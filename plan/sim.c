@@ -31,6 +31,13 @@ typedef struct {
     int head, lru_head, lru_tail, filling;
     uint64_t epoch;
     double held;              /* bytes arrived since the latest poll */
+    double arriving[RT_MAX_DIMS]; /* items shipped since the latest poll,
+                                     by dimension: by symmetry, what
+                                     arrives at the next one */
+    double **dim_cdf;         /* per dimension, relay weights of its peers */
+    int **dim_peer;
+    int dim_n[RT_MAX_DIMS];
+    uint64_t rng;
 } sim;
 
 static void list_unlink(int *next, int *prev, int *head, int *tail, int i)
@@ -58,9 +65,8 @@ static void list_push(int *next, int *prev, int *head, int *tail, int i)
 }
 
 /* A buffer leaves: one wire message.  By symmetry a rank receives what it
- * sends, so the block it ships stands for one it holds until its program
- * polls (a record whose items wait for their receive is copied into a
- * block, shim/transport/transport.c). */
+ * sends: the block it ships along d stands for one that reaches it over d
+ * by its next poll (arrivals()). */
 static void ship(sim *s, int i, double *why)
 {
     pl_sim_result *r = s->r;
@@ -68,8 +74,7 @@ static void ship(sim *s, int i, double *why)
     r->blocks_dim[s->t->dim[i]]++;
     r->blocks_off_node += s->t->off_node[i];
     (*why)++;
-    if (s->t->final[i] > 0)
-        s->held += (double)pl_block_bytes(s->len[i], s->p->block);
+    s->arriving[s->t->dim[i]] += (double)(s->len[i] / s->p->item);
     s->len[i] = 0;
     list_unlink(s->next, s->prev, &s->head, NULL, i);
     list_unlink(s->lru_next, s->lru_prev, &s->lru_head, &s->lru_tail, i);
@@ -108,6 +113,48 @@ static void append(sim *s, int i)
     s->r->appended++;
     s->r->items_dim[s->t->dim[i]]++;
     track_peak(s);
+}
+
+static uint64_t rng_next(uint64_t *x);
+static double rng_unit(uint64_t *x);
+static int draw(const double *cdf, int n, uint64_t *x);
+
+/* The blocks that reached the rank since its previous poll: of the items
+ * that came over e, the share relay_dim[e][d] / in_dim[e] goes on along d
+ * (to a peer of d by its relay weight); the rest stay, held until the
+ * program receives them (a record whose items wait for their receive is
+ * copied into a block, shim/transport/transport.c).  Returns whether any
+ * was forwarded. */
+static int arrivals(sim *s)
+{
+    const pl_traffic *t = s->t;
+    int forwarded = 0;
+    for (int e = 0; e < RT_MAX_DIMS; e++) {
+        double items = s->arriving[e];
+        s->arriving[e] = 0;
+        if (items <= 0 || t->in_dim[e] <= 0)
+            continue;
+        double stay = items;
+        for (int d = 0; d < RT_MAX_DIMS; d++) {
+            double share = t->relay_dim[e][d] / t->in_dim[e];
+            if (share <= 0 || s->dim_n[d] == 0)
+                continue;
+            double want = items * share;
+            long n = (long)want;
+            n += rng_unit(&s->rng) < want - (double)n;
+            for (long j = 0; j < n; j++) {
+                int k = draw(s->dim_cdf[d], s->dim_n[d], &s->rng);
+                append(s, s->dim_peer[d][k]);
+            }
+            stay -= (double)n;
+            forwarded |= n > 0;
+        }
+        if (stay > 0)
+            s->held += (double)pl_block_bytes(
+                (uint64_t)(stay * (double)s->p->item), s->p->block);
+    }
+    track_peak(s);
+    return forwarded;
 }
 
 /* A progress round of a rank that sent since the previous one: the idle
@@ -170,10 +217,9 @@ int pl_sim_rank(const pl_traffic *t, const pl_sim_params *p,
     s.lru_next = malloc(nn * sizeof *s.lru_next);
     s.lru_prev = malloc(nn * sizeof *s.lru_prev);
     double *own_cdf = malloc(nn * sizeof *own_cdf);
-    double *relay_cdf = malloc(nn * sizeof *relay_cdf);
     int rc = -1;
     if (!s.len || !s.stamp || !s.next || !s.prev || !s.lru_next ||
-        !s.lru_prev || !own_cdf || !relay_cdf)
+        !s.lru_prev || !own_cdf)
         goto out;
     double own = 0, relay = 0;
     for (int i = 0; i < n; i++) {
@@ -181,34 +227,71 @@ int pl_sim_rank(const pl_traffic *t, const pl_sim_params *p,
         own += t->own[i];
         relay += t->relay[i];
         own_cdf[i] = own;
-        relay_cdf[i] = relay;
     }
-    /* Per send of a sending rank this rank appends `own` of its own (its
-     * share of sends) and `relay` for others. */
-    uint64_t x = p->seed ? p->seed : 0x2545f4914f6cdd1dULL;
+    /* Per dimension, its peers and their relay weights (alike when the
+     * rank relays nothing along it). */
+    s.dim_cdf = calloc(RT_MAX_DIMS, sizeof *s.dim_cdf);
+    s.dim_peer = calloc(RT_MAX_DIMS, sizeof *s.dim_peer);
+    if (!s.dim_cdf || !s.dim_peer)
+        goto out;
+    for (int d = 0; d < RT_MAX_DIMS; d++) {
+        int m = 0;
+        for (int i = 0; i < n; i++)
+            m += t->dim[i] == d;
+        s.dim_n[d] = m;
+        if (!m)
+            continue;
+        s.dim_cdf[d] = malloc((size_t)m * sizeof **s.dim_cdf);
+        s.dim_peer[d] = malloc((size_t)m * sizeof **s.dim_peer);
+        if (!s.dim_cdf[d] || !s.dim_peer[d])
+            goto out;
+        double sum = 0, any = 0;
+        for (int i = 0; i < n; i++)
+            any += t->dim[i] == d ? t->relay[i] : 0;
+        for (int i = 0, j = 0; i < n; i++) {
+            if (t->dim[i] != d)
+                continue;
+            sum += any > 0 ? t->relay[i] : 1;
+            s.dim_cdf[d][j] = sum;
+            s.dim_peer[d][j++] = i;
+        }
+    }
+    /* The rank's own sends in rounds of k between two polls; at each poll
+     * what arrived is taken in (and forwarded) before the verdicts. */
+    s.rng = p->seed ? p->seed : 0x2545f4914f6cdd1dULL;
     long k = p->k > 0 ? p->k : p->n;
-    double relay_carry = 0;
     for (long done = 0; done < p->n; done += k) {
         long batch = p->n - done < k ? p->n - done : k;
         int appended = 0;
         for (long j = 0; own > 0 && j < batch; j++) {
-            append(&s, draw(own_cdf, n, &x));
+            append(&s, draw(own_cdf, n, &s.rng));
             r->own++;
             appended = 1;
         }
-        relay_carry += relay * (double)batch;
-        for (; relay > 0 && relay_carry >= 1; relay_carry--) {
-            append(&s, draw(relay_cdf, n, &x));
-            appended = 1;
-        }
-        if (p->k > 0)
+        if (p->k > 0) {
+            appended |= arrivals(&s);
             round_end(&s, appended);
+        }
+    }
+    /* The blocking call at the end ships every buffer; a relay keeps
+     * forwarding what still arrives, and ships it as it waits. */
+    for (int pass = 0; pass < 64 && (s.head >= 0 || relay > 0); pass++) {
+        while (s.head >= 0)
+            ship(&s, s.head, &r->end);
+        if (!arrivals(&s))
+            break;
     }
     while (s.head >= 0)
         ship(&s, s.head, &r->end);
     track_peak(&s);
     rc = 0;
 out:
+    for (int d = 0; s.dim_cdf && d < RT_MAX_DIMS; d++)
+        free(s.dim_cdf[d]);
+    for (int d = 0; s.dim_peer && d < RT_MAX_DIMS; d++)
+        free(s.dim_peer[d]);
+    free(s.dim_cdf);
+    free(s.dim_peer);
     free(s.len);
     free(s.stamp);
     free(s.next);
@@ -216,6 +299,5 @@ out:
     free(s.lru_next);
     free(s.lru_prev);
     free(own_cdf);
-    free(relay_cdf);
     return rc;
 }

@@ -107,6 +107,27 @@ static void test_counted_rates_of_a_complete_grid_are_the_closed_forms(void)
     pl_traffic_free(&t);
 }
 
+static void test_relay_shares_by_dimension_match_counted_routes(void)
+{
+    int dims[3] = {3, 4, 5};
+    rt_grid g;
+    rt_grid_init(&g, 60, 3, dims);
+    pl_traffic t;
+    pl_traffic_of(&g, PL_UNIFORM, 0, 0, &t);
+    int bad = 0;
+    for (int e = 0; e < 3; e++) {
+        bad += !close_to(t.in_dim[e], pl_dim_hops_per_send(&g, e), 1e-12);
+        for (int d = 0; d < 3; d++)
+            bad += !close_to(t.relay_dim[e][d],
+                             pl_relay_dim_per_send(&g, e, d), 1e-12);
+    }
+    CHECK(bad == 0, "on 3x4x5 the items a rank forwards along d of those "
+                    "that came over e must be (s_e-1)(s_d-1) prod_{f>e} s_f "
+                    "prod_{f<d} s_f / (P-1) for d < e and 0 otherwise, as "
+                    "the routes counted pair by pair say; %d differed", bad);
+    pl_traffic_free(&t);
+}
+
 static void test_incomplete_grid_routes_are_counted_exactly(void)
 {
     int dims[2] = {3, 3};
@@ -189,6 +210,7 @@ int main(void)
     RUN(test_hop_counts_match_counted_routes_on_complete_grids);
     RUN(test_per_dimension_hops_match_counted_routes);
     RUN(test_counted_rates_of_a_complete_grid_are_the_closed_forms);
+    RUN(test_relay_shares_by_dimension_match_counted_routes);
     RUN(test_incomplete_grid_routes_are_counted_exactly);
     RUN(test_cap_regime_carries_k_over_k_minus_cap_items);
     RUN(test_full_regime_fills_every_block);
