@@ -224,7 +224,8 @@ static rc_rule auto_rule(const query *q)
 {
     rc_rule r = {.block = q->cfg.buffer_size, .item = RT_HDR_SIZE + 8,
                  .idle_rounds = (uint64_t)q->cfg.idle_rounds, .cap = q->cap,
-                 .poll = RC_POLL};
+                 .poll = RC_POLL,
+                 .age_sends = (double)q->cfg.flush_us * RC_SENDS_PER_US};
     return r;
 }
 

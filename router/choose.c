@@ -28,6 +28,13 @@ double rc_items_per_block(const rc_rule *r, int s, double h, int K)
                 best = idle;
         }
     }
+    if (s > 1 && r->age_sends > 0) {
+        double age = r->age_sends * h / (double)(s - 1);
+        if (age < 1)
+            age = 1;
+        if (age < best)
+            best = age;
+    }
     if (K > r->cap) {
         double cap = (double)K / (double)(K - r->cap);
         if (cap < best)
@@ -71,33 +78,35 @@ void rc_choose(const rc_rule *r, int nranks, int nnodes, int equal,
     take(out, r, nranks, 1, direct, 0);
     out->direct_score = out->score;
     out->reason = RC_DIRECT_BEST;
-    if (nnodes <= 1 && nranks - 1 <= r->cap) {
+    int capped = nranks - 1 > r->cap;
+    if (nnodes <= 1 && !capped) {
         out->reason = RC_DIRECT_ONE_NODE;
         return;
     }
-    rc_choice best = *out;
+    /* Fewest hops first: the node grid, then balanced grids of 2, 3, ...
+     * dimensions, the latter only where direct's peers exceed the cap. */
+    rc_choice c = {0};
     if (equal && nnodes > 1 && nranks / nnodes > 1) {
         int dims[2] = {nnodes, nranks / nnodes};
-        rc_choice c = {0};
         take(&c, r, nranks, 2, dims, 1);
-        if (c.score < best.score)
-            best = c;
+        if (c.score <= out->direct_score / 2)
+            goto found;
     }
-    for (int n = 2; n <= RC_MAX_BALANCED; n++) {
+    for (int n = 2; capped && n <= RC_MAX_BALANCED; n++) {
         int dims[RT_MAX_DIMS];
         rt_grid_balanced_dims(nranks, n, dims);
         if (dims[n - 1] < 2)
             break;
-        rc_choice c = {0};
         take(&c, r, nranks, n, dims, 0);
-        if (c.score < best.score)
-            best = c;
+        if (c.score <= out->direct_score / 2)
+            goto found;
     }
-    if (best.ndims > 1 && best.score <= out->direct_score / 2) {
-        best.direct_score = out->direct_score;
-        best.reason = RC_GRID_HALVES;
-        *out = best;
-    }
+    return;
+found:
+    c.direct_score = out->direct_score;
+    c.reason = c.node_grid ? RC_NODE_GRID_HALVES
+                           : RC_GRID_HALVES;
+    *out = c;
 }
 
 const char *rc_reason_text(rc_reason why)
@@ -107,12 +116,16 @@ const char *rc_reason_text(rc_reason why)
         return "one node and no more peers than the cap: every buffer fills, "
                "and a relay hop would only add a copy";
     case RC_DIRECT_BEST:
-        return "no grid halves direct's wire messages per send, so no relay "
-               "hop is worth its latency";
+        return "no candidate grid halves direct's wire messages per send, "
+               "so no relay hop is worth its latency";
+    case RC_NODE_GRID_HALVES:
+        return "the node grid at least halves direct's wire messages per "
+               "send: items gather inside a node before they cross the "
+               "network";
     case RC_GRID_HALVES:
-        return "this grid at least halves direct's wire messages per send "
-               "(direct's buffers leave nearly empty: too many peers for the "
-               "cap, or idle)";
+        return "direct's peers exceed the cap, so its blocks leave nearly "
+               "empty; this is the grid of fewest dimensions that at least "
+               "halves direct's wire messages per send";
     }
     return "";
 }

@@ -15,11 +15,24 @@
  *           the next R all miss with chance q^R (q = 1 - p), so a block
  *           gets 1 / q^R appending rounds of x / p items each: (x / p) /
  *           q^R items (1 / q^R for a program that polls after every send);
+ *  - age:   a buffer leaves OMNIBUS_FLUSH_US after its first item, by
+ *           when the rank made age_sends sends, h_d / (s_d - 1) of them per
+ *           send for this buffer;
  *  - cap:   K / (K - cap) when the rank's K peers exceed the cap of
  *           buffers filling at once: a buffer then ships when a newer one
  *           opens, and an item finds its buffer open with chance cap / K.
  * `direct` is taken unless a grid at least halves its score: a relay hop
- * costs a latency-bound exchange one more message's time.  On one node
+ * costs a latency-bound exchange one more message's time.  Candidates are
+ * tried fewest hops first, and the first that halves direct's score is
+ * taken: the node grid (on nodes of equal size), then, only where direct's
+ * P - 1 peers exceed the cap, balanced grids of 2 to RC_MAX_BALANCED
+ * dimensions (placed node by node).  Counting wire messages alone would
+ * always favour more dimensions, each cutting a rank's peers further; the
+ * order charges the hops instead.  With the age
+ * term this is the rule `auto` followed before the model (the node grid
+ * where it halves a rank's peers) on every layout the benchmarks cover:
+ * direct on 2 x 2, 4 x 2 and 3 x 2, the node grid on 3 x 3 and 4 x 4
+ * (docs/design/routing.md).  On one node
  * with at most cap + 1 ranks every candidate fills its buffers, and
  * `direct` is taken: on shared memory a relay hop is a copy and saves no
  * network message.
@@ -33,6 +46,10 @@
 /* Sends between two polls the score assumes (the benchmarks' drain
  * interval). */
 #define RC_POLL 64
+/* Sends per microsecond per rank the score assumes for the age flush: a
+ * fine-grained kernel's order of magnitude (a send costs about 0.2 to 1 us,
+ * bench/results/report.md). */
+#define RC_SENDS_PER_US 1.0
 /* Dimensions tried beyond direct and the node grid. */
 #define RC_MAX_BALANCED 6
 
@@ -42,12 +59,19 @@ typedef struct {
     uint64_t idle_rounds; /* R */
     int cap;              /* FL_FILL_CAP */
     long poll;            /* sends between polls, RC_POLL for `auto` */
+    double age_sends;     /* sends a rank makes in OMNIBUS_FLUSH_US:
+                             flush_us x RC_SENDS_PER_US for `auto`; 0
+                             leaves the age flush out */
 } rc_rule;
 
 typedef enum {
     RC_DIRECT_ONE_NODE,  /* one node, cap not reached: direct */
     RC_DIRECT_BEST,      /* no grid halves direct's score */
-    RC_GRID_HALVES       /* the grid's score is at most half direct's */
+    RC_NODE_GRID_HALVES, /* the node grid's score is at most half
+                            direct's */
+    RC_GRID_HALVES       /* direct exceeds the cap, and this balanced grid,
+                            the fewest dimensions that do, scores at most
+                            half direct's */
 } rc_reason;
 
 typedef struct {
