@@ -29,9 +29,18 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = os.path.join(ROOT, "build")
 N = 20000
 
-# (kernel, ranks, topology, buffer, pattern, message, poll, args, cap)
+# (kernel, ranks, topology, buffer, pattern, message, poll, args, cap[,
+# emulated nodes: OMNIBUS_FAKE_NODES, rank r on node r % nodes])
 def runs():
     out = []
+    for nodes in (2, 4):
+        for topo in ("direct", "2x4", "2x2x2", "nodes"):
+            if topo == "nodes" and nodes != 2:
+                continue
+            for k in (64, 1):
+                out.append(("gups", 8, topo, 16384, "uniform", 8, k,
+                            ["-n", str(N), "-w", "0", "-k", str(k)], 64,
+                            nodes))
     for buf in (1024, 16384):
         for P, topo in ((4, "direct"), (4, "2x2"), (8, "direct"), (8, "2x4"),
                         (8, "2x2x2"), (7, "3x3")):
@@ -64,11 +73,13 @@ def git(*a):
     return subprocess.run(["git", "-C", ROOT] + list(a), capture_output=True,
                           text=True).stdout.strip()
 
-def measure(kernel, P, topo, buf, args, cap):
+def measure(kernel, P, topo, buf, args, cap, nodes):
     fd, path = tempfile.mkstemp(suffix=".json")
     os.close(fd)
     env = dict(os.environ, OMNIBUS_TOPOLOGY=topo, OMNIBUS_BUFFER_SIZE=str(buf),
                OMNIBUS_FLUSH_US="1000000", OMNIBUS_STATS_FILE=path)
+    if nodes:
+        env["OMNIBUS_FAKE_NODES"] = str(nodes)
     if cap != 64:
         env["OMNIBUS_LIB"] = os.path.join(B, "smallcap", "libomnibus.so")
     cmd = [os.path.join(ROOT, "scripts", "omnibus-run"), "-n", str(P),
@@ -80,13 +91,15 @@ def measure(kernel, P, topo, buf, args, cap):
     os.unlink(path)
     return s
 
-def predict(P, topo, buf, pattern, msg, poll, sends, cap):
+def predict(P, topo, buf, pattern, msg, poll, sends, cap, nodes):
     env = dict(os.environ, OMNIBUS_BUFFER_SIZE=str(buf))
+    where = (["--nodes", str(nodes), "--round-robin", "--wire-receives", "0"]
+             if nodes else [])
     out = subprocess.run([os.path.join(B, "omnibus-plan"), "--ranks", str(P),
-                          "--topology", "direct" if topo == "direct" else topo,
+                          "--topology", topo,
                           "--pattern", pattern, "--message", str(msg),
                           "--poll", str(poll), "--sends", str(sends),
-                          "--cap", str(cap), "--json"], env=env,
+                          "--cap", str(cap), "--json"] + where, env=env,
                          capture_output=True, text=True, check=True).stdout
     return json.loads(out)["candidates"][0]
 
@@ -104,15 +117,19 @@ def main():
             print(__doc__)
             return 2
     rows = []
-    for kernel, P, topo, buf, pattern, msg, poll, args, cap in runs():
-        name = f"{kernel} {' '.join(args)} P={P} {topo} B={buf} cap={cap}"
+    for run in runs():
+        kernel, P, topo, buf, pattern, msg, poll, args, cap = run[:9]
+        nodes = run[9] if len(run) > 9 else 0
+        name = (f"{kernel} {' '.join(args)} P={P} {topo} B={buf} cap={cap}"
+                f"{f' nodes={nodes}' if nodes else ''}")
         if only and only not in name:
             continue
-        m = measure(kernel, P, topo, buf, args, cap)
+        m = measure(kernel, P, topo, buf, args, cap, nodes)
         t = m["totals"]
         sends_per_rank = (int(args[args.index("-n") + 1]) if "-n" in args
                           else (N // (P - 1)) * (P - 1))
-        p = predict(P, topo, buf, pattern, msg, poll, sends_per_rank, cap)
+        p = predict(P, topo, buf, pattern, msg, poll, sends_per_rank, cap,
+                    nodes)
         pt = p["predicted_totals"]
         us = t["user_sends"]
         hist = m["hops_histogram"]
@@ -120,7 +137,7 @@ def main():
         r = {
             "kernel": kernel, "args": " ".join(args), "ranks": P,
             "topology": topo, "buffer": buf, "message": msg, "poll": poll,
-            "cap": cap,
+            "cap": cap, "nodes": nodes or 1,
             "hops_measured": "/".join(f"{h / us:.4f}" for h in hist),
             "hops_predicted": "/".join(f"{h / pt['predicted_user_sends']:.4f}"
                                        for h in phist),
@@ -135,6 +152,10 @@ def main():
                                        m["collectives"]["messages"]) / us,
             "wire_per_send_predicted": pt["predicted_wire_messages"] /
                                        pt["predicted_user_sends"],
+            "off_node_per_send_measured": t["wire_messages_off_node"] / us,
+            "off_node_per_send_predicted":
+                pt["predicted_wire_messages_off_node"] /
+                pt["predicted_user_sends"],
             "peak_measured": m["peak_buffer_bytes_per_rank"],
             "peak_predicted": p["predicted_peak_buffer_bytes_per_rank"],
             "flushes_measured": "/".join(str(m["flushes"][k]) for k in
@@ -143,6 +164,9 @@ def main():
             "trigger_predicted": p["trigger"],
         }
         r["wire_ratio"] = r["wire_per_send_predicted"] / r["wire_per_send_measured"]
+        r["off_node_ratio"] = (r["off_node_per_send_predicted"] /
+                               r["off_node_per_send_measured"]
+                               if r["off_node_per_send_measured"] else 1.0)
         r["peak_ratio"] = r["peak_predicted"] / max(1, r["peak_measured"])
         rows.append(r)
         print(f"{name}: wire/send {r['wire_per_send_measured']:.5f} predicted "
@@ -168,18 +192,25 @@ def main():
         f.write(__doc__.split("\n\n", 2)[2].strip() + "\n\n")
         f.write(f"Forwarded items equal to sum over a of (a - 1) x hops[a]: "
                 f"{exact} of {len(rows)} runs.\n")
+        emulated = [r for r in rows if r["nodes"] > 1]
+        f.write(f"Across emulated nodes (OMNIBUS_FAKE_NODES), off-node wire "
+                f"messages per send within 10%: "
+                f"{sum(abs(r['off_node_ratio'] - 1) <= 0.10 for r in emulated)} "
+                f"of {len(emulated)} runs.\n")
         f.write(f"Wire messages per send within 10%: {within} of {len(rows)} "
                 f"runs. Peak buffer bytes within 10%: {pwithin} of "
                 f"{len(rows)}.\n\n")
-        f.write("| kernel | args | P | topology | B | cap | hops measured | "
+        f.write("| kernel | args | P | nodes | topology | B | cap | hops measured | "
                 "hops predicted | fwd/send measured | fwd/send from hops | "
                 "fwd/send predicted | collective msgs | "
                 "wire/send measured | wire/send predicted | ratio | "
+                "off-node/send measured | off-node/send predicted | "
                 "flushes full/idle/age/blocking/quiet | predicted trigger | "
                 "peak measured | peak predicted |\n")
-        f.write("|" + "---|" * 19 + "\n")
+        f.write("|" + "---|" * 22 + "\n")
         for r in rows:
             f.write(f"| {r['kernel']} | `{r['args']}` | {r['ranks']} | "
+                    f"{r['nodes']} | "
                     f"{r['topology']} | {r['buffer']} | {r['cap']} | "
                     f"{r['hops_measured']} | {r['hops_predicted']} | "
                     f"{r['fwd_per_send_measured']:.4f} | "
@@ -188,7 +219,10 @@ def main():
                     f"{r['collective_messages']} | "
                     f"{r['wire_per_send_measured']:.5f} | "
                     f"{r['wire_per_send_predicted']:.5f} | "
-                    f"{r['wire_ratio']:.3f} | {r['flushes_measured']} | "
+                    f"{r['wire_ratio']:.3f} | "
+                    f"{r['off_node_per_send_measured']:.5f} | "
+                    f"{r['off_node_per_send_predicted']:.5f} | "
+                    f"{r['flushes_measured']} | "
                     f"{r['trigger_predicted']} | {r['peak_measured']} | "
                     f"{r['peak_predicted']} |\n")
     return 0

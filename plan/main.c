@@ -25,7 +25,7 @@
 #define SIM_EACH_MAX 64
 
 typedef struct {
-    int P, nodes, per_node, cap, rx_blocks;
+    int P, nodes, per_node, cap, rx_blocks, round_robin;
     long k, n;
     uint64_t msg;
     pl_pattern pat;
@@ -42,6 +42,8 @@ typedef struct {
     double full, cap, idle, end, appended, items_dim[RT_MAX_DIMS];
     double peak;
     int npeers, exact;
+    int node_grid;     /* positions are node by node whatever the query's
+                          placement (auto and nodes place ranks so) */
     uint64_t bound, window;
 } row;
 
@@ -95,7 +97,9 @@ static int plan_row(row *w, const query *q)
     for (int me = 0; me < nsim; me++) {
         pl_traffic t;
         pl_sim_result r;
-        if (pl_traffic_of(g, q->pat, q->per_node, me, &t) != 0)
+        pl_layout nodes = {.nodes = q->nodes, .per_node = q->per_node,
+                           .round_robin = q->round_robin && !w->node_grid};
+        if (pl_traffic_of(g, q->pat, &nodes, me, &t) != 0)
             return -1;
         sp.seed = 0x9e3779b97f4a7c15ULL + (uint64_t)me * 7919;
         if (pl_sim_rank(&t, &sp, &r) != 0)
@@ -235,7 +239,7 @@ static void usage(void)
            "         [--topology auto|direct|nodes|Nd|AxB..|all]\n"
            "         [--pattern uniform|alltoall|pairs] [--message BYTES]\n"
            "         [--poll K] [--sends N] [--cap C] [--wire-receives W]\n"
-           "         [--json]\n"
+           "         [--round-robin] [--json]\n"
            "OMNIBUS_BUFFER_SIZE, _THRESHOLD, _IDLE_ROUNDS, _FLUSH_US and\n"
            "_EAGER_POOL are read from the environment.  docs/planning.md.\n");
     exit(0);
@@ -257,6 +261,8 @@ static void parse(int argc, char **argv, query *q)
             usage();
         else if (!strcmp(a, "--json"))
             q->json = 1;
+        else if (!strcmp(a, "--round-robin"))
+            q->round_robin = 1;
         else if (!v)
             fail("%s needs a value (see --help)", a);
         else if (!strcmp(a, "--ranks"))
@@ -329,6 +335,7 @@ int main(int argc, char **argv)
         equal) {
         int nd[2] = {q.nodes, P / q.nodes};
         n = add_grid(rows, n, "nodes", P, 2, nd);
+        rows[n - 1].node_grid = 1;
     }
     for (int nd = 2; !strcmp(t, "all") && nd <= RC_MAX_BALANCED; nd++) {
         char name[8];
@@ -338,8 +345,10 @@ int main(int argc, char **argv)
         snprintf(name, sizeof name, "%dd", nd);
         n = add_grid(rows, n, name, P, nd, dims);
     }
-    if (!strcmp(t, "auto"))
+    if (!strcmp(t, "auto")) {
         n = add_grid(rows, n, "auto", P, pick.ndims, pick.dims);
+        rows[n - 1].node_grid = 1;
+    }
     if (!n && strcmp(t, "all")) {
         int nd = 0;
         if (t[strlen(t) - 1] == 'd' && (nd = atoi(t)) >= 1 &&

@@ -246,8 +246,13 @@ static void traffic_closed(const rt_grid *g, pl_traffic *t)
     t->exact = 1;
 }
 
-int pl_traffic_of(const rt_grid *g, pl_pattern pat, int per_node, int me,
-                  pl_traffic *t)
+static int node_of(const pl_layout *l, int pos)
+{
+    return l->round_robin ? pos % l->nodes : pos / l->per_node;
+}
+
+int pl_traffic_of(const rt_grid *g, pl_pattern pat, const pl_layout *nodes,
+                  int me, pl_traffic *t)
 {
     if (traffic_alloc(g, me, t) != 0)
         return -1;
@@ -260,8 +265,8 @@ int pl_traffic_of(const rt_grid *g, pl_pattern pat, int per_node, int me,
         traffic_closed(g, t);
     else
         traffic_sampled(g, t);
-    for (int i = 0; per_node > 0 && i < t->npeers; i++)
-        t->off_node[i] = t->peer[i] / per_node != me / per_node;
+    for (int i = 0; nodes && nodes->nodes > 1 && i < t->npeers; i++)
+        t->off_node[i] = node_of(nodes, t->peer[i]) != node_of(nodes, me);
     return rc;
 }
 

@@ -51,10 +51,17 @@ typedef struct {
     int exact;         /* counted or closed form (1), or sampled (0) */
 } pl_traffic;
 
-/* Fills t for position me of g (ranks on nodes of `per_node` consecutive
- * positions, 0: one node).  0, or -1 when out of memory. */
-int pl_traffic_of(const rt_grid *g, pl_pattern pat, int per_node, int me,
-                  pl_traffic *t);
+/* Which grid positions share a node: `nodes` nodes of `per_node`
+ * consecutive positions, or, with round_robin, position p on node p % nodes
+ * (OMNIBUS_FAKE_NODES under a topology that keeps ranks in place). */
+typedef struct {
+    int nodes, per_node, round_robin;
+} pl_layout;
+
+/* Fills t for position me of g (nodes NULL: one node).  0, or -1 when out
+ * of memory. */
+int pl_traffic_of(const rt_grid *g, pl_pattern pat, const pl_layout *nodes,
+                  int me, pl_traffic *t);
 void pl_traffic_free(pl_traffic *t);
 
 /* The closed forms on a complete grid, uniform traffic (exported so the unit

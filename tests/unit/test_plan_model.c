@@ -93,7 +93,7 @@ static void test_counted_rates_of_a_complete_grid_are_the_closed_forms(void)
     rt_grid g;
     rt_grid_init(&g, 60, 3, dims);
     pl_traffic t;
-    pl_traffic_of(&g, PL_UNIFORM, 0, 17, &t);
+    pl_traffic_of(&g, PL_UNIFORM, NULL, 17, &t);
     double per_dim[3] = {0};
     for (int i = 0; i < t.npeers; i++)
         per_dim[t.dim[i]] += t.own[i] + t.relay[i];
@@ -113,7 +113,7 @@ static void test_relay_shares_by_dimension_match_counted_routes(void)
     rt_grid g;
     rt_grid_init(&g, 60, 3, dims);
     pl_traffic t;
-    pl_traffic_of(&g, PL_UNIFORM, 0, 0, &t);
+    pl_traffic_of(&g, PL_UNIFORM, NULL, 0, &t);
     int bad = 0;
     for (int e = 0; e < 3; e++) {
         bad += !close_to(t.in_dim[e], pl_dim_hops_per_send(&g, e), 1e-12);
@@ -134,7 +134,7 @@ static void test_incomplete_grid_routes_are_counted_exactly(void)
     rt_grid g;
     rt_grid_init(&g, 7, 2, dims);
     pl_traffic t;
-    pl_traffic_of(&g, PL_UNIFORM, 0, 0, &t);
+    pl_traffic_of(&g, PL_UNIFORM, NULL, 0, &t);
     double fwd = 0;
     for (int a = 2; a <= 2; a++)
         fwd += (a - 1) * t.hops[a];
@@ -154,7 +154,7 @@ static void test_cap_regime_carries_k_over_k_minus_cap_items(void)
     rt_grid g;
     rt_grid_init(&g, 201, 1, dims);
     pl_traffic t;
-    pl_traffic_of(&g, PL_UNIFORM, 0, 0, &t);
+    pl_traffic_of(&g, PL_UNIFORM, NULL, 0, &t);
     pl_sim_params p = {.block = 1 << 20, .item = 32, .cap = 64,
                        .idle_rounds = 1000000, .k = 0, .n = 200000};
     pl_sim_result r;
@@ -172,7 +172,7 @@ static void test_full_regime_fills_every_block(void)
     rt_grid g;
     rt_grid_init(&g, 4, 1, dims);
     pl_traffic t;
-    pl_traffic_of(&g, PL_UNIFORM, 0, 0, &t);
+    pl_traffic_of(&g, PL_UNIFORM, NULL, 0, &t);
     pl_sim_params p = {.block = 1024, .item = 32, .cap = 64,
                        .idle_rounds = 16, .k = 64, .n = 96000};
     pl_sim_result r;
@@ -190,7 +190,7 @@ static void test_idle_regime_matches_its_closed_form(void)
     rt_grid g;
     rt_grid_init(&g, 8, 1, dims);
     pl_traffic t;
-    pl_traffic_of(&g, PL_UNIFORM, 0, 0, &t);
+    pl_traffic_of(&g, PL_UNIFORM, NULL, 0, &t);
     pl_sim_params p = {.block = 1 << 20, .item = 32, .cap = 64,
                        .idle_rounds = 16, .k = 1, .n = 400000};
     pl_sim_result r;
