@@ -89,7 +89,7 @@ static int plan_row(row *w, const query *q)
     pl_sim_params sp = {.block = q->cfg.buffer_size,
                         .item = RT_HDR_SIZE + q->msg, .cap = q->cap,
                         .idle_rounds = (uint64_t)q->cfg.idle_rounds,
-                        .k = q->k, .n = q->n, .pat = q->pat,
+                        .k = q->k, .n = q->n,
                         .rx_blocks = q->rx_blocks};
     int each = P <= SIM_EACH_MAX;
     int nsim = each ? P : 1;
@@ -309,6 +309,9 @@ static void parse(int argc, char **argv, query *q)
         cfg_use_network_defaults(&q->cfg);
     if (q->rx_blocks < 0)
         q->rx_blocks = q->nodes > 1 ? 4 : 0;
+    if (q->pat == PL_PAIRS && q->P > PL_COUNT_MAX)
+        fail("%s", "--pattern pairs is counted route by route, for jobs of "
+                   "up to 2048 ranks");
     if (q->msg > q->cfg.threshold)
         fail("%s", "--message above OMNIBUS_THRESHOLD goes alone: the plan "
                    "covers aggregated messages");

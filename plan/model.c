@@ -160,7 +160,6 @@ static int traffic_counted(const rt_grid *g, pl_pattern pat, int me,
     for (int a = 0; a <= RT_MAX_DIMS; a++)
         t->hops[a] /= senders > 0 ? senders : 1;
     t->senders = senders / P;
-    /* per send of a sending rank, not per send of the job */
     free(index);
     t->exact = 1;
     return 0;
@@ -169,9 +168,8 @@ static int traffic_counted(const rt_grid *g, pl_pattern pat, int me,
 /* Per dimension: first, all and last hops per send; then spread over the
  * rank's peers in that dimension.  From the closed forms on a complete grid
  * (exact), from sampled routes on an incomplete one. */
-static void traffic_by_dim(const rt_grid *g, const double *first,
-                           const double *all, const double *last,
-                           pl_traffic *t)
+static void traffic_by_dim(const double *first, const double *all,
+                           const double *last, pl_traffic *t)
 {
     int per_dim[RT_MAX_DIMS] = {0};
     for (int i = 0; i < t->npeers; i++)
@@ -182,7 +180,6 @@ static void traffic_by_dim(const rt_grid *g, const double *first,
         t->relay[i] = (all[d] - first[d]) / per_dim[d];
         t->final[i] = last[d] / per_dim[d];
     }
-    (void)g;
     t->sends = 1;
     t->senders = 1;
 }
@@ -223,7 +220,7 @@ static void traffic_sampled(const rt_grid *g, pl_traffic *t)
             at = next;
         }
     }
-    traffic_by_dim(g, first, all, last, t);
+    traffic_by_dim(first, all, last, t);
     t->exact = 0;
 }
 
@@ -242,7 +239,7 @@ static void traffic_closed(const rt_grid *g, pl_traffic *t)
     pl_hop_counts(g, e);
     for (int a = 0; a <= g->ndims; a++)
         t->hops[a] = g->nranks > 1 ? e[a] * (a > 0) / (g->nranks - 1) : 0;
-    traffic_by_dim(g, first, all, last, t);
+    traffic_by_dim(first, all, last, t);
     t->exact = 1;
 }
 
@@ -259,8 +256,10 @@ int pl_traffic_of(const rt_grid *g, pl_pattern pat, const pl_layout *nodes,
     int rc = 0;
     if (g->nranks < 2)
         t->sends = 0;
-    else if (g->nranks <= PL_COUNT_MAX || pat == PL_PAIRS)
-        rc = g->nranks <= PL_COUNT_MAX ? traffic_counted(g, pat, me, t) : -1;
+    else if (g->nranks <= PL_COUNT_MAX)
+        rc = traffic_counted(g, pat, me, t);
+    else if (pat == PL_PAIRS)
+        rc = -1;
     else if (pl_grid_complete(g))
         traffic_closed(g, t);
     else

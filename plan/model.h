@@ -24,7 +24,9 @@
 typedef enum {
     PL_UNIFORM,  /* each send to a uniformly random other rank (gups) */
     PL_ALLTOALL, /* rounds of one send to every other rank, each round in a
-                    fresh random order (alltoall_items) */
+                    fresh random order (alltoall_items): the rates of
+                    PL_UNIFORM; the simulation draws its destinations at
+                    random too */
     PL_PAIRS     /* rank i < P/2 sends to i + P/2 only (stream) */
 } pl_pattern;
 
@@ -59,7 +61,7 @@ typedef struct {
 } pl_layout;
 
 /* Fills t for position me of g (nodes NULL: one node).  0, or -1 when out
- * of memory. */
+ * of memory or for PL_PAIRS above PL_COUNT_MAX ranks (counted only). */
 int pl_traffic_of(const rt_grid *g, pl_pattern pat, const pl_layout *nodes,
                   int me, pl_traffic *t);
 void pl_traffic_free(pl_traffic *t);

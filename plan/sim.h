@@ -21,7 +21,6 @@ typedef struct {
     uint64_t idle_rounds;
     long k;             /* sends between two polls; 0: none until the end */
     long n;             /* sends of a sending rank */
-    pl_pattern pat;
     int rx_blocks;      /* wire receives kept posted */
     uint64_t seed;
 } pl_sim_params;
