@@ -41,6 +41,11 @@ CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/wrappers_gen.o
 LIB       := $(BUILD)/libomnibus.so
 
+# omnibus-plan (plan/, docs/planning.md): the planning model, MPI-free,
+# linking config/ and router/ as the library does.
+PLAN_MODEL_SRCS := plan/model.c plan/sim.c
+PLAN := $(BUILD)/omnibus-plan
+
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
 MPI_TEST_SRCS := $(wildcard tests/mpi/*.c)
@@ -64,7 +69,7 @@ YIELD_LIB  := $(BUILD)/libyieldonly.so
 .PHONY: FORCE all deps lib install uninstall unit mpitests benches test demo bench clean generate longrun \
         sanitize valgrind stress report calibrate cluster-test profile profile-time ffi-cost
 
-all: lib
+all: lib $(PLAN)
 
 deps:
 	@scripts/ensure-deps
@@ -103,9 +108,13 @@ $(BUILD)/gen/yield_wrappers_gen.c: FORCE
 generate: $(GEN_WRAPPERS) $(BUILD)/gen/yield_wrappers_gen.c
 FORCE:
 
-$(BUILD)/unit/%: tests/unit/%.c $(CORE_SRCS) $(wildcard config/*.h config/*.def router/*.h tests/unit/*.h)
+$(BUILD)/unit/%: tests/unit/%.c $(CORE_SRCS) $(PLAN_MODEL_SRCS) $(wildcard config/*.h config/*.def router/*.h plan/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) -I. -o $@ $< $(CORE_SRCS) -lm -pthread
+	$(CC) $(BASEFLAGS) -I. -o $@ $< $(CORE_SRCS) $(PLAN_MODEL_SRCS) -lm -pthread
+
+$(PLAN): $(wildcard plan/*.c plan/*.h) $(CORE_SRCS) $(wildcard config/*.h router/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) -I. -o $@ $(wildcard plan/*.c) $(CORE_SRCS) -lm -pthread
 
 $(BUILD)/tests/%: tests/mpi/%.c $(wildcard tests/mpi/*.h)
 	@mkdir -p $(dir $@)
@@ -155,10 +164,11 @@ unit: $(UNIT_BINS)
 mpitests: $(LIB) $(MPI_TEST_BINS) $(BUILD)/stress/stress $(CLUSTER_TEST_BINS) $(CLUSTER_TOOLS) $(BUILD)/bench/bfs
 benches: $(LIB) $(YIELD_LIB) $(BENCH_BINS)
 
-test: unit mpitests
+test: unit mpitests $(PLAN)
 	@scripts/run-tests scripts/check-layers tests/layers/check-layers-cycles \
 	    scripts/gen-settings scripts/check-links scripts/check-figures \
-	    tests/figures/planted-figures tests/install/check-install $(UNIT_BINS)
+	    tests/figures/planted-figures tests/install/check-install \
+	    tests/plan/check-keys $(UNIT_BINS)
 
 # The tests across emulated nodes alone (tests/cluster/run; `make test` runs
 # them too where the machine allows network namespaces).  Needs root; fails
@@ -250,15 +260,17 @@ stress: lib
 # (which finds the library in ../lib), PREFIX/share/doc/omnibus.
 PREFIX ?= /usr/local
 DOCDIR := $(PREFIX)/share/doc/omnibus
-install: lib
+install: lib $(PLAN)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(DOCDIR)
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libomnibus.so
+	install -m 755 $(PLAN) $(DESTDIR)$(PREFIX)/bin/omnibus-plan
 	install -m 755 scripts/omnibus-run $(DESTDIR)$(PREFIX)/bin/omnibus-run
 	install -m 644 README.md VERSION $(wildcard LICENSE CHANGELOG.md) $(DESTDIR)$(DOCDIR)/
 	if [ -d docs ]; then cp -R docs $(DESTDIR)$(DOCDIR)/ && chmod -R a+rX $(DESTDIR)$(DOCDIR)/docs; fi
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/lib/libomnibus.so $(DESTDIR)$(PREFIX)/bin/omnibus-run
+	rm -f $(DESTDIR)$(PREFIX)/lib/libomnibus.so $(DESTDIR)$(PREFIX)/bin/omnibus-run \
+	      $(DESTDIR)$(PREFIX)/bin/omnibus-plan
 	rm -rf $(DESTDIR)$(DOCDIR)
 
 clean:

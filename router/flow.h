@@ -53,8 +53,12 @@
  * base of a few hundred bytes (65,536 ranks) reaches FL_WINDOW_MAX in a
  * handful of round trips. */
 #define FL_GROW_MIN ((uint64_t)64 << 10)
-/* Partly filled outgoing buffers kept at once; a new one ships the oldest. */
+/* Partly filled outgoing buffers kept at once; a new one ships the oldest
+ * (router/evict.h).  A build may lower it (-DFL_FILL_CAP=4) so that the cap
+ * shows on a few ranks. */
+#ifndef FL_FILL_CAP
 #define FL_FILL_CAP 64
+#endif
 /* Smallest block a partly filled buffer is cut to when it ships. */
 #define FL_MIN_SHIPPED 64
 

@@ -1,5 +1,7 @@
 #include "shim/entry/topology.h"
 #include "shim/base/state.h"
+#include "router/choose.h"
+#include "router/flow.h"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -45,18 +47,15 @@ static void node_layout(int *node_of, int *local_of, int *nnodes)
     free(all);
 }
 
-/* Chooses the grid for `auto` and the rank -> position map.  One node:
- * direct (one hop: on shared memory an extra hop is an extra copy with no
- * network to save).  Several nodes of equal size: nodes x ranks_per_node
- * where that grid at least halves a rank's peers, 2 x ((nodes - 1) +
- * (ranks_per_node - 1)) <= P - 1, and direct where it does not: a relay
- * hop costs a latency-bound exchange a network message's time, and on
- * the layouts the benchmarks cover (2 x 2 and 4 x 2 nodes) the grid lost
- * such exchanges by 1.4x and gained nothing overall on the others
- * (docs/design/routing.md, Choosing the grid: auto).  `always` (the
- * `nodes` topology) builds the node grid whatever it saves.  Unequal nodes
- * would leave holes inside the grid, which the router does not allow:
- * direct. */
+/* Chooses the grid for `auto` and the rank -> position map: the planning
+ * model's pick (router/choose.h; docs/design/routing.md, Choosing the
+ * grid: auto), scored with the buffer size the job will use (the network
+ * default across nodes).  `always` (the `nodes` topology) builds the node
+ * grid whatever it saves.  Positions go node by node, so that the last,
+ * fastest varying dimensions stay inside a node where the sizes allow;
+ * unequal nodes would leave holes inside the node grid, which the router
+ * does not allow, so only a balanced grid in rank order or direct is
+ * chosen for them. */
 static void auto_grid(const int *node_of, const int *local_of, int nnodes,
                       int always, int *pos_of, int *dims, int *ndims)
 {
@@ -68,17 +67,25 @@ static void auto_grid(const int *node_of, const int *local_of, int nnodes,
     for (int r = 0; equal && r < omni.size; r++)
         if (local_of[r] >= per)
             equal = 0;
-    int halves_peers = 2 * ((nnodes - 1) + (per - 1)) <= omni.size - 1;
-    if (equal && (always || halves_peers)) {
-        dims[0] = nnodes;
-        dims[1] = per;
-        *ndims = 2;
-        for (int r = 0; r < omni.size; r++)
-            pos_of[r] = node_of[r] * per + local_of[r];
-    } else {
-        dims[0] = omni.size;
-        *ndims = 1;
+    cfg_settings cfg = omni.cfg;
+    if (nnodes > 1)
+        cfg_use_network_defaults(&cfg);
+    rc_rule rule = {.block = cfg.buffer_size, .item = RT_HDR_SIZE + 8,
+                    .idle_rounds = (uint64_t)cfg.idle_rounds,
+                    .cap = FL_FILL_CAP, .poll = RC_POLL,
+                    .age_sends = (double)cfg.flush_us * RC_SENDS_PER_US};
+    rc_choice pick;
+    rc_choose(&rule, omni.size, nnodes, equal, &pick);
+    if (always && equal) {
+        pick.ndims = 2;
+        pick.dims[0] = nnodes;
+        pick.dims[1] = per;
     }
+    *ndims = pick.ndims;
+    for (int d = 0; d < pick.ndims; d++)
+        dims[d] = pick.dims[d];
+    for (int r = 0; pick.ndims > 1 && equal && r < omni.size; r++)
+        pos_of[r] = node_of[r] * per + local_of[r];
 }
 
 /* omni.nodes and omni.off_node, for every topology (the defaults depend on

@@ -1,5 +1,6 @@
 #include "shim/transport/transport.h"
 #include "shim/transport/shm.h"
+#include "router/evict.h"
 #include "router/flow.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,18 +127,14 @@ static void dirty_add(int p)
     omni.dirty_count++;
 }
 
-/* At most FL_FILL_CAP buffers fill at once, whatever the number of peers:
- * before another starts, the oldest one other than `keep` and this rank's
- * own ships (shipping this rank's own buffer would deliver in place, which
- * may append to `keep`). */
+/* At most FL_FILL_CAP buffers fill at once, whatever the number of peers;
+ * which one leaves to make room is router/evict.h's rule. */
 static void fill_cap_make_room(int keep)
 {
-    if (omni.dirty_count < FL_FILL_CAP)
+    if (!ev_must_make_room(omni.dirty_count, FL_FILL_CAP))
         return;
-    int oldest = -1;
-    for (int p = omni.dirty_head; p >= 0; p = omni.peers[p].dirty_next)
-        if (p != keep && p != omni.rank)
-            oldest = p;
+    int oldest = ev_victim(&omni.peers[0].dirty_next, sizeof(omni_peer),
+                           omni.dirty_head, keep, omni.rank);
     if (oldest >= 0)
         transport_ship(oldest, &omni.stats.flush_full);
 }

@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""plan_validate: omnibus-plan's predictions against the statistics file of
+real runs (docs/planning.md, Validation).
+
+usage: bench/plan_validate.py [--out bench/results/plan_validation]
+                              [--only SUBSTRING]
+
+Runs benchmark kernels at 2 to 8 ranks under several topologies, buffer
+sizes and message sizes with OMNIBUS_STATS_FILE, runs build/omnibus-plan with
+the same inputs, and writes OUT.csv and OUT.md (provenance: date, commit,
+host, command).  Needs `make benches build/omnibus-plan` and, for the
+small-cap rows, `make BUILD=build/smallcap CFLAGS="-O2 -g -DFL_FILL_CAP=2"
+build/smallcap/libomnibus.so`.
+
+Age flushes depend on time, not counts, so every run sets
+OMNIBUS_FLUSH_US=1000000 (one second) and the model leaves them out.
+The kernels check their results with a few small collectives, which
+Omnibus runs as its own messages under a one-hop topology, each its own
+wire message (the file's collectives.messages); the model covers the
+program's point-to-point sends, so the measured wire messages per send
+are taken without them (the raw figure is in the CSV too).  Forwarded
+items are checked twice: against the measured hop histogram (every item a
+hops away is forwarded a - 1 times, exactly) and against the model's
+expectation, which differs from a run by its random destinations.
+"""
+import csv, datetime, json, os, socket, subprocess, sys, tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+B = os.path.join(ROOT, "build")
+N = 20000
+
+# (kernel, ranks, topology, buffer, pattern, message, poll, args, cap[,
+# emulated nodes: OMNIBUS_FAKE_NODES, rank r on node r % nodes])
+def runs():
+    out = []
+    for nodes in (2, 4):
+        for topo in ("direct", "2x4", "2x2x2", "nodes"):
+            if topo == "nodes" and nodes != 2:
+                continue
+            for k in (64, 1):
+                out.append(("gups", 8, topo, 16384, "uniform", 8, k,
+                            ["-n", str(N), "-w", "0", "-k", str(k)], 64,
+                            nodes))
+    for buf in (1024, 16384):
+        for P, topo in ((4, "direct"), (4, "2x2"), (8, "direct"), (8, "2x4"),
+                        (8, "2x2x2"), (7, "3x3")):
+            out.append(("gups", P, topo, buf, "uniform", 8, 64,
+                        ["-n", str(N), "-w", "0", "-k", "64"], 64))
+    for P, topo in ((8, "direct"), (8, "2x4"), (8, "2x2x2"), (4, "direct")):
+        out.append(("gups", P, topo, 16384, "uniform", 8, 1,
+                    ["-n", str(N), "-w", "0", "-k", "1"], 64))
+    for buf in (1024, 262144):
+        for P, topo in ((8, "direct"), (8, "2x4")):
+            out.append(("gups", P, topo, buf, "uniform", 8, 64,
+                        ["-n", str(N), "-w", "0", "-k", "64"], 2))
+    # 16 KiB buffers, not 256 KiB, for the stream: 256 KiB blocks take a
+    # few hundred thousand messages to count, and a sender that far ahead
+    # of its receiver fills its pair's window, whose fallbacks the model
+    # leaves out (docs/planning.md, What the model leaves out).
+    for size in (8, 64, 256):
+        for buf in (1024, 16384):
+            for P, topo in ((4, "direct"), (4, "2x2"), (8, "2x4")):
+                out.append(("stream", P, topo, buf, "pairs", size, 0,
+                            ["-n", str(N), "-w", "0", "-s", str(size)], 64))
+    for buf in (1024, 16384):
+        for P, topo in ((4, "direct"), (4, "2x2"), (8, "direct"),
+                        (8, "2x2x2")):
+            out.append(("alltoall_items", P, topo, buf, "alltoall", 32, 64,
+                        ["-m", str(N // (P - 1)), "-w", "0"], 64))
+    return out
+
+def git(*a):
+    return subprocess.run(["git", "-C", ROOT] + list(a), capture_output=True,
+                          text=True).stdout.strip()
+
+def measure(kernel, P, topo, buf, args, cap, nodes):
+    fd, path = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    env = dict(os.environ, OMNIBUS_TOPOLOGY=topo, OMNIBUS_BUFFER_SIZE=str(buf),
+               OMNIBUS_FLUSH_US="1000000", OMNIBUS_STATS_FILE=path)
+    if nodes:
+        env["OMNIBUS_FAKE_NODES"] = str(nodes)
+    if cap != 64:
+        env["OMNIBUS_LIB"] = os.path.join(B, "smallcap", "libomnibus.so")
+    cmd = [os.path.join(ROOT, "scripts", "omnibus-run"), "-n", str(P),
+           os.path.join(B, "bench", kernel)] + args
+    subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, timeout=300, check=True)
+    with open(path) as f:
+        s = json.load(f)
+    os.unlink(path)
+    return s
+
+def predict(P, topo, buf, pattern, msg, poll, sends, cap, nodes):
+    env = dict(os.environ, OMNIBUS_BUFFER_SIZE=str(buf))
+    where = (["--nodes", str(nodes), "--round-robin", "--wire-receives", "0"]
+             if nodes else [])
+    out = subprocess.run([os.path.join(B, "omnibus-plan"), "--ranks", str(P),
+                          "--topology", topo,
+                          "--pattern", pattern, "--message", str(msg),
+                          "--poll", str(poll), "--sends", str(sends),
+                          "--cap", str(cap), "--json"] + where, env=env,
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out)["candidates"][0]
+
+def main():
+    argv = sys.argv[1:]
+    out = os.path.join(ROOT, "bench", "results", "plan_validation")
+    only = None
+    while argv:
+        a = argv.pop(0)
+        if a == "--out":
+            out = argv.pop(0)
+        elif a == "--only":
+            only = argv.pop(0)
+        else:
+            print(__doc__)
+            return 2
+    rows = []
+    for run in runs():
+        kernel, P, topo, buf, pattern, msg, poll, args, cap = run[:9]
+        nodes = run[9] if len(run) > 9 else 0
+        name = (f"{kernel} {' '.join(args)} P={P} {topo} B={buf} cap={cap}"
+                f"{f' nodes={nodes}' if nodes else ''}")
+        if only and only not in name:
+            continue
+        m = measure(kernel, P, topo, buf, args, cap, nodes)
+        t = m["totals"]
+        sends_per_rank = (int(args[args.index("-n") + 1]) if "-n" in args
+                          else (N // (P - 1)) * (P - 1))
+        p = predict(P, topo, buf, pattern, msg, poll, sends_per_rank, cap,
+                    nodes)
+        pt = p["predicted_totals"]
+        us = t["user_sends"]
+        hist = m["hops_histogram"]
+        phist = p["predicted_hops_histogram"]
+        r = {
+            "kernel": kernel, "args": " ".join(args), "ranks": P,
+            "topology": topo, "buffer": buf, "message": msg, "poll": poll,
+            "cap": cap, "nodes": nodes or 1,
+            "hops_measured": "/".join(f"{h / us:.4f}" for h in hist),
+            "hops_predicted": "/".join(f"{h / pt['predicted_user_sends']:.4f}"
+                                       for h in phist),
+            "fwd_per_send_measured": t["forwarded_items"] / us,
+            "fwd_per_send_from_hops": sum((a - 1) * h for a, h in
+                                          enumerate(hist) if a > 1) / us,
+            "fwd_per_send_predicted": pt["predicted_forwarded_items"] /
+                                      pt["predicted_user_sends"],
+            "collective_messages": m["collectives"]["messages"],
+            "wire_per_send_raw": t["wire_messages"] / us,
+            "wire_per_send_measured": (t["wire_messages"] -
+                                       m["collectives"]["messages"]) / us,
+            "wire_per_send_predicted": pt["predicted_wire_messages"] /
+                                       pt["predicted_user_sends"],
+            "off_node_per_send_measured": t["wire_messages_off_node"] / us,
+            "off_node_per_send_predicted":
+                pt["predicted_wire_messages_off_node"] /
+                pt["predicted_user_sends"],
+            "peak_measured": m["peak_buffer_bytes_per_rank"],
+            "peak_predicted": p["predicted_peak_buffer_bytes_per_rank"],
+            "flushes_measured": "/".join(str(m["flushes"][k]) for k in
+                                         ("full", "idle", "age",
+                                          "before_blocking", "quiet")),
+            "trigger_predicted": p["trigger"],
+        }
+        r["wire_ratio"] = r["wire_per_send_predicted"] / r["wire_per_send_measured"]
+        r["off_node_ratio"] = (r["off_node_per_send_predicted"] /
+                               r["off_node_per_send_measured"]
+                               if r["off_node_per_send_measured"] else 1.0)
+        r["peak_ratio"] = r["peak_predicted"] / max(1, r["peak_measured"])
+        rows.append(r)
+        print(f"{name}: wire/send {r['wire_per_send_measured']:.5f} predicted "
+              f"{r['wire_per_send_predicted']:.5f} ({r['wire_ratio']:.3f}), "
+              f"fwd {r['fwd_per_send_measured']:.4f}/{r['fwd_per_send_predicted']:.4f}, "
+              f"peak {r['peak_measured']}/{r['peak_predicted']}", flush=True)
+    with open(out + ".csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+    within = sum(abs(r["wire_ratio"] - 1) <= 0.10 for r in rows)
+    pwithin = sum(abs(r["peak_ratio"] - 1) <= 0.10 for r in rows)
+    with open(out + ".md", "w") as f:
+        f.write("# omnibus-plan against the statistics file\n\n")
+        f.write(f"Date {datetime.datetime.now().isoformat(timespec='minutes')}, "
+                f"commit {git('rev-parse', '--short', 'HEAD')}, host "
+                f"{socket.gethostname()} ({os.cpu_count()} cores), command "
+                f"`bench/plan_validate.py{' ' + ' '.join(sys.argv[1:]) if sys.argv[1:] else ''}`; "
+                f"OMNIBUS_FLUSH_US=1000000 on every run; {N} sends per rank, "
+                f"no warmup.\n\n")
+        exact = sum(abs(r["fwd_per_send_measured"] -
+                        r["fwd_per_send_from_hops"]) < 1e-12 for r in rows)
+        f.write(__doc__.split("\n\n", 2)[2].strip() + "\n\n")
+        f.write(f"Forwarded items equal to sum over a of (a - 1) x hops[a]: "
+                f"{exact} of {len(rows)} runs.\n")
+        emulated = [r for r in rows if r["nodes"] > 1]
+        f.write(f"Across emulated nodes (OMNIBUS_FAKE_NODES), off-node wire "
+                f"messages per send within 10%: "
+                f"{sum(abs(r['off_node_ratio'] - 1) <= 0.10 for r in emulated)} "
+                f"of {len(emulated)} runs.\n")
+        f.write(f"Wire messages per send within 10%: {within} of {len(rows)} "
+                f"runs. Peak buffer bytes within 10%: {pwithin} of "
+                f"{len(rows)}.\n\n")
+        f.write("| kernel | args | P | nodes | topology | B | cap | hops measured | "
+                "hops predicted | fwd/send measured | fwd/send from hops | "
+                "fwd/send predicted | collective msgs | "
+                "wire/send measured | wire/send predicted | ratio | "
+                "off-node/send measured | off-node/send predicted | "
+                "flushes full/idle/age/blocking/quiet | predicted trigger | "
+                "peak measured | peak predicted |\n")
+        f.write("|" + "---|" * 22 + "\n")
+        for r in rows:
+            f.write(f"| {r['kernel']} | `{r['args']}` | {r['ranks']} | "
+                    f"{r['nodes']} | "
+                    f"{r['topology']} | {r['buffer']} | {r['cap']} | "
+                    f"{r['hops_measured']} | {r['hops_predicted']} | "
+                    f"{r['fwd_per_send_measured']:.4f} | "
+                    f"{r['fwd_per_send_from_hops']:.4f} | "
+                    f"{r['fwd_per_send_predicted']:.4f} | "
+                    f"{r['collective_messages']} | "
+                    f"{r['wire_per_send_measured']:.5f} | "
+                    f"{r['wire_per_send_predicted']:.5f} | "
+                    f"{r['wire_ratio']:.3f} | "
+                    f"{r['off_node_per_send_measured']:.5f} | "
+                    f"{r['off_node_per_send_predicted']:.5f} | "
+                    f"{r['flushes_measured']} | "
+                    f"{r['trigger_predicted']} | {r['peak_measured']} | "
+                    f"{r['peak_predicted']} |\n")
+    return 0
+
+if __name__ == "__main__":
+    sys.exit(main())

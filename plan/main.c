@@ -1,0 +1,406 @@
+/* omnibus-plan: what Omnibus will do for a job of 10^3 to 10^6 ranks,
+ * without running it (docs/planning.md).  No MPI; the routes, the memory
+ * bound, `auto`'s rule and the buffer-leaving rules are the library's own
+ * (router/).
+ *
+ * One row per candidate topology (or the one asked for), as a table or as
+ * JSON whose keys are the statistics file's (docs/statistics.md) with a
+ * `predicted_` prefix, job totals as the file sums them; the plan's own
+ * figures (peers, items per block, the trigger) carry other names.
+ */
+#include "plan/model.h"
+#include "plan/sim.h"
+#include "config/config.h"
+#include "router/choose.h"
+#include "router/flow.h"
+#include "router/wire.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ROWS 12
+/* Ranks simulated one by one; above, rank 0 stands for every rank, which
+ * is exact on a complete grid under uniform traffic (all ranks alike). */
+#define SIM_EACH_MAX 64
+
+typedef struct {
+    int P, nodes, per_node, cap, rx_blocks, round_robin;
+    long k, n;
+    uint64_t msg;
+    pl_pattern pat;
+    const char *topology;
+    int json;
+    cfg_settings cfg;
+} query;
+
+typedef struct {
+    char name[64];
+    rt_grid g;
+    double sends, forwarded, wire, wire_dim[RT_MAX_DIMS], off_node;
+    double hops[RT_MAX_DIMS + 1];
+    double full, cap, idle, end, appended, items_dim[RT_MAX_DIMS];
+    double peak;
+    int npeers, exact;
+    int node_grid;     /* positions are node by node whatever the query's
+                          placement (auto and nodes place ranks so) */
+    uint64_t bound, window;
+} row;
+
+static const char *env_lookup(const char *name, void *ctx)
+{
+    (void)ctx;
+    return getenv(name);
+}
+
+static void fail(const char *fmt, const char *what)
+{
+    fprintf(stderr, "omnibus: omnibus-plan: ");
+    fprintf(stderr, fmt, what);
+    fputc('\n', stderr);
+    exit(2);
+}
+
+static long num_arg(const char *opt, const char *v, long lo)
+{
+    char *end;
+    long x = v ? strtol(v, &end, 10) : 0;
+    if (!v || *end || x < lo)
+        fail("%s needs a whole number (see --help)", opt);
+    return x;
+}
+
+static const char *trigger(const row *r)
+{
+    double m = r->full;
+    const char *name = "full";
+    if (r->cap > m) { m = r->cap; name = "cap"; }
+    if (r->idle > m) { m = r->idle; name = "idle"; }
+    if (r->end > m) name = "before_blocking";
+    return name;
+}
+
+/* The statistics file sums a job's ranks: one rank's figures times P on a
+ * grid whose ranks are alike, every rank's summed on a small one. */
+static int plan_row(row *w, const query *q)
+{
+    const rt_grid *g = &w->g;
+    int P = g->nranks;
+    pl_sim_params sp = {.block = q->cfg.buffer_size,
+                        .item = RT_HDR_SIZE + q->msg, .cap = q->cap,
+                        .idle_rounds = (uint64_t)q->cfg.idle_rounds,
+                        .k = q->k, .n = q->n,
+                        .rx_blocks = q->rx_blocks};
+    int each = P <= SIM_EACH_MAX;
+    int nsim = each ? P : 1;
+    double scale = each ? 1.0 : (double)P;
+    for (int me = 0; me < nsim; me++) {
+        pl_traffic t;
+        pl_sim_result r;
+        pl_layout nodes = {.nodes = q->nodes, .per_node = q->per_node,
+                           .round_robin = q->round_robin && !w->node_grid};
+        if (pl_traffic_of(g, q->pat, &nodes, me, &t) != 0)
+            return -1;
+        sp.seed = 0x9e3779b97f4a7c15ULL + (uint64_t)me * 7919;
+        if (pl_sim_rank(&t, &sp, &r) != 0)
+            return -1;
+        if (me == 0) {
+            w->npeers = t.npeers;
+            w->exact = t.exact;
+            double senders = t.senders * P * (double)q->n;
+            for (int a = 0; a <= g->ndims; a++)
+                w->hops[a] = t.hops[a] * senders;
+            w->sends = senders;
+        }
+        w->forwarded += (r.appended - r.own) * scale;
+        w->wire += r.blocks * scale;
+        w->off_node += r.blocks_off_node * scale;
+        for (int d = 0; d < g->ndims; d++) {
+            w->wire_dim[d] += r.blocks_dim[d] * scale;
+            w->items_dim[d] += r.items_dim[d] * scale;
+        }
+        w->full += r.full * scale;
+        w->cap += r.cap * scale;
+        w->idle += r.idle * scale;
+        w->end += r.end * scale;
+        w->appended += r.appended * scale;
+        if (r.peak_bytes > w->peak)
+            w->peak = r.peak_bytes;
+        fl_params fp = {.pool = q->cfg.eager_pool,
+                        .block = q->cfg.buffer_size, .nranks = P,
+                        .npeers = t.npeers, .rx_blocks = q->rx_blocks,
+                        .relay_pairs = fl_relay_pairs(g, me)};
+        uint64_t bound = fl_memory_bound(&fp);
+        if (bound > w->bound)
+            w->bound = bound;
+        pl_traffic_free(&t);
+    }
+    w->window = fl_window(q->cfg.eager_pool, P);
+    return 0;
+}
+
+static void print_list(const double *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        printf("%s%.0f", i ? "," : "", v[i]);
+}
+
+static void print_json_row(const row *w, const query *q)
+{
+    const rt_grid *g = &w->g;
+    double S = w->sends > 0 ? w->sends : 1;
+    printf("{\"candidate\":\"%s\",\"peers_per_rank\":%d,", w->name,
+           w->npeers);
+    printf("\"forwarded_items_per_send\":%.6g,\"wire_messages_per_send\":%.6g,"
+           "\"off_node_wire_messages_per_send\":%.6g,",
+           w->forwarded / S, w->wire / S, w->off_node / S);
+    printf("\"items_per_block\":%.6g,\"items_per_block_per_dim\":[",
+           w->wire > 0 ? w->appended / w->wire : 0);
+    for (int d = 0; d < g->ndims; d++)
+        printf("%s%.6g", d ? "," : "",
+               w->wire_dim[d] > 0 ? w->items_dim[d] / w->wire_dim[d] : 0);
+    printf("],\"wire_messages_per_send_per_dim\":[");
+    for (int d = 0; d < g->ndims; d++)
+        printf("%s%.6g", d ? "," : "", w->wire_dim[d] / S);
+    printf("],\"trigger\":\"%s\",\"routes_exact\":%d,"
+           "\"relay_latency_bound_us\":%ld,",
+           trigger(w), w->exact, (g->ndims - 1) * q->cfg.flush_us);
+    printf("\"predicted_ranks\":%d,\"predicted_topology\":[", g->nranks);
+    for (int d = 0; d < g->ndims; d++)
+        printf("%s%d", d ? "," : "", g->dims[d]);
+    printf("],\"predicted_buffer_size\":%zu,\"predicted_threshold\":%zu,",
+           q->cfg.buffer_size, q->cfg.threshold);
+    printf("\"predicted_totals\":{\"predicted_user_sends\":%.0f,"
+           "\"predicted_aggregated_items\":%.0f,"
+           "\"predicted_forwarded_items\":%.0f,"
+           "\"predicted_wire_messages\":%.0f,"
+           "\"predicted_wire_bytes\":%.0f,"
+           "\"predicted_delivered_items\":%.0f,"
+           "\"predicted_wire_messages_off_node\":%.0f},",
+           w->sends, w->sends, w->forwarded, w->wire,
+           w->appended * (double)(RT_HDR_SIZE + q->msg), w->sends,
+           w->off_node);
+    printf("\"predicted_flushes\":{\"predicted_full\":%.0f,"
+           "\"predicted_idle\":%.0f,\"predicted_age\":0,"
+           "\"predicted_before_blocking\":%.0f},",
+           w->full + w->cap, w->idle, w->end);
+    printf("\"predicted_hops_histogram\":[");
+    print_list(w->hops, g->ndims + 1);
+    printf("],\"predicted_wire_messages_per_dim\":[");
+    print_list(w->wire_dim, g->ndims);
+    printf("],\"predicted_peak_buffer_bytes_per_rank\":%.0f,"
+           "\"predicted_memory_bound_bytes\":%llu,"
+           "\"predicted_eager_pool_bytes\":%zu,"
+           "\"predicted_window_bytes\":%llu}",
+           w->peak, (unsigned long long)w->bound, q->cfg.eager_pool,
+           (unsigned long long)w->window);
+}
+
+static void print_table_row(const row *w)
+{
+    double S = w->sends > 0 ? w->sends : 1;
+    printf("%-22s %8d %10.4f %10.3f %12.5f %12.5f %-15s %10.1f %12.1f\n",
+           w->name, w->npeers, w->forwarded / S,
+           w->wire > 0 ? w->appended / w->wire : 0, w->wire / S,
+           w->off_node / S, trigger(w), w->peak / 1024.0,
+           (double)w->bound / (1 << 20));
+}
+
+static int add_grid(row *rows, int n, const char *name, int P, int ndims,
+                    const int *dims)
+{
+    if (n >= MAX_ROWS)
+        return n;
+    memset(&rows[n], 0, sizeof rows[n]);
+    if (rt_grid_init(&rows[n].g, P, ndims, dims) != 0)
+        return n;
+    char sizes[48] = "";
+    for (int d = 0; d < ndims; d++) {
+        size_t l = strlen(sizes);
+        snprintf(sizes + l, sizeof sizes - l, "%s%d", d ? "x" : "", dims[d]);
+    }
+    snprintf(rows[n].name, sizeof rows[n].name, "%s%s%s%s", name,
+             *name ? " (" : "", sizes, *name ? ")" : "");
+    return n + 1;
+}
+
+static rc_rule auto_rule(const query *q)
+{
+    rc_rule r = {.block = q->cfg.buffer_size, .item = RT_HDR_SIZE + 8,
+                 .idle_rounds = (uint64_t)q->cfg.idle_rounds, .cap = q->cap,
+                 .poll = RC_POLL,
+                 .age_sends = (double)q->cfg.flush_us * RC_SENDS_PER_US};
+    return r;
+}
+
+static void usage(void)
+{
+    printf("usage: omnibus-plan [--ranks P | --nodes N --per-node R]\n"
+           "         [--topology auto|direct|nodes|Nd|AxB..|all]\n"
+           "         [--pattern uniform|alltoall|pairs] [--message BYTES]\n"
+           "         [--poll K] [--sends N] [--cap C] [--wire-receives W]\n"
+           "         [--round-robin] [--json]\n"
+           "OMNIBUS_BUFFER_SIZE, _THRESHOLD, _IDLE_ROUNDS, _FLUSH_US and\n"
+           "_EAGER_POOL are read from the environment.  docs/planning.md.\n");
+    exit(0);
+}
+
+static void parse(int argc, char **argv, query *q)
+{
+    memset(q, 0, sizeof *q);
+    q->nodes = 1;
+    q->cap = FL_FILL_CAP;
+    q->k = 64;
+    q->n = 100000;
+    q->msg = 8;
+    q->rx_blocks = -1;
+    q->topology = "all";
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+            usage();
+        else if (!strcmp(a, "--json"))
+            q->json = 1;
+        else if (!strcmp(a, "--round-robin"))
+            q->round_robin = 1;
+        else if (!v)
+            fail("%s needs a value (see --help)", a);
+        else if (!strcmp(a, "--ranks"))
+            q->P = (int)num_arg(a, v, 1), i++;
+        else if (!strcmp(a, "--nodes"))
+            q->nodes = (int)num_arg(a, v, 1), i++;
+        else if (!strcmp(a, "--per-node"))
+            q->per_node = (int)num_arg(a, v, 1), i++;
+        else if (!strcmp(a, "--poll"))
+            q->k = num_arg(a, v, 0), i++;
+        else if (!strcmp(a, "--sends"))
+            q->n = num_arg(a, v, 1), i++;
+        else if (!strcmp(a, "--cap"))
+            q->cap = (int)num_arg(a, v, 1), i++;
+        else if (!strcmp(a, "--message"))
+            q->msg = (uint64_t)num_arg(a, v, 0), i++;
+        else if (!strcmp(a, "--wire-receives"))
+            q->rx_blocks = (int)num_arg(a, v, 0), i++;
+        else if (!strcmp(a, "--topology"))
+            q->topology = v, i++;
+        else if (!strcmp(a, "--pattern")) {
+            i++;
+            if (!strcmp(v, "uniform"))
+                q->pat = PL_UNIFORM;
+            else if (!strcmp(v, "alltoall"))
+                q->pat = PL_ALLTOALL;
+            else if (!strcmp(v, "pairs"))
+                q->pat = PL_PAIRS;
+            else
+                fail("--pattern '%s' is not uniform, alltoall or pairs", v);
+        } else
+            fail("unknown option %s (see --help)", a);
+    }
+    if (q->per_node && !q->P)
+        q->P = q->nodes * q->per_node;
+    if (!q->P)
+        fail("%s", "give --ranks P or --nodes N --per-node R");
+    if (!q->per_node)
+        q->per_node = (q->P + q->nodes - 1) / q->nodes;
+    char err[CFG_ERR_LEN];
+    if (cfg_load(&q->cfg, env_lookup, NULL, err, sizeof err) != 0)
+        fail("%s", err);
+    if (q->nodes > 1)
+        cfg_use_network_defaults(&q->cfg);
+    if (q->rx_blocks < 0)
+        q->rx_blocks = q->nodes > 1 ? 4 : 0;
+    if (q->pat == PL_PAIRS && q->P > PL_COUNT_MAX)
+        fail("%s", "--pattern pairs is counted route by route, for jobs of "
+                   "up to 2048 ranks");
+    if (q->msg > q->cfg.threshold)
+        fail("%s", "--message above OMNIBUS_THRESHOLD goes alone: the plan "
+                   "covers aggregated messages");
+}
+
+int main(int argc, char **argv)
+{
+    query q;
+    parse(argc, argv, &q);
+    int P = q.P;
+    row *rows = calloc(MAX_ROWS, sizeof *rows);
+    if (!rows)
+        fail("%s", "out of memory");
+    int n = 0;
+    rc_rule rule = auto_rule(&q);
+    rc_choice pick;
+    int equal = P % q.nodes == 0;
+    rc_choose(&rule, P, q.nodes, equal, &pick);
+    const char *t = q.topology;
+    int dims[RT_MAX_DIMS] = {P};
+    if (!strcmp(t, "all") || !strcmp(t, "direct"))
+        n = add_grid(rows, n, "direct", P, 1, dims);
+    if ((!strcmp(t, "all") || !strcmp(t, "nodes")) && q.nodes > 1 &&
+        equal) {
+        int nd[2] = {q.nodes, P / q.nodes};
+        n = add_grid(rows, n, "nodes", P, 2, nd);
+        rows[n - 1].node_grid = 1;
+    }
+    for (int nd = 2; !strcmp(t, "all") && nd <= RC_MAX_BALANCED; nd++) {
+        char name[8];
+        rt_grid_balanced_dims(P, nd, dims);
+        if (dims[nd - 1] < 2)
+            break;
+        snprintf(name, sizeof name, "%dd", nd);
+        n = add_grid(rows, n, name, P, nd, dims);
+    }
+    if (!strcmp(t, "auto")) {
+        n = add_grid(rows, n, "auto", P, pick.ndims, pick.dims);
+        rows[n - 1].node_grid = 1;
+    }
+    if (!n && strcmp(t, "all")) {
+        int nd = 0;
+        if (t[strlen(t) - 1] == 'd' && (nd = atoi(t)) >= 1 &&
+            nd <= RT_MAX_DIMS) {
+            rt_grid_balanced_dims(P, nd, dims);
+            n = add_grid(rows, n, t, P, nd, dims);
+        } else {
+            char *copy = strdup(t), *save = NULL;
+            for (char *s = strtok_r(copy, "x", &save);
+                 s && nd < RT_MAX_DIMS; s = strtok_r(NULL, "x", &save))
+                dims[nd++] = atoi(s);
+            free(copy);
+            n = add_grid(rows, n, "", P, nd, dims);
+        }
+        if (!n)
+            fail("--topology '%s' cannot hold the job", t);
+    }
+    for (int i = 0; i < n; i++)
+        if (plan_row(&rows[i], &q) != 0)
+            fail("%s", "out of memory");
+    char pick_name[64] = "";
+    for (int d = 0; d < pick.ndims; d++) {
+        size_t l = strlen(pick_name);
+        snprintf(pick_name + l, sizeof pick_name - l, "%s%d", d ? "x" : "",
+                 pick.dims[d]);
+    }
+    if (q.json) {
+        printf("{\"ranks\":%d,\"nodes\":%d,\"poll\":%ld,\"sends\":%ld,"
+               "\"message\":%llu,\"cap\":%d,\"candidates\":[",
+               P, q.nodes, q.k, q.n, (unsigned long long)q.msg, q.cap);
+        for (int i = 0; i < n; i++) {
+            if (i)
+                printf(",");
+            print_json_row(&rows[i], &q);
+        }
+        printf("],\"recommended\":\"%s\",\"reason\":\"%s\"}\n", pick_name,
+               rc_reason_text(pick.reason));
+    } else {
+        printf("%d ranks on %d node(s), %llu-byte messages, poll every %ld "
+               "sends, buffers of %zu bytes, cap %d\n",
+               P, q.nodes, (unsigned long long)q.msg, q.k,
+               q.cfg.buffer_size, q.cap);
+        printf("%-22s %8s %10s %10s %12s %12s %-15s %10s %12s\n",
+               "topology", "peers", "fwd/send", "items/blk", "wire/send",
+               "offnode/snd", "trigger", "peak KiB", "bound MiB");
+        for (int i = 0; i < n; i++)
+            print_table_row(&rows[i]);
+        printf("auto picks %s: %s\n", pick_name, rc_reason_text(pick.reason));
+    }
+    free(rows);
+    return 0;
+}

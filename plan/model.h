@@ -1,0 +1,88 @@
+/* model: what Omnibus's routes do to a job's traffic, in closed form where
+ * it is exact and by counting routes where it is not (docs/planning.md).
+ * No MPI: it links router/ and config/, the code the library itself routes
+ * and sizes its memory with, so the model follows the library.
+ *
+ * Contract.  pl_traffic_of() fills, for one representative rank `me` of a
+ * grid and a traffic pattern, the items it appends to each of its peers per
+ * send of a sending rank (its own first hops and the hops it relays), the
+ * job's hop shares, and which peers are on another node.  On a complete
+ * grid under uniform traffic every rank is alike and the figures are the
+ * closed forms below; on any grid up to PL_COUNT_MAX ranks they are counted
+ * route by route (exact); beyond that an incomplete grid is estimated from
+ * sampled routes.
+ */
+#ifndef OMNIBUS_PLAN_MODEL_H
+#define OMNIBUS_PLAN_MODEL_H
+
+#include <stdint.h>
+#include "router/grid.h"
+
+/* Above this many ranks, routes are no longer counted pair by pair. */
+#define PL_COUNT_MAX 2048
+
+typedef enum {
+    PL_UNIFORM,  /* each send to a uniformly random other rank (gups) */
+    PL_ALLTOALL, /* rounds of one send to every other rank, each round in a
+                    fresh random order (alltoall_items): the rates of
+                    PL_UNIFORM; the simulation draws its destinations at
+                    random too */
+    PL_PAIRS     /* rank i < P/2 sends to i + P/2 only (stream) */
+} pl_pattern;
+
+/* One rank's view.  Peers are listed in `peer` (grid positions); for each,
+ * own[i] and relay[i] are the items appended to its buffer per send of a
+ * sending rank, final[i] the share of them that end at that peer. */
+typedef struct {
+    int me;
+    int npeers;
+    int *peer;
+    int *dim;          /* the dimension a hop to peer[i] corrects */
+    double *own, *relay, *final;
+    unsigned char *off_node;
+    double sends;      /* this rank's sends per send of a sending rank: 1,
+                          or 0 for a receiving rank of PL_PAIRS */
+    double senders;    /* share of ranks that send (1, or 1/2 for pairs) */
+    double hops[RT_MAX_DIMS + 1]; /* job's sends by route length, shares */
+    /* Items that reach this rank over dimension e (in_dim[e]), and those of
+     * them it forwards along dimension d (relay_dim[e][d]), per send of a
+     * sending rank: a block that arrives is what a neighbour shipped, and
+     * the simulation lets its items out in these shares. */
+    double in_dim[RT_MAX_DIMS];
+    double relay_dim[RT_MAX_DIMS][RT_MAX_DIMS];
+    int exact;         /* counted or closed form (1), or sampled (0) */
+} pl_traffic;
+
+/* Which grid positions share a node: `nodes` nodes of `per_node`
+ * consecutive positions, or, with round_robin, position p on node p % nodes
+ * (OMNIBUS_FAKE_NODES under a topology that keeps ranks in place). */
+typedef struct {
+    int nodes, per_node, round_robin;
+} pl_layout;
+
+/* Fills t for position me of g (nodes NULL: one node).  0, or -1 when out
+ * of memory or for PL_PAIRS above PL_COUNT_MAX ranks (counted only). */
+int pl_traffic_of(const rt_grid *g, pl_pattern pat, const pl_layout *nodes,
+                  int me, pl_traffic *t);
+void pl_traffic_free(pl_traffic *t);
+
+/* The closed forms on a complete grid, uniform traffic (exported so the unit
+ * tests pin them against counted routes). */
+/* Destinations exactly a hops away (the elementary symmetric polynomials of
+ * s_d - 1), for a = 0..N. */
+void pl_hop_counts(const rt_grid *g, double *e);
+/* Hops along dimension d per send, over all ranks' sends: (P - P/s_d) /
+ * (P - 1). */
+double pl_dim_hops_per_send(const rt_grid *g, int d);
+/* First hops along dimension d per send (the highest differing dimension is
+ * d): (s_d - 1) x prod over e < d of s_e / (P - 1). */
+double pl_dim_first_hops_per_send(const rt_grid *g, int d);
+/* Items a rank forwards along d of those that reached it over e, per send:
+ * d is the highest differing dimension below e, so (s_e - 1)(s_d - 1) x
+ * prod_{f>e} s_f x prod_{f<d} s_f over P - 1 (0 unless d < e). */
+double pl_relay_dim_per_send(const rt_grid *g, int e, int d);
+/* Peers of a rank of a complete grid: sum of (s_d - 1). */
+int pl_complete_peers(const rt_grid *g);
+int pl_grid_complete(const rt_grid *g);
+
+#endif

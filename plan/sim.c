@@ -1,0 +1,303 @@
+/* sim.c: one rank's buffers, event by event (sim.h). */
+#include "plan/sim.h"
+#include "router/adapt.h"
+#include "router/evict.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The transport's block header (shim/base/state.h, omni_block): counted
+ * in the bytes a rank holds. */
+#define PL_BLOCK_HEADER 24
+/* The smallest block class a shipped buffer is cut to (router/flow.h's
+ * FL_MIN_SHIPPED). */
+#define PL_MIN_CLASS 64
+
+uint64_t pl_block_bytes(uint64_t len, uint64_t block)
+{
+    uint64_t cls = PL_MIN_CLASS;
+    while (cls < len)
+        cls <<= 1;
+    return (len <= block && cls >= block ? block : cls) + PL_BLOCK_HEADER;
+}
+
+typedef struct {
+    const pl_traffic *t;
+    const pl_sim_params *p;
+    pl_sim_result *r;
+    uint64_t *len, *stamp;
+    int *next, *prev;         /* filling buffers, newest first (evict.h) */
+    int *lru_next, *lru_prev; /* the same, latest append first */
+    int head, lru_head, lru_tail, filling;
+    uint64_t epoch;
+    double held;              /* bytes arrived since the latest poll */
+    double arriving[RT_MAX_DIMS]; /* items shipped since the latest poll,
+                                     by dimension: by symmetry, what
+                                     arrives at the next one */
+    double **dim_cdf;         /* per dimension, relay weights of its peers */
+    int **dim_peer;
+    int dim_n[RT_MAX_DIMS];
+    uint64_t rng;
+} sim;
+
+static void list_unlink(int *next, int *prev, int *head, int *tail, int i)
+{
+    if (prev[i] >= 0)
+        next[prev[i]] = next[i];
+    else
+        *head = next[i];
+    if (next[i] >= 0)
+        prev[next[i]] = prev[i];
+    else if (tail)
+        *tail = prev[i];
+    next[i] = prev[i] = -1;
+}
+
+static void list_push(int *next, int *prev, int *head, int *tail, int i)
+{
+    next[i] = *head;
+    prev[i] = -1;
+    if (*head >= 0)
+        prev[*head] = i;
+    else if (tail)
+        *tail = i;
+    *head = i;
+}
+
+/* A buffer leaves: one wire message.  By symmetry a rank receives what it
+ * sends: the block it ships along d stands for one that reaches it over d
+ * by its next poll (arrivals()). */
+static void ship(sim *s, int i, double *why)
+{
+    pl_sim_result *r = s->r;
+    r->blocks++;
+    r->blocks_dim[s->t->dim[i]]++;
+    r->blocks_off_node += s->t->off_node[i];
+    (*why)++;
+    s->arriving[s->t->dim[i]] += (double)(s->len[i] / s->p->item);
+    s->len[i] = 0;
+    list_unlink(s->next, s->prev, &s->head, NULL, i);
+    list_unlink(s->lru_next, s->lru_prev, &s->lru_head, &s->lru_tail, i);
+    s->filling--;
+}
+
+static void track_peak(sim *s)
+{
+    double unit = (double)(s->p->block + PL_BLOCK_HEADER);
+    double bytes = (s->filling + s->p->rx_blocks) * unit + s->held;
+    if (bytes > s->r->peak_bytes)
+        s->r->peak_bytes = bytes;
+    if (s->filling > s->r->peak_filling)
+        s->r->peak_filling = s->filling;
+}
+
+static void append(sim *s, int i)
+{
+    const pl_sim_params *p = s->p;
+    if (s->len[i] == 0 && ev_must_make_room(s->filling, p->cap)) {
+        int v = ev_victim(s->next, sizeof(int), s->head, i, -1);
+        if (v >= 0)
+            ship(s, v, &s->r->cap);
+    }
+    if (s->len[i] > 0 && s->len[i] + p->item > p->block)
+        ship(s, i, &s->r->full);
+    if (s->len[i] == 0) {
+        list_push(s->next, s->prev, &s->head, NULL, i);
+        s->filling++;
+    } else {
+        list_unlink(s->lru_next, s->lru_prev, &s->lru_head, &s->lru_tail, i);
+    }
+    list_push(s->lru_next, s->lru_prev, &s->lru_head, &s->lru_tail, i);
+    s->len[i] += p->item;
+    s->stamp[i] = s->epoch;
+    s->r->appended++;
+    s->r->items_dim[s->t->dim[i]]++;
+    track_peak(s);
+}
+
+static uint64_t rng_next(uint64_t *x);
+static double rng_unit(uint64_t *x);
+static int draw(const double *cdf, int n, uint64_t *x);
+
+/* The blocks that reached the rank since its previous poll: of the items
+ * that came over e, the share relay_dim[e][d] / in_dim[e] goes on along d
+ * (to a peer of d by its relay weight); the rest stay, held until the
+ * program receives them (a record whose items wait for their receive is
+ * copied into a block, shim/transport/transport.c).  Returns whether any
+ * was forwarded. */
+static int arrivals(sim *s)
+{
+    const pl_traffic *t = s->t;
+    int forwarded = 0;
+    for (int e = 0; e < RT_MAX_DIMS; e++) {
+        double items = s->arriving[e];
+        s->arriving[e] = 0;
+        if (items <= 0 || t->in_dim[e] <= 0)
+            continue;
+        double stay = items;
+        for (int d = 0; d < RT_MAX_DIMS; d++) {
+            double share = t->relay_dim[e][d] / t->in_dim[e];
+            if (share <= 0 || s->dim_n[d] == 0)
+                continue;
+            double want = items * share;
+            long n = (long)want;
+            n += rng_unit(&s->rng) < want - (double)n;
+            for (long j = 0; j < n; j++) {
+                int k = draw(s->dim_cdf[d], s->dim_n[d], &s->rng);
+                append(s, s->dim_peer[d][k]);
+            }
+            stay -= (double)n;
+            forwarded |= n > 0;
+        }
+        if (stay > 0)
+            s->held += (double)pl_block_bytes(
+                (uint64_t)(stay * (double)s->p->item), s->p->block);
+    }
+    track_peak(s);
+    return forwarded;
+}
+
+/* A progress round of a rank that sent since the previous one: the idle
+ * verdict, oldest append first (router/adapt.h). */
+static void round_end(sim *s, int appended)
+{
+    ad_policy pol = {.idle_rounds = s->p->idle_rounds, .flush_ns = 0};
+    while (s->lru_tail >= 0 &&
+           ad_at_round(&pol, s->epoch, 1, s->stamp[s->lru_tail], 0) ==
+               AD_SHIP_IDLE)
+        ship(s, s->lru_tail, &s->r->idle);
+    track_peak(s);
+    s->held = 0;
+    if (appended)
+        s->epoch++;
+}
+
+static uint64_t rng_next(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+static double rng_unit(uint64_t *x)
+{
+    return (double)(rng_next(x) >> 11) / 9007199254740992.0;
+}
+
+/* Peer index drawn from the cumulative weights cdf[0..n-1]. */
+static int draw(const double *cdf, int n, uint64_t *x)
+{
+    double u = rng_unit(x) * cdf[n - 1];
+    int lo = 0, hi = n - 1;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (cdf[mid] > u)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+int pl_sim_rank(const pl_traffic *t, const pl_sim_params *p,
+                pl_sim_result *r)
+{
+    memset(r, 0, sizeof *r);
+    int n = t->npeers;
+    if (n == 0)
+        return 0;
+    sim s = {.t = t, .p = p, .r = r, .head = -1, .lru_head = -1,
+             .lru_tail = -1};
+    size_t nn = (size_t)n;
+    s.len = calloc(nn, sizeof *s.len);
+    s.stamp = calloc(nn, sizeof *s.stamp);
+    s.next = malloc(nn * sizeof *s.next);
+    s.prev = malloc(nn * sizeof *s.prev);
+    s.lru_next = malloc(nn * sizeof *s.lru_next);
+    s.lru_prev = malloc(nn * sizeof *s.lru_prev);
+    double *own_cdf = malloc(nn * sizeof *own_cdf);
+    int rc = -1;
+    if (!s.len || !s.stamp || !s.next || !s.prev || !s.lru_next ||
+        !s.lru_prev || !own_cdf)
+        goto out;
+    double own = 0, relay = 0;
+    for (int i = 0; i < n; i++) {
+        s.next[i] = s.prev[i] = s.lru_next[i] = s.lru_prev[i] = -1;
+        own += t->own[i];
+        relay += t->relay[i];
+        own_cdf[i] = own;
+    }
+    /* Per dimension, its peers and their relay weights (alike when the
+     * rank relays nothing along it). */
+    s.dim_cdf = calloc(RT_MAX_DIMS, sizeof *s.dim_cdf);
+    s.dim_peer = calloc(RT_MAX_DIMS, sizeof *s.dim_peer);
+    if (!s.dim_cdf || !s.dim_peer)
+        goto out;
+    for (int d = 0; d < RT_MAX_DIMS; d++) {
+        int m = 0;
+        for (int i = 0; i < n; i++)
+            m += t->dim[i] == d;
+        s.dim_n[d] = m;
+        if (!m)
+            continue;
+        s.dim_cdf[d] = malloc((size_t)m * sizeof **s.dim_cdf);
+        s.dim_peer[d] = malloc((size_t)m * sizeof **s.dim_peer);
+        if (!s.dim_cdf[d] || !s.dim_peer[d])
+            goto out;
+        double sum = 0, any = 0;
+        for (int i = 0; i < n; i++)
+            any += t->dim[i] == d ? t->relay[i] : 0;
+        for (int i = 0, j = 0; i < n; i++) {
+            if (t->dim[i] != d)
+                continue;
+            sum += any > 0 ? t->relay[i] : 1;
+            s.dim_cdf[d][j] = sum;
+            s.dim_peer[d][j++] = i;
+        }
+    }
+    /* The rank's own sends in rounds of k between two polls; at each poll
+     * what arrived is taken in (and forwarded) before the verdicts. */
+    s.rng = p->seed ? p->seed : 0x2545f4914f6cdd1dULL;
+    long k = p->k > 0 ? p->k : p->n;
+    for (long done = 0; done < p->n; done += k) {
+        long batch = p->n - done < k ? p->n - done : k;
+        int appended = 0;
+        for (long j = 0; own > 0 && j < batch; j++) {
+            append(&s, draw(own_cdf, n, &s.rng));
+            r->own++;
+            appended = 1;
+        }
+        if (p->k > 0) {
+            appended |= arrivals(&s);
+            round_end(&s, appended);
+        }
+    }
+    /* The blocking call at the end ships every buffer; a relay keeps
+     * forwarding what still arrives, and ships it as it waits. */
+    for (int pass = 0; pass < 64 && (s.head >= 0 || relay > 0); pass++) {
+        while (s.head >= 0)
+            ship(&s, s.head, &r->end);
+        if (!arrivals(&s))
+            break;
+    }
+    while (s.head >= 0)
+        ship(&s, s.head, &r->end);
+    track_peak(&s);
+    rc = 0;
+out:
+    for (int d = 0; s.dim_cdf && d < RT_MAX_DIMS; d++)
+        free(s.dim_cdf[d]);
+    for (int d = 0; s.dim_peer && d < RT_MAX_DIMS; d++)
+        free(s.dim_peer[d]);
+    free(s.dim_cdf);
+    free(s.dim_peer);
+    free(s.len);
+    free(s.stamp);
+    free(s.next);
+    free(s.prev);
+    free(s.lru_next);
+    free(s.lru_prev);
+    free(own_cdf);
+    return rc;
+}

@@ -1,0 +1,50 @@
+/* sim: one rank's buffers under Omnibus's own leaving rules, event by
+ * event (docs/planning.md).  The rank appends the items the model says it
+ * appends (model.h: its own first hops and what it relays), in rounds of
+ * `k` sends between two polls, and its buffers leave by the library's
+ * rules: full (the next item does not fit), the cap (router/evict.h, the
+ * very functions the transport calls), idle (router/adapt.h's verdict), and
+ * before the blocking call that ends the run.  The age flush
+ * (OMNIBUS_FLUSH_US) depends on time, not counts: the model leaves it out,
+ * which is exact when rounds come faster than it (docs/planning.md).
+ */
+#ifndef OMNIBUS_PLAN_SIM_H
+#define OMNIBUS_PLAN_SIM_H
+
+#include <stdint.h>
+#include "plan/model.h"
+
+typedef struct {
+    uint64_t block;     /* B, OMNIBUS_BUFFER_SIZE */
+    uint64_t item;      /* bytes of one item: header and message */
+    int cap;            /* buffers filling at once (FL_FILL_CAP) */
+    uint64_t idle_rounds;
+    long k;             /* sends between two polls; 0: none until the end */
+    long n;             /* sends of a sending rank */
+    int rx_blocks;      /* wire receives kept posted */
+    uint64_t seed;
+} pl_sim_params;
+
+typedef struct {
+    double appended;                 /* items into buffers */
+    double own;                      /* of which the rank's own */
+    double blocks;                   /* wire messages */
+    double blocks_dim[RT_MAX_DIMS];
+    double items_dim[RT_MAX_DIMS];
+    double blocks_off_node;
+    double full, cap, idle, end;     /* why they left; cap is counted as
+                                        `full` by the library */
+    double peak_bytes;               /* blocks held at once, at most */
+    int peak_filling;
+} pl_sim_result;
+
+/* Runs one rank; 0, or -1 when out of memory. */
+int pl_sim_rank(const pl_traffic *t, const pl_sim_params *p,
+                pl_sim_result *r);
+
+/* Bytes of the block a record of `len` bytes is held in (the transport's
+ * block classes: the smallest power of two of at least 64 bytes, or a full
+ * buffer when that is not smaller), with its 24-byte header. */
+uint64_t pl_block_bytes(uint64_t len, uint64_t block);
+
+#endif

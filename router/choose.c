@@ -1,0 +1,131 @@
+/* choose.c: the closed-form score of a grid and `auto`'s pick (choose.h). */
+#include "router/choose.h"
+
+/* x^n by squaring: the library links no libm. */
+static double ipow(double x, uint64_t n)
+{
+    double r = 1;
+    for (; n; n >>= 1, x *= x)
+        if (n & 1)
+            r *= x;
+    return r;
+}
+
+double rc_items_per_block(const rc_rule *r, int s, double h, int K)
+{
+    double full = r->item ? (double)(r->block / r->item) : 1.0;
+    if (full < 1)
+        full = 1;
+    double best = full;
+    if (s > 1 && r->poll > 0) {
+        double share = h / (double)(s - 1);
+        double x = (double)r->poll * share;
+        double q = share < 1 ? ipow(1 - share, (uint64_t)r->poll) : 0;
+        double qr = ipow(q, r->idle_rounds);
+        if (q > 0 && qr > 0) {
+            double idle = x / ((1 - q) * qr);
+            if (idle < best)
+                best = idle;
+        }
+    }
+    if (s > 1 && r->age_sends > 0) {
+        double age = r->age_sends * h / (double)(s - 1);
+        if (age < 1)
+            age = 1;
+        if (age < best)
+            best = age;
+    }
+    if (K > r->cap) {
+        double cap = (double)K / (double)(K - r->cap);
+        if (cap < best)
+            best = cap;
+    }
+    return best;
+}
+
+double rc_score(const rc_rule *r, int nranks, int ndims, const int *dims)
+{
+    if (nranks < 2)
+        return 0;
+    double P = nranks;
+    int K = 0;
+    for (int d = 0; d < ndims; d++)
+        K += dims[d] - 1;
+    double score = 0;
+    for (int d = 0; d < ndims; d++) {
+        if (dims[d] < 2)
+            continue;
+        double h = (P - P / dims[d]) / (P - 1);
+        score += h / rc_items_per_block(r, dims[d], h, K);
+    }
+    return score;
+}
+
+static void take(rc_choice *out, const rc_rule *r, int P, int ndims,
+                 const int *dims, int node_grid)
+{
+    out->ndims = ndims;
+    for (int d = 0; d < ndims; d++)
+        out->dims[d] = dims[d];
+    out->node_grid = node_grid;
+    out->score = rc_score(r, P, ndims, dims);
+}
+
+void rc_choose(const rc_rule *r, int nranks, int nnodes, int equal,
+               rc_choice *out)
+{
+    int direct[1] = {nranks};
+    take(out, r, nranks, 1, direct, 0);
+    out->direct_score = out->score;
+    out->reason = RC_DIRECT_BEST;
+    int capped = nranks - 1 > r->cap;
+    if (nnodes <= 1 && !capped) {
+        out->reason = RC_DIRECT_ONE_NODE;
+        return;
+    }
+    /* Fewest hops first: the node grid, then balanced grids of 2, 3, ...
+     * dimensions, the latter only where direct's peers exceed the cap. */
+    rc_choice c = {0};
+    if (equal && nnodes > 1 && nranks / nnodes > 1) {
+        int dims[2] = {nnodes, nranks / nnodes};
+        take(&c, r, nranks, 2, dims, 1);
+        if (c.score <= out->direct_score / 2)
+            goto found;
+    }
+    for (int n = 2; capped && n <= RC_MAX_BALANCED; n++) {
+        int dims[RT_MAX_DIMS];
+        rt_grid_balanced_dims(nranks, n, dims);
+        if (dims[n - 1] < 2)
+            break;
+        take(&c, r, nranks, n, dims, 0);
+        if (c.score <= out->direct_score / 2)
+            goto found;
+    }
+    return;
+found:
+    c.direct_score = out->direct_score;
+    c.reason = c.node_grid ? RC_NODE_GRID_HALVES
+                           : RC_GRID_HALVES;
+    *out = c;
+}
+
+const char *rc_reason_text(rc_reason why)
+{
+    switch (why) {
+    case RC_DIRECT_ONE_NODE:
+        return "one node and no more peers than the cap: every buffer fills, "
+               "and a relay hop would only add a copy";
+    case RC_DIRECT_BEST:
+        return "no candidate grid halves direct's wire messages per send, "
+               "so no relay hop is worth its latency";
+    case RC_NODE_GRID_HALVES:
+        return "the node grid at least halves direct's wire messages per "
+               "send: items gather inside a node before they cross the "
+               "network";
+    case RC_GRID_HALVES:
+        return "direct's peers exceed the cap, so its blocks leave nearly "
+               "empty; this is the grid of fewest dimensions that at least "
+               "halves direct's wire messages per send";
+    }
+    return "";
+}

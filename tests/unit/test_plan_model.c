@@ -1,0 +1,219 @@
+/* test_plan_model: omnibus-plan's closed forms (plan/model.h) against
+ * routes counted one by one with the library's router, on every small
+ * grid; and the simulation's regimes (plan/sim.h) against their closed
+ * forms. */
+#include "plan/model.h"
+#include "plan/sim.h"
+#include "router/choose.h"
+#include "tests/unit/check.h"
+
+#include <math.h>
+
+static int close_to(double a, double b, double tol)
+{
+    return fabs(a - b) <= tol * (fabs(b) > 1 ? fabs(b) : 1);
+}
+
+/* Complete grids of up to 3 dimensions with sizes 1..5 (and up to 60
+ * ranks), every one tried. */
+static int next_grid(int *nd, int *dims)
+{
+    for (int d = *nd - 1; d >= 0; d--) {
+        if (++dims[d] <= 5)
+            return 1;
+        dims[d] = 2;
+    }
+    if (*nd == 3)
+        return 0;
+    (*nd)++;
+    for (int d = 0; d < *nd; d++)
+        dims[d] = 2;
+    return 1;
+}
+
+static void test_hop_counts_match_counted_routes_on_complete_grids(void)
+{
+    int nd = 1, dims[RT_MAX_DIMS] = {2}, grids = 0, bad = 0;
+    do {
+        int P = 1;
+        for (int d = 0; d < nd; d++)
+            P *= dims[d];
+        rt_grid g;
+        rt_grid_init(&g, P, nd, dims);
+        double e[RT_MAX_DIMS + 1], counted[RT_MAX_DIMS + 1] = {0};
+        pl_hop_counts(&g, e);
+        for (int t = 0; t < P; t++)
+            counted[rt_grid_route_length(&g, 0, t)]++;
+        for (int a = 0; a <= nd; a++)
+            bad += counted[a] != e[a];
+        grids++;
+    } while (next_grid(&nd, dims));
+    CHECK(bad == 0, "on %d complete grids the destinations a hops away "
+                    "must be the elementary symmetric polynomials of "
+                    "s_d - 1; %d counts differed", grids, bad);
+}
+
+static void test_per_dimension_hops_match_counted_routes(void)
+{
+    int nd = 1, dims[RT_MAX_DIMS] = {2}, bad = 0, grids = 0;
+    do {
+        int P = 1;
+        for (int d = 0; d < nd; d++)
+            P *= dims[d];
+        rt_grid g;
+        rt_grid_init(&g, P, nd, dims);
+        double all[RT_MAX_DIMS] = {0}, first[RT_MAX_DIMS] = {0};
+        for (int s = 0; s < P; s++)
+            for (int t = 0; t < P; t++)
+                for (int at = s; at != t;) {
+                    int next = rt_grid_next_hop(&g, at, t);
+                    int d = rt_grid_hop_dim(&g, at, next);
+                    all[d] += 1.0 / ((double)P * (P - 1));
+                    if (at == s)
+                        first[d] += 1.0 / ((double)P * (P - 1));
+                    at = next;
+                }
+        for (int d = 0; d < nd; d++) {
+            bad += !close_to(pl_dim_hops_per_send(&g, d), all[d], 1e-12);
+            bad += !close_to(pl_dim_first_hops_per_send(&g, d), first[d],
+                             1e-12);
+        }
+        grids++;
+    } while (next_grid(&nd, dims));
+    CHECK(bad == 0, "on %d complete grids hops and first hops per send "
+                    "along each dimension must match the routes counted "
+                    "pair by pair; %d differed", grids, bad);
+}
+
+/* The closed form a rank of a large complete grid uses, and the routes the
+ * model counts on a small one, give every rank the same append rates. */
+static void test_counted_rates_of_a_complete_grid_are_the_closed_forms(void)
+{
+    int dims[3] = {3, 4, 5};
+    rt_grid g;
+    rt_grid_init(&g, 60, 3, dims);
+    pl_traffic t;
+    pl_traffic_of(&g, PL_UNIFORM, NULL, 17, &t);
+    double per_dim[3] = {0};
+    for (int i = 0; i < t.npeers; i++)
+        per_dim[t.dim[i]] += t.own[i] + t.relay[i];
+    int bad = 0;
+    for (int d = 0; d < 3; d++)
+        bad += !close_to(per_dim[d], pl_dim_hops_per_send(&g, d), 1e-12);
+    CHECK(t.npeers == pl_complete_peers(&g) && bad == 0,
+          "rank 17 of 3x4x5 must have sum(s_d - 1) = 9 peers (got %d) and "
+          "append (P - P/s_d)/(P - 1) items per send along d (%d dims "
+          "differed)", t.npeers, bad);
+    pl_traffic_free(&t);
+}
+
+static void test_relay_shares_by_dimension_match_counted_routes(void)
+{
+    int dims[3] = {3, 4, 5};
+    rt_grid g;
+    rt_grid_init(&g, 60, 3, dims);
+    pl_traffic t;
+    pl_traffic_of(&g, PL_UNIFORM, NULL, 0, &t);
+    int bad = 0;
+    for (int e = 0; e < 3; e++) {
+        bad += !close_to(t.in_dim[e], pl_dim_hops_per_send(&g, e), 1e-12);
+        for (int d = 0; d < 3; d++)
+            bad += !close_to(t.relay_dim[e][d],
+                             pl_relay_dim_per_send(&g, e, d), 1e-12);
+    }
+    CHECK(bad == 0, "on 3x4x5 the items a rank forwards along d of those "
+                    "that came over e must be (s_e-1)(s_d-1) prod_{f>e} s_f "
+                    "prod_{f<d} s_f / (P-1) for d < e and 0 otherwise, as "
+                    "the routes counted pair by pair say; %d differed", bad);
+    pl_traffic_free(&t);
+}
+
+static void test_incomplete_grid_routes_are_counted_exactly(void)
+{
+    int dims[2] = {3, 3};
+    rt_grid g;
+    rt_grid_init(&g, 7, 2, dims);
+    pl_traffic t;
+    pl_traffic_of(&g, PL_UNIFORM, NULL, 0, &t);
+    double fwd = 0;
+    for (int a = 2; a <= 2; a++)
+        fwd += (a - 1) * t.hops[a];
+    int two = 0;
+    for (int s = 0; s < 7; s++)
+        for (int d = 0; d < 7; d++)
+            two += s != d && rt_grid_route_length(&g, s, d) == 2;
+    CHECK(t.exact && close_to(fwd, two / 42.0, 1e-12),
+          "7 ranks on 3x3: forwarded items per send must be the share of "
+          "two-hop routes, %d of 42, got %g", two, fwd);
+    pl_traffic_free(&t);
+}
+
+static void test_cap_regime_carries_k_over_k_minus_cap_items(void)
+{
+    int dims[1] = {201};
+    rt_grid g;
+    rt_grid_init(&g, 201, 1, dims);
+    pl_traffic t;
+    pl_traffic_of(&g, PL_UNIFORM, NULL, 0, &t);
+    pl_sim_params p = {.block = 1 << 20, .item = 32, .cap = 64,
+                       .idle_rounds = 1000000, .k = 0, .n = 200000};
+    pl_sim_result r;
+    pl_sim_rank(&t, &p, &r);
+    double ipb = r.appended / r.blocks, want = 200.0 / (200 - 64);
+    CHECK(close_to(ipb, want, 0.02),
+          "200 peers, a cap of 64 and roomy buffers: a block must carry "
+          "about K/(K - cap) = %.3f items, got %.3f", want, ipb);
+    pl_traffic_free(&t);
+}
+
+static void test_full_regime_fills_every_block(void)
+{
+    int dims[1] = {4};
+    rt_grid g;
+    rt_grid_init(&g, 4, 1, dims);
+    pl_traffic t;
+    pl_traffic_of(&g, PL_UNIFORM, NULL, 0, &t);
+    pl_sim_params p = {.block = 1024, .item = 32, .cap = 64,
+                       .idle_rounds = 16, .k = 64, .n = 96000};
+    pl_sim_result r;
+    pl_sim_rank(&t, &p, &r);
+    CHECK(r.full >= r.blocks - 3 && close_to(r.appended / r.blocks, 32, 0.01),
+          "3 peers, 1 KiB buffers of 32-byte items, polls every 64 sends: "
+          "every block but the last ones must leave full with 32 items, got "
+          "%.0f full of %.0f blocks", r.full, r.blocks);
+    pl_traffic_free(&t);
+}
+
+static void test_idle_regime_matches_its_closed_form(void)
+{
+    int dims[1] = {8};
+    rt_grid g;
+    rt_grid_init(&g, 8, 1, dims);
+    pl_traffic t;
+    pl_traffic_of(&g, PL_UNIFORM, NULL, 0, &t);
+    pl_sim_params p = {.block = 1 << 20, .item = 32, .cap = 64,
+                       .idle_rounds = 16, .k = 1, .n = 400000};
+    pl_sim_result r;
+    pl_sim_rank(&t, &p, &r);
+    rc_rule rule = {.block = 1 << 20, .item = 32, .idle_rounds = 16,
+                    .cap = 64, .poll = 1};
+    double want = rc_items_per_block(&rule, 8, 1.0, 7);
+    CHECK(close_to(r.appended / r.blocks, want, 0.05),
+          "8 ranks direct polling after every send: a block must carry "
+          "about 1/q^16 = %.2f items (q = 6/7), got %.2f", want,
+          r.appended / r.blocks);
+    pl_traffic_free(&t);
+}
+
+int main(void)
+{
+    RUN(test_hop_counts_match_counted_routes_on_complete_grids);
+    RUN(test_per_dimension_hops_match_counted_routes);
+    RUN(test_counted_rates_of_a_complete_grid_are_the_closed_forms);
+    RUN(test_relay_shares_by_dimension_match_counted_routes);
+    RUN(test_incomplete_grid_routes_are_counted_exactly);
+    RUN(test_cap_regime_carries_k_over_k_minus_cap_items);
+    RUN(test_full_regime_fills_every_block);
+    RUN(test_idle_regime_matches_its_closed_form);
+    CHECK_MAIN_END();
+}
