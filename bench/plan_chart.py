@@ -37,9 +37,12 @@ def main():
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
     lines.append("# Planning table: 10^3 to 10^6 ranks\n")
-    lines.append(f"From `omnibus-plan` (docs/planning.md). Date "
-                 f"{datetime.date.today()}, commit {commit}, host "
-                 f"{socket.gethostname()}, command `bench/plan_chart.py`.\n")
+    lines.append(f"- date: {datetime.date.today()}\n- commit: {commit}\n"
+                 f"- host: {socket.gethostname()}\n- cores: {os.cpu_count()}\n"
+                 "- MPI: none (omnibus-plan is MPI-free)\n"
+                 "- command: bench/plan_chart.py\n"
+                 "- affected by: router plan\n")
+    lines.append("From `omnibus-plan` (docs/planning.md).\n")
     lines.append("Nodes of 128 ranks; uniform traffic of 8-byte messages "
                  "(32-byte items); 256 KiB buffers, the cap of 64 buffers "
                  "filling at once, OMNIBUS_IDLE_ROUNDS 16; the age flush left "

@@ -173,7 +173,16 @@ def main():
               f"{r['wire_per_send_predicted']:.5f} ({r['wire_ratio']:.3f}), "
               f"fwd {r['fwd_per_send_measured']:.4f}/{r['fwd_per_send_predicted']:.4f}, "
               f"peak {r['peak_measured']}/{r['peak_predicted']}", flush=True)
+    prov = [("date", datetime.datetime.now().isoformat(timespec="minutes")),
+            ("commit", git("rev-parse", "--short", "HEAD")),
+            ("host", socket.gethostname()), ("cores", str(os.cpu_count())),
+            ("MPI", "MPICH (mpiexec on PATH)"),
+            ("command", "bench/plan_validate.py" +
+             (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else "")),
+            ("affected by", "shim router plan bench/*.c bench/*.h")]
     with open(out + ".csv", "w", newline="") as f:
+        for key, value in prov:
+            f.write(f"# {key}: {value}\n")
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
         w.writerows(rows)
@@ -181,12 +190,10 @@ def main():
     pwithin = sum(abs(r["peak_ratio"] - 1) <= 0.10 for r in rows)
     with open(out + ".md", "w") as f:
         f.write("# omnibus-plan against the statistics file\n\n")
-        f.write(f"Date {datetime.datetime.now().isoformat(timespec='minutes')}, "
-                f"commit {git('rev-parse', '--short', 'HEAD')}, host "
-                f"{socket.gethostname()} ({os.cpu_count()} cores), command "
-                f"`bench/plan_validate.py{' ' + ' '.join(sys.argv[1:]) if sys.argv[1:] else ''}`; "
-                f"OMNIBUS_FLUSH_US=1000000 on every run; {N} sends per rank, "
-                f"no warmup.\n\n")
+        for key, value in prov:
+            f.write(f"- {key}: {value}\n")
+        f.write(f"\nOMNIBUS_FLUSH_US=1000000 on every run; {N} sends per "
+                f"rank, no warmup.\n\n")
         exact = sum(abs(r["fwd_per_send_measured"] -
                         r["fwd_per_send_from_hops"]) < 1e-12 for r in rows)
         f.write(__doc__.split("\n\n", 2)[2].strip() + "\n\n")
