@@ -47,8 +47,11 @@
 /* The most one pair's window can be, whatever the pool. */
 #define FL_WINDOW_MAX ((uint64_t)4 << 20)
 /* The largest step in which consumed bytes go back to their source: a
- * stream of 32-byte items gets credit every 2,048 items at the most. */
-#define FL_STEP_MAX ((uint32_t)64 << 10)
+ * stream of 32-byte items gets credit every 8,192 items at the most, while
+ * a full window holds 16 steps, so the stream never waits on a step.  A
+ * step of 64 KiB cost the TCP stream a fifth of its rate in credit
+ * messages (bench/results/log.md, 2026-11-27). */
+#define FL_STEP_MAX ((uint32_t)256 << 10)
 /* The least a window grows by at once, so that a pair that starts from a
  * base of a few hundred bytes (65,536 ranks) reaches FL_WINDOW_MAX in a
  * handful of round trips. */

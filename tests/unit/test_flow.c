@@ -57,10 +57,10 @@ static void test_base_window_is_capped_for_small_jobs(void)
           (unsigned long long)fl_window(CFG_DEFAULT_EAGER_POOL, 9));
 }
 
-static void test_credit_goes_back_in_steps_of_at_most_64_KiB(void)
+static void test_credit_goes_back_in_steps_of_at_most_256_KiB(void)
 {
-    CHECK(fl_step(4 * MiB) == 64 * KiB,
-          "a 4 MiB window gets its credit back every 64 KiB consumed, not "
+    CHECK(fl_step(4 * MiB) == 256 * KiB,
+          "a 4 MiB window gets its credit back every 256 KiB consumed, not "
           "every quarter window; got %u", fl_step(4 * MiB));
     CHECK(fl_step(512) == 128,
           "a 512-byte base window gets credit back every quarter (128 "
@@ -196,7 +196,7 @@ int main(void)
 {
     RUN(test_base_window_is_half_the_pool_shared_by_the_other_ranks);
     RUN(test_base_window_is_capped_for_small_jobs);
-    RUN(test_credit_goes_back_in_steps_of_at_most_64_KiB);
+    RUN(test_credit_goes_back_in_steps_of_at_most_256_KiB);
     RUN(test_a_demanding_pair_grows_to_the_largest_window_in_few_steps);
     RUN(test_growth_stays_within_what_is_unlent_and_accepted);
     RUN(test_relay_pairs_formula_matches_counting_on_complete_grids);
