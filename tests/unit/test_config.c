@@ -1275,6 +1275,27 @@ static void test_fake_nodes_is_parsed_strictly(void)
           s.fake_nodes);
 }
 
+static void test_flow_ranks_is_at_least_the_jobs_ranks(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN] = "";
+    load_table(NULL, 0, &s, err);
+    CHECK(s.flow_ranks == 0, "FLOW_RANKS must default to 0 (the job's own "
+          "ranks), got %d", s.flow_ranks);
+    expect_accepted("OMNIBUS_FLOW_RANKS", "65536", &s);
+    CHECK(s.flow_ranks == 65536 && cfg_check_job(&s, 2, err, sizeof err) == 0,
+          "FLOW_RANKS=65536 must be valid for 2 ranks (%s)", err);
+    expect_refused("OMNIBUS_FLOW_RANKS", "1");
+    expect_refused("OMNIBUS_FLOW_RANKS", "16777217");
+    expect_refused("OMNIBUS_FLOW_RANKS", "1K");
+    expect_accepted("OMNIBUS_FLOW_RANKS", "3", &s);
+    CHECK(cfg_check_job(&s, 4, err, sizeof err) == -1 &&
+              strstr(err, "OMNIBUS_FLOW_RANKS=3") != NULL &&
+              strstr(err, "4 ranks") != NULL,
+          "FLOW_RANKS=3 must be refused for 4 ranks naming both, got \"%s\"",
+          err);
+}
+
 static void test_check_job_holds_fake_nodes_to_the_ranks(void)
 {
     cfg_settings s;
@@ -1412,6 +1433,7 @@ int main(void)
     RUN(test_choices_follow_their_enums);
     RUN(test_fake_nodes_is_parsed_strictly);
     RUN(test_check_job_holds_fake_nodes_to_the_ranks);
+    RUN(test_flow_ranks_is_at_least_the_jobs_ranks);
     RUN(test_record_names_the_variable_values_and_ranks);
     RUN(test_record_tells_grids_of_one_size_apart);
     RUN(test_record_leaves_out_per_rank_variables);
