@@ -161,7 +161,7 @@ $(BUILD)/stress/stress: tests/stress/stress.c
 	$(MPICC) $(BASEFLAGS) -o $@ $<
 
 unit: $(UNIT_BINS)
-mpitests: $(LIB) $(MPI_TEST_BINS) $(BUILD)/stress/stress $(CLUSTER_TEST_BINS) $(CLUSTER_TOOLS) $(BUILD)/bench/bfs
+mpitests: $(LIB) $(MPI_TEST_BINS) $(BUILD)/stress/stress $(CLUSTER_TEST_BINS) $(CLUSTER_TOOLS) $(BUILD)/bench/bfs $(BUILD)/bench/stream $(BUILD)/bench/incast
 benches: $(LIB) $(YIELD_LIB) $(BENCH_BINS)
 
 test: unit mpitests $(PLAN)
