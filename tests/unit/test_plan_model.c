@@ -148,53 +148,50 @@ static void test_incomplete_grid_routes_are_counted_exactly(void)
     pl_traffic_free(&t);
 }
 
-static void test_cap_regime_carries_k_over_k_minus_cap_items(void)
+/* One rank of `nranks` under `direct` with uniform traffic, simulated
+ * with the library's own leaving rules. */
+static void simulate_direct(int nranks, const pl_sim_params *p,
+                            pl_sim_result *r)
 {
-    int dims[1] = {201};
+    int dims[1] = {nranks};
     rt_grid g;
-    rt_grid_init(&g, 201, 1, dims);
+    rt_grid_init(&g, nranks, 1, dims);
     pl_traffic t;
     pl_traffic_of(&g, PL_UNIFORM, NULL, 0, &t);
+    pl_sim_rank(&t, p, r);
+    pl_traffic_free(&t);
+}
+
+static void test_cap_regime_carries_k_over_k_minus_cap_items(void)
+{
     pl_sim_params p = {.block = 1 << 20, .item = 32, .cap = 64,
                        .idle_rounds = 1000000, .k = 0, .n = 200000};
     pl_sim_result r;
-    pl_sim_rank(&t, &p, &r);
+    simulate_direct(201, &p, &r);
     double ipb = r.appended / r.blocks, want = 200.0 / (200 - 64);
     CHECK(close_to(ipb, want, 0.02),
           "200 peers, a cap of 64 and roomy buffers: a block must carry "
           "about K/(K - cap) = %.3f items, got %.3f", want, ipb);
-    pl_traffic_free(&t);
 }
 
 static void test_full_regime_fills_every_block(void)
 {
-    int dims[1] = {4};
-    rt_grid g;
-    rt_grid_init(&g, 4, 1, dims);
-    pl_traffic t;
-    pl_traffic_of(&g, PL_UNIFORM, NULL, 0, &t);
     pl_sim_params p = {.block = 1024, .item = 32, .cap = 64,
                        .idle_rounds = 16, .k = 64, .n = 96000};
     pl_sim_result r;
-    pl_sim_rank(&t, &p, &r);
+    simulate_direct(4, &p, &r);
     CHECK(r.full >= r.blocks - 3 && close_to(r.appended / r.blocks, 32, 0.01),
           "3 peers, 1 KiB buffers of 32-byte items, polls every 64 sends: "
           "every block but the last ones must leave full with 32 items, got "
           "%.0f full of %.0f blocks", r.full, r.blocks);
-    pl_traffic_free(&t);
 }
 
 static void test_idle_regime_matches_its_closed_form(void)
 {
-    int dims[1] = {8};
-    rt_grid g;
-    rt_grid_init(&g, 8, 1, dims);
-    pl_traffic t;
-    pl_traffic_of(&g, PL_UNIFORM, NULL, 0, &t);
     pl_sim_params p = {.block = 1 << 20, .item = 32, .cap = 64,
                        .idle_rounds = 16, .k = 1, .n = 400000};
     pl_sim_result r;
-    pl_sim_rank(&t, &p, &r);
+    simulate_direct(8, &p, &r);
     rc_rule rule = {.block = 1 << 20, .item = 32, .idle_rounds = 16,
                     .cap = 64, .poll = 1};
     double want = rc_items_per_block(&rule, 8, 1.0, 7);
@@ -202,7 +199,6 @@ static void test_idle_regime_matches_its_closed_form(void)
           "8 ranks direct polling after every send: a block must carry "
           "about 1/q^16 = %.2f items (q = 6/7), got %.2f", want,
           r.appended / r.blocks);
-    pl_traffic_free(&t);
 }
 
 int main(void)
