@@ -302,6 +302,10 @@ typedef struct omni_state {
                                OMNI_EARLY_MAX */
 
     omni_counters stats;
+
+    /* files and windows whose members meet before their collective calls
+     * (ops/drain.c); cold, after everything else */
+    struct drain_rec *drains;
 } omni_state;
 
 extern omni_state omni;

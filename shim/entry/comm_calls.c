@@ -8,6 +8,7 @@
 #include "shim/progress/progress.h"
 #include "shim/entry/comm_calls.h"
 #include "shim/ops/neighbor.h"
+#include "shim/ops/drain.h"
 #include <stdlib.h>
 
 /* Registers a communicator just made by a constructor; collective over its
@@ -55,22 +56,6 @@ static void comm_forget(MPI_Comm comm)
 
 /* --- constructors ----------------------------------------------------- */
 
-/* Constructors have no nonblocking form: a rank inside one sits in MPICH
- * and forwards nothing.  If it is a relay on the route to a member that is
- * still waiting for a message, that member never reaches the constructor
- * and the job hangs.  So the members first meet in an Ibarrier driven by
- * Omnibus progress: when it completes, every member has reached the call,
- * and none still waits on an item that has to pass through another. */
-static void comm_drain(MPI_Comm parent)
-{
-    prog_block_enter();
-    if (!comm_lookup(parent))
-        return;
-    MPI_Request req;
-    if (PMPI_Ibarrier(parent, &req) == MPI_SUCCESS)
-        prog_wait(&req, MPI_STATUS_IGNORE);
-}
-
 /* A constructor's result is managed when its parent is: the members of a
  * managed communicator all take the same branch, so a communicator is
  * managed on all of its ranks or on none. */
@@ -97,28 +82,28 @@ int impl_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 
 int impl_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
-    comm_drain(comm);
+    drain_comm(comm);
     return comm_made(PMPI_Comm_dup_with_info(comm, info, newcomm), comm,
                      newcomm);
 }
 
 int impl_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
-    comm_drain(comm);
+    drain_comm(comm);
     return comm_made(PMPI_Comm_split(comm, color, key, newcomm), comm, newcomm);
 }
 
 int impl_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                          MPI_Comm *newcomm)
 {
-    comm_drain(comm);
+    drain_comm(comm);
     return comm_made(PMPI_Comm_split_type(comm, split_type, key, info, newcomm),
                      comm, newcomm);
 }
 
 int impl_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
-    comm_drain(comm);
+    drain_comm(comm);
     return comm_made(PMPI_Comm_create(comm, group, newcomm), comm, newcomm);
 }
 
@@ -171,7 +156,7 @@ int impl_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
 int impl_Cart_create(MPI_Comm comm, int ndims, const int dims[],
                      const int periods[], int reorder, MPI_Comm *newcomm)
 {
-    comm_drain(comm);
+    drain_comm(comm);
     return comm_made(
         PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm), comm,
         newcomm);
@@ -179,14 +164,14 @@ int impl_Cart_create(MPI_Comm comm, int ndims, const int dims[],
 
 int impl_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
-    comm_drain(comm);
+    drain_comm(comm);
     return comm_made(PMPI_Cart_sub(comm, remain_dims, newcomm), comm, newcomm);
 }
 
 int impl_Graph_create(MPI_Comm comm, int nnodes, const int index[],
                       const int edges[], int reorder, MPI_Comm *newcomm)
 {
-    comm_drain(comm);
+    drain_comm(comm);
     return comm_made(
         PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm), comm,
         newcomm);
@@ -197,7 +182,7 @@ int impl_Dist_graph_create(MPI_Comm comm, int n, const int sources[],
                            const int weights[], MPI_Info info, int reorder,
                            MPI_Comm *newcomm)
 {
-    comm_drain(comm);
+    drain_comm(comm);
     return comm_made(PMPI_Dist_graph_create(comm, n, sources, degrees,
                                             destinations, weights, info,
                                             reorder, newcomm),
@@ -211,7 +196,7 @@ int impl_Dist_graph_create_adjacent(MPI_Comm comm, int indegree,
                                     const int destweights[], MPI_Info info,
                                     int reorder, MPI_Comm *newcomm)
 {
-    comm_drain(comm);
+    drain_comm(comm);
     return comm_made(PMPI_Dist_graph_create_adjacent(
                          comm, indegree, sources, sourceweights, outdegree,
                          destinations, destweights, info, reorder, newcomm),

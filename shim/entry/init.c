@@ -15,6 +15,7 @@
 #include "shim/ops/isendrecv.h"
 #include "shim/match/match.h"
 #include "shim/ops/neighbor.h"
+#include "shim/ops/drain.h"
 #include "shim/ops/nbr_exec.h"
 #include "shim/progress/progress.h"
 #include "shim/progress/greq.h"
@@ -312,7 +313,7 @@ static uint64_t injected_here(void)
  * equal round could be a coincidence of counters sampled at different
  * moments; two rounds with no change cannot, since nothing new is injected
  * once every rank is in MPI_Finalize). */
-static void drain_until_quiescent(void)
+static void finalize_until_quiescent(void)
 {
     uint64_t prev[2] = {UINT64_MAX, 0};
     for (;;) {
@@ -333,13 +334,14 @@ OMNI_EXPORT int MPI_Finalize(void)
 {
     if (omni.on) {
         prog_thread_stop();
-        drain_until_quiescent();
+        finalize_until_quiescent();
         omni.in_progress = 1; /* no callback may run progress from here on */
         stats_report();
         omni.on = 0;
         prog_finalize();
         transport_finalize();
         nbr_finalize();
+        drain_finalize();
         coll_finalize();
         comm_table_destroy();
         match_release_slabs();
