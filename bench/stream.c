@@ -3,7 +3,7 @@
  * aggregation (its targets: bench/results/log.md, 2026-11-26).
  *
  * Usage: stream [-n messages] [-w warmup] [-s bytes] [-H] [-B bytes] [-W ns]
- *               [-p pairs]
+ *               [-p pairs] [-L ms]
  *   -n  messages per pair in the timed section (default 2000000, or 20000
  *       when ranks outnumber cores)
  *   -w  untimed messages first, so connections exist (default 10000, or 100
@@ -20,6 +20,11 @@
  *   -p  how many pairs stream (default all); the other ranks wait in the
  *       barrier that ends the timed section, as the rest of a large job
  *       that leaves two ranks talking
+ *   -L  milliseconds the receivers are busy when the stream starts: each
+ *       first waits in MPI_Recv for a token that the last rank, which must
+ *       be in no pair (an odd count, or -p), sends after sleeping that
+ *       long; a receiver inside a call that waits for someone else when its
+ *       sender's window fills
  *
  * Ranks form pairs (i, i + P/2) and every pair streams at once.  Message i
  * (counting from 0 over the warmup and the timed run apart) holds i in its
@@ -43,6 +48,7 @@
 #define KERNEL "stream"
 #define TAG_DATA 1
 #define TAG_ACK 2
+#define TAG_LATE 3
 #define MAX_BYTES (64LL * 1024 * 1024)
 
 /* -W: the receiver's work per message, in nanoseconds. */
@@ -204,16 +210,33 @@ static long long run_variant(stream_setup *c, long long n)
     return run_sized(c->peer, c->sender, n, c->words, c->msg);
 }
 
+/* -L: the receivers wait for the last rank's token, which it sends after
+ * sleeping ms milliseconds; the senders go on at once. */
+static void wait_late(const stream_setup *c, int rank, int size, int pairs,
+                      long long ms)
+{
+    uint64_t token = 0;
+    if (c->peer >= 0 && !c->sender) {
+        MPI_Recv(&token, 1, MPI_UINT64_T, size - 1, TAG_LATE, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    } else if (rank == size - 1) {
+        usleep((useconds_t)(ms * 1000));
+        for (int p = 0; p < pairs; p++)
+            MPI_Send(&token, 1, MPI_UINT64_T, bench_pair_peer(p, size),
+                     TAG_LATE, MPI_COMM_WORLD);
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     const char *usage = "[-n messages] [-w warmup] [-s bytes] [-H] "
-                        "[-B bytes] [-W ns] [-p pairs]";
+                        "[-B bytes] [-W ns] [-p pairs] [-L ms]";
     long long n = -2, warm = -2; /* -2: not given; -1: malformed */
-    long long bytes = 8, bufbytes = 16384, active = -2;
+    long long bytes = 8, bufbytes = 16384, active = -2, late_ms = 0;
     int hand = 0;
     int opt;
-    while ((opt = getopt(argc, argv, "n:w:s:HB:W:p:")) != -1) {
+    while ((opt = getopt(argc, argv, "n:w:s:HB:W:p:L:")) != -1) {
         if (opt == 'n')
             n = bench_parse_count(optarg, 1);
         else if (opt == 'w')
@@ -228,11 +251,13 @@ int main(int argc, char **argv)
             work_ns = bench_parse_count(optarg, 0);
         else if (opt == 'p')
             active = bench_parse_count(optarg, 1);
+        else if (opt == 'L')
+            late_ms = bench_parse_count(optarg, 0);
         else
             bench_usage(KERNEL, usage);
         if (n == -1 || warm == -1 || bytes == -1 || bytes % 8 != 0 ||
             bytes > MAX_BYTES || bufbytes == -1 || work_ns == -1 ||
-            active == -1 ||
+            active == -1 || late_ms == -1 ||
             (hand && work_ns > 0))
             bench_usage(KERNEL, usage);
     }
@@ -272,8 +297,14 @@ int main(int argc, char **argv)
     long long bad = 0;
     if (c.peer >= 0 && warm > 0)
         bad += run_variant(&c, warm);
+    if (late_ms > 0 && bench_pair_peer(size - 1, size) >= 0 &&
+        (size - 1) % (size / 2) < pairs)
+        bench_fail(KERNEL, "-L needs a last rank in no pair (an odd count, "
+                   "or -p)");
     bench_clock clk;
     bench_clock_start(&clk);
+    if (late_ms > 0)
+        wait_late(&c, rank, size, pairs, late_ms);
     if (c.peer >= 0)
         bad += run_variant(&c, n);
     double elapsed = bench_clock_stop(&clk);

@@ -298,6 +298,13 @@ typedef struct omni_state {
     int *credit_grown_out;  /* destinations that lent this rank more */
     int credit_grown_out_n, credit_grown_out_cap;
     int credit_ranks;       /* P of the window rule (OMNIBUS_FLOW_RANKS) */
+    int *credit_deferred;   /* sources whose STALL waits for an answer
+                               while this rank sits in a wait (credit.c) */
+    int credit_deferred_n, credit_deferred_cap;
+    int credit_poller;      /* the poller that answers them */
+    int credit_waiting;     /* this rank waits in credit_wait itself */
+    int round_waits;        /* the current progress round is a step of a
+                               call that waits (progress.c) */
     int early_count;        /* early payloads held (recv.c), at most
                                OMNI_EARLY_MAX */
 

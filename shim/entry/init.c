@@ -183,6 +183,7 @@ static void register_pollers(void)
     omni.pair_poller = prog_add_poller(isendrecv_poll, 0);
     omni.bsend_poller = prog_add_poller(send_poll_bsends, 0);
     omni.nbr_poller = prog_add_poller(nbr_poll, 1);
+    omni.credit_poller = prog_add_poller(credit_poll, 0);
 }
 
 static void omni_setup(int app_level, int real_level)

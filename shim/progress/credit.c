@@ -81,6 +81,9 @@ void credit_finalize(void)
     free(omni.credit_out);
     free(omni.credit_grown_in);
     free(omni.credit_grown_out);
+    free(omni.credit_deferred);
+    omni.credit_deferred = NULL;
+    omni.credit_deferred_n = omni.credit_deferred_cap = 0;
     omni.credit = NULL;
     omni.credit_in = NULL;
     omni.credit_out = NULL;
@@ -94,6 +97,11 @@ void credit_finalize(void)
 void credit_return(uint32_t src)
 {
     struct credit_in *in = &omni.credit_in[src];
+    if (in->deferred) { /* the consumption answers the STALL */
+        in->deferred = 0;
+        credit_stalled(src, in->stall_need, in->stall_accept);
+        return;
+    }
     uint32_t give = in->lent - in->held;
     in->held = in->lent;
     if ((int)src == omni.rank) {
@@ -161,13 +169,40 @@ void credit_stalled(uint32_t peer, uint32_t need, uint32_t accept)
     uint32_t give = in->lent - in->held;
     if (give == 0) {
         /* Consumed nothing since the last CREDIT, and no growth: the
-         * source's items wait here, unreceived. */
-        credit_tell(peer, RT_REFUSED, 0, 0);
+         * source's items wait here, unreceived.  credit_settle answers at
+         * the end of this round, or later if this rank waits. */
+        in->stall_need = need;
+        in->stall_accept = accept;
+        list_add(&omni.credit_deferred, &omni.credit_deferred_n,
+                 &omni.credit_deferred_cap, &in->deferred, (int)peer);
+        omni.poll_work |= 1u << omni.credit_poller;
         return;
     }
     in->held = in->lent;
     in->consumed = 1;
     credit_tell(peer, RT_GRANT, give, (int32_t)growth);
+}
+
+int credit_poll(void)
+{
+    int refuse = !omni.round_waits || omni.credit_waiting, kept = 0;
+    for (int i = 0; i < omni.credit_deferred_n; i++) {
+        int s = omni.credit_deferred[i];
+        struct credit_in *in = &omni.credit_in[s];
+        if (!in->deferred)
+            continue; /* answered by credit_return */
+        if (in->held < in->lent) {
+            in->deferred = 0;
+            credit_stalled((uint32_t)s, in->stall_need, in->stall_accept);
+        } else if (refuse) {
+            in->deferred = 0;
+            credit_tell((uint32_t)s, RT_REFUSED, 0, 0);
+        } else {
+            omni.credit_deferred[kept++] = s;
+        }
+    }
+    omni.credit_deferred_n = kept;
+    return kept > 0;
 }
 
 void credit_released(uint32_t peer, uint32_t bytes)
@@ -313,12 +348,12 @@ int credit_wait(int dst, uint32_t size)
     uint32_t heard = o->heard;
     o->last_ns = omni_now_ns();
     unsigned spins = 0;
+    int outer = omni.credit_waiting, ok = 0; /* a wait inside a callback */
+    omni.credit_waiting = 1;
     for (;;) {
         prog_poll();
-        if (credit_fits(dst, size))
-            return 1;
-        if (o->refused)
-            return 0;
+        if ((ok = credit_fits(dst, size)) || o->refused)
+            break;
         uint64_t now = omni_now_ns();
         if (o->heard != heard) {
             heard = o->heard;
@@ -327,8 +362,10 @@ int credit_wait(int dst, uint32_t size)
         } else if (now - o->last_ns > credit_silence_ns(o)) {
             o->refused = 1;
             omni.stats.credit_silences++;
-            return 0;
+            break;
         }
         prog_pause(&spins);
     }
+    omni.credit_waiting = outer;
+    return ok;
 }

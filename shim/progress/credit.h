@@ -21,8 +21,13 @@
  *     the destination consumed something since its last CREDIT it answers
  *     with a GRANT: those bytes, and growth when the source can take more
  *     and the pool has room.  If it consumed nothing, the source's items
- *     all wait here unreceived, the call this rank is in does not take
- *     them, and it answers REFUSED (unless the window is too small for the
+ *     all wait here unreceived.  While this rank sits in a call that waits
+ *     for something else (a barrier, a receive from another rank), that
+ *     call may still end and the next one take them: the answer waits
+ *     until this rank consumes from the source (GRANT), polls outside a
+ *     wait or itself waits for credit (REFUSED: the call it returned to
+ *     did not take them, or the two ranks send to each other).  Otherwise
+ *     it answers REFUSED at once (unless the window is too small for the
  *     message that stalled: then it grows it);
  *   - a source that was REFUSED with no CREDIT since its STALL sends its
  *     blocking standard sends past the window to MPICH (send.c) until the
@@ -60,6 +65,8 @@ struct credit_in {
     uint8_t consumed;  /* bytes went back since the last reclaim sweep */
     uint8_t reclaiming;/* a RECLAIM is unanswered */
     uint8_t listed;    /* in omni.credit_grown_in */
+    uint8_t deferred;  /* a STALL waits for an answer (omni.credit_deferred) */
+    uint32_t stall_need, stall_accept; /* that STALL's need and accept */
 };
 
 /* A source's account of one destination (the hot part is omni.credit). */
@@ -149,6 +156,13 @@ void credit_granted(uint32_t peer, uint32_t bytes, uint32_t growth);
 void credit_refused(uint32_t peer);
 void credit_reclaimed(uint32_t peer, uint32_t bytes);
 void credit_released(uint32_t peer, uint32_t bytes);
+
+/* The progress poller (omni.credit_poller) of the STALLs credit_stalled
+ * left unanswered: a source this rank consumed from since gets its GRANT;
+ * the others are REFUSED unless this round is a step of a call that waits
+ * for something else, and this rank is not itself waiting for credit.
+ * Returns whether any is left unanswered. */
+int credit_poll(void);
 
 /* The window towards world rank dst is too small for a send of `size`
  * item bytes: tells dst (one STALL until it answers), and never waits.

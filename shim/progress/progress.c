@@ -80,6 +80,7 @@ void prog_round(void)
     int sent = transport_sent_since_round();
     int waiting = omni.waiting || omni.empty_polls > 0;
     omni.waiting = 0;
+    omni.round_waits = waiting;
     transport_poll_arrivals();
     if (omni.poll_work & ~omni.after_round)
         run_pollers(~omni.after_round);
