@@ -175,7 +175,7 @@ void credit_stalled(uint32_t peer, uint32_t need, uint32_t accept)
         in->stall_accept = accept;
         list_add(&omni.credit_deferred, &omni.credit_deferred_n,
                  &omni.credit_deferred_cap, &in->deferred, (int)peer);
-        omni.poll_work |= 1u << omni.credit_poller;
+        prog_has_work(omni.credit_poller);
         return;
     }
     in->held = in->lent;
