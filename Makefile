@@ -168,7 +168,7 @@ test: unit mpitests $(PLAN)
 	@scripts/run-tests scripts/check-layers tests/layers/check-layers-cycles \
 	    scripts/gen-settings scripts/check-links scripts/check-figures \
 	    tests/figures/planted-figures tests/install/check-install \
-	    tests/plan/check-keys $(UNIT_BINS)
+	    tests/plan/check-keys tests/wrappers/check-request-rows $(UNIT_BINS)
 
 # The tests across emulated nodes alone (tests/cluster/run; `make test` runs
 # them too where the machine allows network namespaces).  Needs root; fails
