@@ -44,14 +44,19 @@ static struct drain_rec **drain_find(enum drain_kind kind, uintptr_t handle)
     return at;
 }
 
-void drain_comm(MPI_Comm comm)
+/* The members of comm meet: a barrier Omnibus progress drives. */
+static void drain_meet(MPI_Comm comm)
 {
-    prog_block_enter();
-    if (!drain_needed(comm))
-        return;
     MPI_Request req;
     if (PMPI_Ibarrier(comm, &req) == MPI_SUCCESS)
         prog_wait(&req, MPI_STATUS_IGNORE);
+}
+
+void drain_comm(MPI_Comm comm)
+{
+    prog_block_enter();
+    if (drain_needed(comm))
+        drain_meet(comm);
 }
 
 MPI_Comm drain_before_make(MPI_Comm comm)
@@ -85,9 +90,8 @@ void drain_object(enum drain_kind kind, uintptr_t handle)
 {
     prog_block_enter();
     struct drain_rec *r = *drain_find(kind, handle);
-    MPI_Request req;
-    if (r && PMPI_Ibarrier(r->comm, &req) == MPI_SUCCESS)
-        prog_wait(&req, MPI_STATUS_IGNORE);
+    if (r)
+        drain_meet(r->comm);
 }
 
 void drain_forget(enum drain_kind kind, uintptr_t handle)
