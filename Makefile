@@ -37,6 +37,9 @@ CORE_SRCS := $(wildcard config/*.c router/*.c)
 SHIM_SRCS := $(wildcard shim/*/*.c)
 SHIM_HDRS := $(wildcard shim/*/*.h)
 GEN_WRAPPERS := $(BUILD)/gen/wrappers_gen.c
+# The MPI layer's large-count calls (scripts/gen-count.py), included as
+# shim/mpi/count_gen.h from $(BUILD)/gen.
+GEN_COUNT := $(BUILD)/gen/shim/mpi/count_gen.h
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/wrappers_gen.o
 LIB       := $(BUILD)/libomnibus.so
@@ -86,13 +89,13 @@ $(BUILD)/obj/config/%.o: config/%.c $(wildcard config/*.h config/*.def)
 $(BUILD)/obj/router/%.o: router/%.c $(wildcard router/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBFLAGS) -I. -c -o $@ $<
-$(BUILD)/obj/shim/%.o: shim/%.c $(SHIM_HDRS) $(wildcard config/*.h config/*.def router/*.h)
+$(BUILD)/obj/shim/%.o: shim/%.c $(SHIM_HDRS) $(GEN_COUNT) $(wildcard config/*.h config/*.def router/*.h)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(LIBFLAGS) -I. -c -o $@ $<
+	$(MPICC) $(LIBFLAGS) -I. -I$(BUILD)/gen -c -o $@ $<
 $(BUILD)/obj/shim/base/stats.o: VERSION
-$(BUILD)/obj/gen/wrappers_gen.o: $(GEN_WRAPPERS) $(SHIM_HDRS) $(wildcard config/*.h config/*.def router/*.h)
+$(BUILD)/obj/gen/wrappers_gen.o: $(GEN_WRAPPERS) $(SHIM_HDRS) $(GEN_COUNT) $(wildcard config/*.h config/*.def router/*.h)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(LIBFLAGS) -I. -c -o $@ $<
+	$(MPICC) $(LIBFLAGS) -I. -I$(BUILD)/gen -c -o $@ $<
 
 # The generated wrappers (scripts/gen-wrappers.py, bench/yield's
 # scripts/gen-yield-wrappers.py).  The generators run on every build and
@@ -102,10 +105,13 @@ $(BUILD)/obj/gen/wrappers_gen.o: $(GEN_WRAPPERS) $(SHIM_HDRS) $(wildcard config/
 $(GEN_WRAPPERS): FORCE
 	@mkdir -p $(dir $@)
 	@$(PYTHON) scripts/gen-wrappers.py shim/entry/wrappers.tbl $@
+$(GEN_COUNT): shim/mpi/count.tbl scripts/gen-count.py
+	@mkdir -p $(dir $@)
+	@$(PYTHON) scripts/gen-count.py shim/mpi/count.tbl $@
 $(BUILD)/gen/yield_wrappers_gen.c: FORCE
 	@mkdir -p $(dir $@)
 	@$(PYTHON) scripts/gen-yield-wrappers.py bench/yield/calls.tbl $@
-generate: $(GEN_WRAPPERS) $(BUILD)/gen/yield_wrappers_gen.c
+generate: $(GEN_WRAPPERS) $(GEN_COUNT) $(BUILD)/gen/yield_wrappers_gen.c
 FORCE:
 
 $(BUILD)/unit/%: tests/unit/%.c $(CORE_SRCS) $(PLAN_MODEL_SRCS) $(wildcard config/*.h config/*.def router/*.h plan/*.h tests/unit/*.h)

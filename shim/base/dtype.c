@@ -1,4 +1,5 @@
 #include "shim/base/dtype.h"
+#include "shim/mpi/count_gen.h"
 #include <stdint.h>
 
 /* A datatype is named (predefined) when its envelope says so; named types
@@ -59,7 +60,7 @@ int dtype_pack(const void *buf, MPI_Count count, MPI_Datatype dtype,
     void *from = (void *)buf;
     int rc = dtype_resolve_bottom(&from, count, &dtype, &shifted);
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Pack_c(from, count, dtype, out, outsize, pos, MPI_COMM_SELF);
+        rc = mpi_Pack_c(from, count, dtype, out, outsize, pos, MPI_COMM_SELF);
     if (shifted != MPI_DATATYPE_NULL)
         PMPI_Type_free(&shifted);
     return rc;
@@ -71,7 +72,7 @@ int dtype_unpack(const void *in, MPI_Count insize, MPI_Count *pos, void *buf,
     MPI_Datatype shifted;
     int rc = dtype_resolve_bottom(&buf, count, &dtype, &shifted);
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Unpack_c(in, insize, pos, buf, count, dtype, MPI_COMM_SELF);
+        rc = mpi_Unpack_c(in, insize, pos, buf, count, dtype, MPI_COMM_SELF);
     if (shifted != MPI_DATATYPE_NULL)
         PMPI_Type_free(&shifted);
     return rc;

@@ -1,32 +1,30 @@
 /* dtype: what the send and receive paths need to know about a datatype, and
  * how statuses are filled.
  *
- * MPICH encodes a builtin datatype's size in its handle (bits 8-15 of a
- * handle whose top six bits are 0x4c >> 2); reading it is free, where
- * PMPI_Type_size costs a call.  Builtin types are contiguous, so their data
- * is copied with memcpy; every other type goes through dtype_pack and
+ * The MPI layer tells a predefined contiguous type's size without a call
+ * (mpi/builtin.h), where PMPI_Type_size costs one.  Such types' data is
+ * copied with memcpy; every other type goes through dtype_pack and
  * dtype_unpack, which also take MPI_BOTTOM with absolute addresses (MPICH
  * 4.0.2's own Pack and Unpack refuse a NULL buffer: quirk Q5,
- * engine/request.h).
+ * mpi/quirks.h).
  *
  * Lifetimes: MPI lets a program free a datatype while a request still uses
  * it (MPI-4.1 §5.1.9).  Whatever Omnibus completes later (a posted receive,
  * a persistent request) holds its own reference, dtype_hold, and drops it
  * with dtype_release once the operation no longer needs it.
  *
- * Statuses are filled field by field with MPICH's layout (count_lo,
- * count_hi_and_cancelled): byte counts, so MPI_Get_count and
+ * Statuses carry byte counts (mpi/status.h), so MPI_Get_count and
  * MPI_Get_elements are right for whatever datatype the receiver asks with.
  */
 #ifndef OMNIBUS_DTYPE_H
 #define OMNIBUS_DTYPE_H
 
-#include <mpi.h>
+#include "shim/mpi/builtin.h"
+#include "shim/mpi/status.h"
 
 static inline int dtype_builtin_size(MPI_Datatype t)
 {
-    unsigned h = (unsigned)t;
-    return (h & 0xfc000000u) == 0x4c000000u ? (int)((h >> 8) & 0xffu) : 0;
+    return mpi_builtin_size(t);
 }
 
 /* Size in bytes of one element; -1 for an invalid datatype. */
@@ -77,9 +75,7 @@ static inline void status_fill(MPI_Status *st, int source, int tag,
         return;
     st->MPI_SOURCE = source;
     st->MPI_TAG = tag;
-    st->count_lo = (int)(unsigned)(bytes & 0xffffffff);
-    st->count_hi_and_cancelled =
-        (int)(((unsigned long long)bytes >> 32) << 1) | (cancelled ? 1 : 0);
+    mpi_status_set_count(st, bytes, cancelled);
 }
 
 #endif

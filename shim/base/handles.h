@@ -1,10 +1,9 @@
 /* handles: objects Omnibus owns that MPI hands out as handles.
  *
- * MPICH never issues a valid handle whose two top bits are 00
- * (docs/semantics.md, Request handles); its null handles have them, but
- * never with the four object
- * type bits below (29..26) clear.  So a value under 2^26, slot index + 1,
- * names an Omnibus object:
+ * A handle's number, slot index + 1, is below 2^26; the MPI layer
+ * (mpi/handle.h) turns it into an MPI_Request or MPI_Message that no object
+ * of the MPI library can have, and back (its "bits").  Such a number names
+ * an Omnibus object:
  *  - an MPI_Message for a message Omnibus holds (matched probes);
  *  - an MPI_Request for a persistent operation on a managed communicator,
  *    or for a large nonblocking send (engine/preq.h);
@@ -17,15 +16,17 @@
 #ifndef OMNIBUS_HANDLES_H
 #define OMNIBUS_HANDLES_H
 
-#include <mpi.h>
+#include "shim/mpi/handle.h"
 #include <stddef.h>
+#include <stdint.h>
 
 /* Each test below is one compare (the completion calls run them over
- * whole request arrays): Omnibus handles are 1 .. 2^26 - 1, receive
- * handles those with bit 25 set, the rest persistent handles. */
-static inline int handle_is_omni(int h)
+ * whole request arrays) on a handle's bits (mpi_request_bits,
+ * mpi_message_bits): Omnibus handles are 1 .. 2^26 - 1, receive handles
+ * those with bit 25 set, the rest persistent handles. */
+static inline int handle_is_omni(uintptr_t bits)
 {
-    return (unsigned)h - 1u < (1u << 26) - 1u;
+    return bits - 1u < (uintptr_t)MPI_HANDLE_SPAN - 1u;
 }
 
 /* Marks an Omnibus receive request; a pool never reaches 2^25 slots. */
@@ -38,9 +39,9 @@ static inline int handle_is_omni(int h)
  * call treats it as a receive handle that is already done (request.c). */
 #define HANDLE_SENT (HANDLE_RECV_BIT | (HANDLE_RECV_BIT - 1))
 
-static inline int handle_is_recv(int h)
+static inline int handle_is_recv(uintptr_t bits)
 {
-    return ((unsigned)h >> 25) == 1u;
+    return (bits >> 25) == 1u;
 }
 
 /* A pool of fixed-size slots addressed by handle; a free list threads the
@@ -84,14 +85,14 @@ static inline void *handle_take(handle_pool *p, int *handle)
 /* A new slot and its handle; the slot is zeroed. */
 void *handle_new(handle_pool *p, int *handle);
 
-/* The slot a handle names, or NULL for a value no slot of this pool ever
- * had. */
-static inline void *handle_get(const handle_pool *p, int handle)
+/* The slot a handle's bits name, or NULL for a value no slot of this pool
+ * ever had. */
+static inline void *handle_get(const handle_pool *p, uintptr_t bits)
 {
-    int index = handle - 1;
-    if (!handle_is_omni(handle) || index >= p->nchunks * HANDLE_CHUNK)
+    if (!handle_is_omni(bits) ||
+        bits - 1u >= (uintptr_t)p->nchunks * HANDLE_CHUNK)
         return NULL;
-    return handle_slot_at(p, index);
+    return handle_slot_at(p, (int)(bits - 1u));
 }
 
 /* Releases the slot of a handle its caller has already looked up: slot
@@ -102,11 +103,11 @@ static inline void handle_release_slot(handle_pool *p, void *slot, int handle)
     p->free_head = handle - 1;
 }
 
-static inline void handle_release(handle_pool *p, int handle)
+static inline void handle_release(handle_pool *p, uintptr_t bits)
 {
-    void *slot = handle_get(p, handle);
+    void *slot = handle_get(p, bits);
     if (slot)
-        handle_release_slot(p, slot, handle);
+        handle_release_slot(p, slot, (int)bits);
 }
 
 #endif

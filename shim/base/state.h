@@ -23,6 +23,7 @@
 #include "shim/base/handles.h"
 #include "shim/base/pending.h"
 #include "shim/base/fail.h"
+#include "shim/mpi/gclass.h"
 
 /* A block of bytes: a peer's fill buffer, a wire message in flight, or an
  * arrived wire message whose items the matching engine still points into.
@@ -230,14 +231,14 @@ typedef struct omni_state {
     /* rendezvous sends (rndv.c) and their buffered copies still held */
     handle_pool rndv;
     int rndv_bsends;
-    MPIX_Grequest_class rndv_class;
+    mpi_gclass rndv_class;
 
     /* synchronous sends waiting for their ACK (send.c) */
     struct sync_slot *sync;
     int sync_cap, sync_free;
 
     /* generalized-request classes (request.c) */
-    MPIX_Grequest_class sync_class, pair_class;
+    mpi_gclass sync_class, pair_class;
     void *pairs;            /* pending MPI_Isendrecv pairs (isendrecv.c) */
     /* errors reported by query_fn, not yet raised (progress/greq.h) */
     struct req_error { MPI_Request greq; MPI_Comm comm; int error; } *ledger;

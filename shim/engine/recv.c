@@ -6,6 +6,7 @@
 #include "shim/engine/request.h"
 #include "shim/base/dtype.h"
 #include "shim/base/handles.h"
+#include "shim/mpi/count_gen.h"
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -204,10 +205,10 @@ void recv_take_message(match_recv *r, match_msg *m)
         r->spill = malloc((size_t)m->bytes);
         if (!r->spill)
             omni_out_of_memory("a truncated message");
-        rc = PMPI_Irecv_c(r->spill, m->bytes, MPI_BYTE, (int)m->src_world,
+        rc = mpi_Irecv_c(r->spill, m->bytes, MPI_BYTE, (int)m->src_world,
                           (int)m->value, omni.payload_comm, &r->payload);
     } else {
-        rc = PMPI_Irecv_c(r->buf, r->count, r->dtype, (int)m->src_world,
+        rc = mpi_Irecv_c(r->buf, r->count, r->dtype, (int)m->src_world,
                           (int)m->value, omni.payload_comm, &r->payload);
     }
     if (rc != MPI_SUCCESS) {
@@ -220,9 +221,9 @@ void recv_take_message(match_recv *r, match_msg *m)
 
 void recv_rndv_data(uint32_t id, const char *data, uint32_t bytes)
 {
-    match_recv **slot = handle_get(&omni.awaiting, (int)id);
+    match_recv **slot = handle_get(&omni.awaiting, id);
     match_recv *r = *slot;
-    handle_release(&omni.awaiting, (int)id);
+    handle_release(&omni.awaiting, id);
     recv_copy_in(r, data, bytes);
     recv_finish(r);
 }
@@ -329,7 +330,7 @@ static void recv_receive_early(match_msg *m)
     char *buf = malloc(m->bytes > 0 ? (size_t)m->bytes : 1);
     if (!buf)
         return; /* it waits in MPICH, as it would have */
-    if (PMPI_Irecv_c(buf, m->bytes, MPI_BYTE, (int)m->src_world,
+    if (mpi_Irecv_c(buf, m->bytes, MPI_BYTE, (int)m->src_world,
                      (int)m->value, omni.payload_comm,
                      &m->early_req) != MPI_SUCCESS) {
         free(buf);
@@ -419,7 +420,7 @@ int recv_general(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
 {
     if (!c || source == MPI_PROC_NULL ||
         !recv_args_valid(count, source, tag, c) || dtype_size(dtype) < 0)
-        return PMPI_Recv_c(buf, count, dtype, source, tag, comm, status);
+        return mpi_Recv_c(buf, count, dtype, source, tag, comm, status);
     match_recv r;
     match_recv_init(&r, buf, count, dtype, source, tag, c, comm,
                     MPI_REQUEST_NULL);
@@ -434,7 +435,7 @@ int irecv_general(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
 {
     if (!c || source == MPI_PROC_NULL ||
         !recv_args_valid(count, source, tag, c) || dtype_size(dtype) < 0)
-        return PMPI_Irecv_c(buf, count, dtype, source, tag, comm, request);
+        return mpi_Irecv_c(buf, count, dtype, source, tag, comm, request);
     MPI_Request req;
     match_recv *r = request_new_recv(&req);
     match_recv_init(r, buf, count, dtype, source, tag, c, comm, req);
@@ -505,7 +506,7 @@ int impl_Sendrecv(const void *sendbuf, MPI_Count sendcount,
 {
     comm_rec *c = comm_lookup(comm);
     if (!c)
-        return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag,
+        return mpi_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag,
                                recvbuf, recvcount, recvtype, source, recvtag,
                                comm, status);
     MPI_Request sreq = MPI_REQUEST_NULL;
@@ -524,7 +525,7 @@ int recv_pack_aside(const void *buf, MPI_Count count, MPI_Datatype dtype,
     MPI_Count size = 0;
     *copy = NULL;
     *packed = 0;
-    int rc = PMPI_Pack_size_c(count, dtype, comm, &size);
+    int rc = mpi_Pack_size_c(count, dtype, comm, &size);
     if (rc != MPI_SUCCESS)
         return omni_raise(comm, rc);
     *copy = malloc(size > 0 ? (size_t)size : 1);
@@ -545,7 +546,7 @@ int impl_Sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dtype,
 {
     comm_rec *c = comm_lookup(comm);
     if (!c)
-        return PMPI_Sendrecv_replace_c(buf, count, dtype, dest, sendtag, source,
+        return mpi_Sendrecv_replace_c(buf, count, dtype, dest, sendtag, source,
                                        recvtag, comm, status);
     void *tmp;
     MPI_Count packed;

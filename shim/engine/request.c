@@ -19,11 +19,12 @@ static const match_recv sent_record = {
  * them once per receive. */
 static inline __attribute__((always_inline)) match_recv *recv_of(MPI_Request h)
 {
-    if (!handle_is_recv((int)h))
+    uintptr_t bits = mpi_request_bits(h);
+    if (!handle_is_recv(bits))
         return NULL;
-    if ((int)h == HANDLE_SENT)
+    if (bits == HANDLE_SENT)
         return (match_recv *)&sent_record;
-    return handle_get(&omni.recv_reqs, (int)h & ~HANDLE_RECV_BIT);
+    return handle_get(&omni.recv_reqs, bits & ~(uintptr_t)HANDLE_RECV_BIT);
 }
 
 static int recv_is_done(const match_recv *r)
@@ -36,7 +37,8 @@ recv_handle_drop(match_recv *r)
 {
     if (r == &sent_record)
         return;
-    handle_release_slot(&omni.recv_reqs, r, (int)r->req & ~HANDLE_RECV_BIT);
+    handle_release_slot(&omni.recv_reqs, r,
+                        (int)(mpi_request_bits(r->req) & ~(uintptr_t)HANDLE_RECV_BIT));
 }
 
 void request_abandon_recv(match_recv *r)
@@ -174,7 +176,7 @@ void request_finalize(void)
 MPI_Request request_start_sync(uint32_t id)
 {
     MPI_Request req;
-    MPIX_Grequest_class_allocate(omni.sync_class, (void *)(uintptr_t)id, &req);
+    mpi_gclass_start(omni.sync_class, (void *)(uintptr_t)id, &req);
     return req;
 }
 
@@ -385,7 +387,7 @@ static void early_restore(const early_list *e, MPI_Status sts[])
  * handles left behind).  Each request is awaited in turn
  * (mpich_await_one), then one PMPI_Waitall, which finds them all
  * complete, completes them and reports errors: the rounds cost O(1) each
- * instead of O(count).  (MPICH 4.0.2 quirk Q2, request.h: a PMPI_Testall there would not answer as MPICH's
+ * instead of O(count).  (MPICH 4.0.2 quirk Q2, mpi/quirks.h: a PMPI_Testall there would not answer as MPICH's
  * Waitall: MPICH 4.0.2's Testall reports MPI_ERR_IN_STATUS for a completed
  * persistent collective request, where its Waitall succeeds.)  A request
  * whose status MPICH could not give (an error) is left to the Waitall,
@@ -477,7 +479,7 @@ static int split_count(req_split *sp, int n, const MPI_Request *reqs)
     sp->others = 0;
     sp->reqs = NULL;
     for (int i = 0; i < n; i++) {
-        if (handle_is_recv((int)reqs[i]))
+        if (handle_is_recv(mpi_request_bits(reqs[i])))
             recvs++;
         else if (reqs[i] != MPI_REQUEST_NULL)
             sp->others++;
@@ -492,7 +494,7 @@ static MPI_Request *split_mpich(req_split *sp, int n, const MPI_Request *reqs)
     if (!sp->reqs)
         omni_out_of_memory("a request array");
     for (int i = 0; i < n; i++)
-        sp->reqs[i] = handle_is_recv((int)reqs[i]) ? MPI_REQUEST_NULL : reqs[i];
+        sp->reqs[i] = handle_is_recv(mpi_request_bits(reqs[i])) ? MPI_REQUEST_NULL : reqs[i];
     return sp->reqs;
 }
 
@@ -513,7 +515,7 @@ static void split_end(req_split *sp, int n, MPI_Request *reqs)
     if (!sp->reqs)
         return;
     for (int i = 0; i < n; i++)
-        if (!handle_is_recv((int)reqs[i]))
+        if (!handle_is_recv(mpi_request_bits(reqs[i])))
             reqs[i] = sp->reqs[i];
     if (sp->reqs != sp->small)
         free(sp->reqs);
@@ -601,7 +603,7 @@ int request_test(MPI_Request *request, int *flag, MPI_Status *status)
     /* A copied send (HANDLE_SENT), what a runtime that tests each of its
      * outstanding sends in every pass mostly finds: done, with a send's
      * empty status, and nothing to raise or free. */
-    if ((int)*request == HANDLE_SENT) {
+    if (mpi_request_bits(*request) == HANDLE_SENT) {
         status_fill(status, sent_record.st_source, sent_record.st_tag, 0, 0);
         *request = MPI_REQUEST_NULL;
         *flag = 1;
@@ -641,7 +643,7 @@ int request_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
             return rc;
     } else if (statuses != MPI_STATUSES_IGNORE) {
         for (int i = 0; i < count; i++)
-            if (!handle_is_recv((int)requests[i]))
+            if (!handle_is_recv(mpi_request_bits(requests[i])))
                 status_empty(&statuses[i]);
     }
     return recv_complete_multi(rc, requests, statuses, NULL, 0, count);
@@ -673,7 +675,7 @@ int request_testall(int count, MPI_Request requests[], int *flag,
             return polled(*flag, rc);
     } else if (statuses != MPI_STATUSES_IGNORE) {
         for (int i = 0; i < count; i++)
-            if (!handle_is_recv((int)requests[i]))
+            if (!handle_is_recv(mpi_request_bits(requests[i])))
                 status_empty(&statuses[i]);
     }
     return polled(1, recv_complete_multi(rc, requests, statuses, NULL, 0,

@@ -74,38 +74,8 @@
  * MPI_REQUEST_NULL to the closing PMPI_Waitall).  Positions never move,
  * so no index or status needs mapping back.
  *
- * MPICH 4.0.2 quirks.  What Omnibus does differently from the obvious
- * because of MPICH 4.0.2, each pinned by the test named (tests/mpi/); the
- * code carries the quirk's number where it works round it.
- *  Q1  MPI_Testall decides per batch of 64 requests whether all are plain,
- *      but applies the last batch's answer to the whole array when
- *      statuses are ignored, and a generalized request in an earlier
- *      batch then fails an assertion: prog_testall (progress.c) passes a
- *      real status array.  mixed_request_arrays_large (100 requests,
- *      MPI_STATUSES_IGNORE, an MPI_Issend among them).
- *  Q2  MPI_Testall reports MPI_ERR_IN_STATUS for a completed persistent
- *      collective request, where MPI_Waitall succeeds: Omnibus's Waitall
- *      never stands in a Testall for MPICH's Waitall (mpich_waitall here,
- *      prog_waitall_done in progress.h).  completion_calls_agree,
- *      persistent_coll_any_order (waitall, waitall+p2p).
- *  Q3  For the same reason, a persistent neighbourhood collective that
- *      MPICH runs is kept as Omnibus's own persistent request, each start
- *      MPICH's nonblocking form (ops/nbr_plain.h).  neighbor_collectives,
- *      persistent_coll_any_order.
- *  Q4  A repeated source's receives of a neighbourhood alltoall are posted
- *      in reverse list order; Omnibus's schedule fills them the same way
- *      (ops/nbr_exec.h, `reversed`).  neighbor_collectives.
- *  Q5  MPI_Pack and MPI_Unpack refuse a NULL buffer, so MPI_BOTTOM with
- *      absolute addresses goes through dtype_pack and dtype_unpack
- *      (base/dtype.h).  bottom_absolute_addresses.
- *  Q6  A floating-point MPI_Scan may run another algorithm than Omnibus's
- *      on a hierarchical communicator, so Omnibus runs only the prefixes
- *      that are exact in any order (ops/coll.c, scan_ours).
- *      small_collectives.
- * MPICH 4.0.2's own departures that Omnibus does not copy (an unset
- * Isendrecv status, a lost Isendrecv receive error, neighbourhood
- * truncation unreported) are accepted only without Omnibus by isendrecv,
- * waitall_reports_every_error and neighbor_truncation.
+ * What Omnibus does because of MPICH 4.0.2's own departures is listed,
+ * each with the test that pins it, in mpi/quirks.h.
  */
 #ifndef OMNIBUS_REQUEST_H
 #define OMNIBUS_REQUEST_H
@@ -125,7 +95,7 @@ static inline match_recv *request_new_recv(MPI_Request *req)
 {
     int h;
     match_recv *r = handle_take(&omni.recv_reqs, &h);
-    *req = (MPI_Request)(h | HANDLE_RECV_BIT);
+    *req = mpi_request_of((uintptr_t)(h | HANDLE_RECV_BIT));
     return r;
 }
 void request_abandon_recv(match_recv *r);
@@ -149,7 +119,7 @@ int request_complete_send(MPI_Comm comm, MPI_Request *req);
  * HANDLE_SENT (handles.h), which costs MPICH nothing. */
 static inline int request_give_sent(MPI_Request *req)
 {
-    *req = (MPI_Request)HANDLE_SENT;
+    *req = mpi_request_of(HANDLE_SENT);
     return MPI_SUCCESS;
 }
 

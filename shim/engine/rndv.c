@@ -31,7 +31,7 @@ typedef struct rndv_send {
  * the slot's handle, small enough for an item's meta value. */
 static rndv_send *rndv_slot(uint32_t id)
 {
-    return handle_get(&omni.rndv, (int)id);
+    return handle_get(&omni.rndv, id);
 }
 
 static uint32_t rndv_get(void)
@@ -43,7 +43,7 @@ static uint32_t rndv_get(void)
 
 static void rndv_put(uint32_t id)
 {
-    handle_release(&omni.rndv, (int)id);
+    handle_release(&omni.rndv, id);
 }
 
 /* --- the generalized request of a nonblocking rendezvous send ---------- */
@@ -159,7 +159,7 @@ static int rndv_announce(uint32_t id, uint64_t addr, int tag, comm_rec *c,
         return req ? request_complete_send(c->handle, req) : MPI_SUCCESS;
     }
     if (req) {
-        MPIX_Grequest_class_allocate(omni.rndv_class, (void *)(uintptr_t)id,
+        mpi_gclass_start(omni.rndv_class, (void *)(uintptr_t)id,
                                      &s->greq);
         *req = s->greq;
         return MPI_SUCCESS;

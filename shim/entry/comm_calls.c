@@ -40,7 +40,7 @@ static int comm_register_new(MPI_Comm comm)
  * receives still refer to it. */
 static void comm_forget(MPI_Comm comm)
 {
-    comm_rec *c = table_remove(&omni.comm_by_handle, (uint32_t)comm);
+    comm_rec *c = table_remove(&omni.comm_by_handle, mpi_comm_key(comm));
     if (!c)
         return;
     if (omni.last_comm == c)

@@ -80,7 +80,7 @@ int comm_add(MPI_Comm comm, uint32_t id)
     comm_rec *early = table_get(&omni.comm_by_id, id);
     if (early)
         comm_adopt(c, early);
-    if (table_put(&omni.comm_by_handle, (uint32_t)comm, c) ||
+    if (table_put(&omni.comm_by_handle, mpi_comm_key(comm), c) ||
         table_put(&omni.comm_by_id, id, c)) {
         comm_rec_free(c);
         return -1;

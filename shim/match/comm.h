@@ -40,7 +40,7 @@ static inline comm_rec *comm_lookup(MPI_Comm comm)
     comm_rec *c = omni.last_comm;
     if (c && c->handle == comm)
         return c;
-    c = table_get(&omni.comm_by_handle, (uint32_t)comm);
+    c = table_get(&omni.comm_by_handle, mpi_comm_key(comm));
     if (c)
         omni.last_comm = c;
     return c;

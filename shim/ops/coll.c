@@ -3,6 +3,7 @@
 #include "shim/progress/progress.h"
 #include "shim/engine/recv.h"
 #include "shim/engine/send.h"
+#include "shim/mpi/count_gen.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,46 +22,54 @@ enum {
     COLL_PAIR = 8     /* (value, index) pairs of MINLOC and MAXLOC */
 };
 
+/* Tables, not switches: under Open MPI datatypes and operations are
+ * addresses, which C allows in an initializer but not as a case label. */
+static const struct { MPI_Datatype type; int cls; } coll_type_classes[] = {
+    {MPI_INT, COLL_INTEGER}, {MPI_LONG, COLL_INTEGER},
+    {MPI_LONG_LONG, COLL_INTEGER}, {MPI_SHORT, COLL_INTEGER},
+    {MPI_UNSIGNED, COLL_INTEGER}, {MPI_UNSIGNED_LONG, COLL_INTEGER},
+    {MPI_UNSIGNED_LONG_LONG, COLL_INTEGER},
+    {MPI_UNSIGNED_SHORT, COLL_INTEGER}, {MPI_SIGNED_CHAR, COLL_INTEGER},
+    {MPI_UNSIGNED_CHAR, COLL_INTEGER}, {MPI_INT8_T, COLL_INTEGER},
+    {MPI_INT16_T, COLL_INTEGER}, {MPI_INT32_T, COLL_INTEGER},
+    {MPI_INT64_T, COLL_INTEGER}, {MPI_UINT8_T, COLL_INTEGER},
+    {MPI_UINT16_T, COLL_INTEGER}, {MPI_UINT32_T, COLL_INTEGER},
+    {MPI_UINT64_T, COLL_INTEGER}, {MPI_INTEGER, COLL_INTEGER},
+    {MPI_FLOAT, COLL_FLOAT}, {MPI_DOUBLE, COLL_FLOAT},
+    {MPI_REAL, COLL_FLOAT}, {MPI_DOUBLE_PRECISION, COLL_FLOAT},
+    {MPI_LOGICAL, COLL_LOGICAL}, {MPI_2INT, COLL_PAIR},
+};
+
+static const struct { MPI_Op op; int classes; } coll_op_classes[] = {
+    {MPI_MAX, COLL_INTEGER | COLL_FLOAT}, {MPI_MIN, COLL_INTEGER | COLL_FLOAT},
+    {MPI_SUM, COLL_INTEGER | COLL_FLOAT}, {MPI_PROD, COLL_INTEGER | COLL_FLOAT},
+    {MPI_LAND, COLL_INTEGER | COLL_LOGICAL},
+    {MPI_LOR, COLL_INTEGER | COLL_LOGICAL},
+    {MPI_LXOR, COLL_INTEGER | COLL_LOGICAL},
+    {MPI_BAND, COLL_INTEGER}, {MPI_BOR, COLL_INTEGER},
+    {MPI_BXOR, COLL_INTEGER},
+    {MPI_MAXLOC, COLL_PAIR}, {MPI_MINLOC, COLL_PAIR},
+};
+
 /* The class of a predefined datatype whose elements are contiguous (size
  * equal to extent, lower bound 0, so that its bytes are its data), or 0
  * for any other; types that are not listed go to MPICH. */
 static int type_class(MPI_Datatype t)
 {
-    switch (t) {
-    case MPI_INT: case MPI_LONG: case MPI_LONG_LONG: case MPI_SHORT:
-    case MPI_UNSIGNED: case MPI_UNSIGNED_LONG: case MPI_UNSIGNED_LONG_LONG:
-    case MPI_UNSIGNED_SHORT: case MPI_SIGNED_CHAR: case MPI_UNSIGNED_CHAR:
-    case MPI_INT8_T: case MPI_INT16_T: case MPI_INT32_T: case MPI_INT64_T:
-    case MPI_UINT8_T: case MPI_UINT16_T: case MPI_UINT32_T: case MPI_UINT64_T:
-    case MPI_INTEGER:
-        return COLL_INTEGER;
-    case MPI_FLOAT: case MPI_DOUBLE: case MPI_REAL: case MPI_DOUBLE_PRECISION:
-        return COLL_FLOAT;
-    case MPI_LOGICAL:
-        return COLL_LOGICAL;
-    case MPI_2INT:
-        return COLL_PAIR;
-    default:
-        return 0;
-    }
+    for (size_t i = 0; i < sizeof coll_type_classes / sizeof *coll_type_classes; i++)
+        if (coll_type_classes[i].type == t)
+            return coll_type_classes[i].cls;
+    return 0;
 }
 
 /* The classes a predefined operation accepts, or 0 for a user-defined
  * operation (its commutativity and datatypes are the program's). */
 static int op_classes(MPI_Op op)
 {
-    switch (op) {
-    case MPI_MAX: case MPI_MIN: case MPI_SUM: case MPI_PROD:
-        return COLL_INTEGER | COLL_FLOAT;
-    case MPI_LAND: case MPI_LOR: case MPI_LXOR:
-        return COLL_INTEGER | COLL_LOGICAL;
-    case MPI_BAND: case MPI_BOR: case MPI_BXOR:
-        return COLL_INTEGER;
-    case MPI_MAXLOC: case MPI_MINLOC:
-        return COLL_PAIR;
-    default:
-        return 0;
-    }
+    for (size_t i = 0; i < sizeof coll_op_classes / sizeof *coll_op_classes; i++)
+        if (coll_op_classes[i].op == op)
+            return coll_op_classes[i].classes;
+    return 0;
 }
 
 /* inout[i] = in[i] op inout[i] for the sums, maxima and minima of the
@@ -89,18 +98,23 @@ static int op_classes(MPI_Op op)
 static int reduce_inline(const void *in, void *inout, MPI_Count n,
                          MPI_Datatype t, MPI_Op op)
 {
-    switch (t) {
-    case MPI_DOUBLE: COLL_REDUCE(double);
-    case MPI_FLOAT: COLL_REDUCE(float);
-    case MPI_INT: COLL_REDUCE(int);
-    case MPI_LONG: COLL_REDUCE(long);
-    case MPI_LONG_LONG: COLL_REDUCE(long long);
-    case MPI_INT64_T: COLL_REDUCE(int64_t);
-    case MPI_UNSIGNED_LONG: COLL_REDUCE(unsigned long);
-    case MPI_UINT64_T: COLL_REDUCE(uint64_t);
-    default:
-        return 0;
-    }
+    if (t == MPI_DOUBLE)
+        COLL_REDUCE(double);
+    if (t == MPI_FLOAT)
+        COLL_REDUCE(float);
+    if (t == MPI_INT)
+        COLL_REDUCE(int);
+    if (t == MPI_LONG)
+        COLL_REDUCE(long);
+    if (t == MPI_LONG_LONG)
+        COLL_REDUCE(long long);
+    if (t == MPI_INT64_T)
+        COLL_REDUCE(int64_t);
+    if (t == MPI_UNSIGNED_LONG)
+        COLL_REDUCE(unsigned long);
+    if (t == MPI_UINT64_T)
+        COLL_REDUCE(uint64_t);
+    return 0;
 }
 
 static void reduce(const void *in, void *inout, MPI_Count n, MPI_Datatype t,
@@ -293,7 +307,7 @@ int impl_Allreduce(const void *sendbuf, void *recvbuf, MPI_Count count,
 {
     comm_rec *c = comm_lookup(comm);
     if (!allreduce_ours(c, sendbuf, recvbuf, count, dtype, op)) {
-        BY_MPICH(PMPI_Iallreduce_c(sendbuf, recvbuf, count, dtype, op, comm,
+        BY_MPICH(mpi_Iallreduce_c(sendbuf, recvbuf, count, dtype, op, comm,
                                    &req));
     }
     if (sendbuf != MPI_IN_PLACE && count > 0)
@@ -333,7 +347,7 @@ int impl_Barrier(MPI_Comm comm)
 
 /* A prefix runs here only where its result is exact in any order
  * (integers, logicals, MINLOC and MAXLOC pairs; MPICH 4.0.2 quirk Q6,
- * engine/request.h): MPICH 4.0.2 may scan a
+ * mpi/quirks.h): MPICH 4.0.2 may scan a
  * communicator by another algorithm than this one (its SMP variant on a
  * hierarchical one), and a floating-point prefix would round differently.
  * The rest is what MPI requires to be equal on every member. */
@@ -387,7 +401,7 @@ int impl_Scan(const void *sendbuf, void *recvbuf, MPI_Count count,
     comm_rec *c = comm_lookup(comm);
     if (!scan_ours(c, count, dtype, op) ||
         !reduction_buffers_valid(sendbuf, recvbuf, count)) {
-        BY_MPICH(PMPI_Iscan_c(sendbuf, recvbuf, count, dtype, op, comm, &req));
+        BY_MPICH(mpi_Iscan_c(sendbuf, recvbuf, count, dtype, op, comm, &req));
     }
     scan_run(c, sendbuf, recvbuf, count, dtype, op, 0);
     return MPI_SUCCESS;
@@ -405,7 +419,7 @@ int impl_Exscan(const void *sendbuf, void *recvbuf, MPI_Count count,
         (c->rank == 0 ? count == 0 || own
                       : reduction_buffers_valid(sendbuf, recvbuf, count));
     if (!ours) {
-        BY_MPICH(PMPI_Iexscan_c(sendbuf, recvbuf, count, dtype, op, comm,
+        BY_MPICH(mpi_Iexscan_c(sendbuf, recvbuf, count, dtype, op, comm,
                                 &req));
     }
     scan_run(c, sendbuf, recvbuf, count, dtype, op, 1);
@@ -441,7 +455,7 @@ int impl_Bcast(void *buf, MPI_Count count, MPI_Datatype dtype, int root,
                        (size_t)size > omni.threshold ||
                        (size_t)count > omni.threshold ||
                        (size_t)(count * size) > omni.threshold))) {
-        BY_MPICH(PMPI_Ibcast_c(buf, count, dtype, root, comm, &req));
+        BY_MPICH(mpi_Ibcast_c(buf, count, dtype, root, comm, &req));
     }
     if (c->size == 1)
         return MPI_SUCCESS;
@@ -500,7 +514,7 @@ int impl_Reduce(const void *sendbuf, void *recvbuf, MPI_Count count,
                     ? reduction_buffers_valid(sendbuf, recvbuf, count)
                     : count == 0 || (sendbuf && sendbuf != MPI_IN_PLACE));
     if (!ours) {
-        BY_MPICH(PMPI_Ireduce_c(sendbuf, recvbuf, count, dtype, op, root, comm,
+        BY_MPICH(mpi_Ireduce_c(sendbuf, recvbuf, count, dtype, op, root, comm,
                                 &req));
     }
     if (c->size == 1) {
@@ -660,7 +674,7 @@ int impl_Gather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
     comm_rec *c = comm_lookup(comm);
     coll_pieces in;
     if (!rooted_ours(c, root, &in, rbuf, rcount, rtype, sbuf, scount, stype)) {
-        BY_MPICH(PMPI_Igather_c(sbuf, scount, stype, rbuf, rcount, rtype, root,
+        BY_MPICH(mpi_Igather_c(sbuf, scount, stype, rbuf, rcount, rtype, root,
                                 comm, &req));
     }
     comm_rec *s = shadow_of(c);
@@ -682,7 +696,7 @@ int impl_Scatter(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
     comm_rec *c = comm_lookup(comm);
     coll_pieces out;
     if (!rooted_ours(c, root, &out, sbuf, scount, stype, rbuf, rcount, rtype)) {
-        BY_MPICH(PMPI_Iscatter_c(sbuf, scount, stype, rbuf, rcount, rtype, root,
+        BY_MPICH(mpi_Iscatter_c(sbuf, scount, stype, rbuf, rcount, rtype, root,
                                  comm, &req));
     }
     comm_rec *s = shadow_of(c);
@@ -724,7 +738,7 @@ int impl_Allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
                     ? pieces_of(&in, rbuf, rcount, rtype) : -1;
     if (bytes < 0 || (sbuf != MPI_IN_PLACE &&
                       pieces_of(&out, sbuf, scount, stype) != bytes)) {
-        BY_MPICH(PMPI_Iallgather_c(sbuf, scount, stype, rbuf, rcount, rtype,
+        BY_MPICH(mpi_Iallgather_c(sbuf, scount, stype, rbuf, rcount, rtype,
                                    comm, &req));
     }
     own_piece_to_all(c, sbuf, scount, stype, &in, COLL_TAG_ALLGATHER);
@@ -857,7 +871,7 @@ int impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
     if (reduce_scatter_ours(sendbuf, recvbuf, count, NULL, NULL, dtype, op,
                             comm) == 0)
         return MPI_SUCCESS;
-    BY_MPICH(PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, count, dtype, op,
+    BY_MPICH(mpi_Ireduce_scatter_block_c(sendbuf, recvbuf, count, dtype, op,
                                           comm, &req));
 }
 
@@ -894,7 +908,7 @@ int impl_Alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
     int bytes = coll_on(c) && sbuf != MPI_IN_PLACE && rbuf != MPI_IN_PLACE
                     ? pieces_of(&in, rbuf, rcount, rtype) : -1;
     if (bytes < 0 || pieces_of(&out, sbuf, scount, stype) != bytes) {
-        BY_MPICH(PMPI_Ialltoall_c(sbuf, scount, stype, rbuf, rcount, rtype,
+        BY_MPICH(mpi_Ialltoall_c(sbuf, scount, stype, rbuf, rcount, rtype,
                                   comm, &req));
     }
     comm_rec *s = shadow_of(c);

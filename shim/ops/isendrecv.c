@@ -135,7 +135,7 @@ static int pair_start(const void *sendbuf, MPI_Count sendcount,
     } else {
         recv_start(p->recv);
     }
-    MPIX_Grequest_class_allocate(omni.pair_class, p, &p->greq);
+    mpi_gclass_start(omni.pair_class, p, &p->greq);
     *request = p->greq;
     p->next = omni.pairs;
     omni.pairs = p;

@@ -12,6 +12,7 @@
 #include "shim/engine/recv.h"
 #include "shim/engine/request.h"
 #include "shim/base/dtype.h"
+#include "shim/mpi/count_gen.h"
 
 typedef struct {
     int pool_link;
@@ -32,7 +33,7 @@ void mprobe_finalize(void)
 
 static held_message *held_get(MPI_Message m)
 {
-    held_message *h = handle_get(&omni.messages, (int)m);
+    held_message *h = handle_get(&omni.messages, mpi_message_bits(m));
     return h && h->in_use ? h : NULL;
 }
 
@@ -44,7 +45,7 @@ static void held_make(match_msg *msg, comm_rec *c, MPI_Message *message,
     h->in_use = 1;
     h->msg = msg;
     h->comm = c;
-    *message = (MPI_Message)handle;
+    *message = mpi_message_of((uintptr_t)handle);
     status_fill(status, msg->src, msg->tag, msg->bytes, 0);
 }
 
@@ -91,7 +92,7 @@ static void held_receive(held_message *h, MPI_Message *message, match_recv *r)
 {
     match_msg *m = h->msg;
     h->in_use = 0;
-    handle_release(&omni.messages, (int)*message);
+    handle_release(&omni.messages, mpi_message_bits(*message));
     *message = MPI_MESSAGE_NULL;
     recv_take_message(r, m);
     match_msg_free(m);
@@ -102,7 +103,7 @@ int impl_Mrecv(void *buf, MPI_Count count, MPI_Datatype dtype,
 {
     held_message *h = held_get(*message);
     if (!h)
-        return PMPI_Mrecv_c(buf, count, dtype, message, status);
+        return mpi_Mrecv_c(buf, count, dtype, message, status);
     comm_rec *c = h->comm;
     match_recv r;
     match_recv_init(&r, buf, count, dtype, MPI_ANY_SOURCE, MPI_ANY_TAG, c,
@@ -119,7 +120,7 @@ int impl_Imrecv(void *buf, MPI_Count count, MPI_Datatype dtype,
 {
     held_message *h = held_get(*message);
     if (!h)
-        return PMPI_Imrecv_c(buf, count, dtype, message, request);
+        return mpi_Imrecv_c(buf, count, dtype, message, request);
     MPI_Request req;
     match_recv *r = request_new_recv(&req);
     match_recv_init(r, buf, count, dtype, MPI_ANY_SOURCE, MPI_ANY_TAG, h->comm,

@@ -56,7 +56,7 @@ typedef struct nbr_topo {
 typedef struct nbr_module {
     struct nbr_op *active;    /* operations in flight */
     nbr_topo *topos;
-    MPIX_Grequest_class cls;  /* requests of nonblocking and persistent runs */
+    mpi_gclass cls;  /* requests of nonblocking and persistent runs */
     int polling;              /* nbr_poll is running (re-entry guard) */
 } nbr_module;
 
@@ -78,7 +78,7 @@ typedef struct nbr_op {
     int reversed;             /* a repeated source's occurrences are
                                  filled from the end (alltoall, as MPICH
                                  4.0.2 posts its receives in reverse:
-                                 quirk Q4, engine/request.h) */
+                                 quirk Q4, mpi/quirks.h) */
     int persistent;           /* owned by a persistent request */
     int done, orphan;         /* orphan: its request was freed early */
     int error;

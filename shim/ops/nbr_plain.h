@@ -2,7 +2,7 @@
  * plain, or a communicator without a schedule), under an Omnibus handle.
  *
  * Why not MPICH's own persistent request (MPICH 4.0.2 quirk Q3,
- * engine/request.h): MPICH 4.0.2's MPI_Testall fails
+ * mpi/quirks.h): MPICH 4.0.2's MPI_Testall fails
  * (MPI_ERR_IN_STATUS) on an array holding an active persistent collective
  * request and any other request, and Omnibus completes every Waitall with
  * Testall rounds so that it keeps forwarding.  So MPI_*_init keeps a copy

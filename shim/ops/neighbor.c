@@ -6,6 +6,7 @@
 #include "shim/engine/preq.h"
 #include "shim/progress/progress.h"
 #include "shim/base/dtype.h"
+#include "shim/mpi/count_gen.h"
 #include <stdlib.h>
 
 static int slot(MPI_Datatype type, MPI_Count cnt, MPI_Aint *ext,
@@ -223,7 +224,7 @@ int impl_Neighbor_allgather(const void *sbuf, MPI_Count scount,
     NBR_TAKE(NBR_BLOCKING, NULL);
     MPI_Request r;
     prog_block_enter();
-    return prog_wait_started(PMPI_Ineighbor_allgather_c(sbuf, scount, stype,
+    return prog_wait_started(mpi_Ineighbor_allgather_c(sbuf, scount, stype,
                                                         rbuf, rcount, rtype,
                                                         comm, &r),
                              &r);
@@ -236,7 +237,7 @@ int impl_Ineighbor_allgather(const void *sbuf, MPI_Count scount,
 {
     SAME_SIZE_ARGS(NBR_ALLGATHER);
     NBR_TAKE(NBR_NONBLOCKING, request);
-    return PMPI_Ineighbor_allgather_c(sbuf, scount, stype, rbuf, rcount, rtype,
+    return mpi_Ineighbor_allgather_c(sbuf, scount, stype, rbuf, rcount, rtype,
                                       comm, request);
 }
 
@@ -260,7 +261,7 @@ int impl_Neighbor_alltoall(const void *sbuf, MPI_Count scount,
     NBR_TAKE(NBR_BLOCKING, NULL);
     MPI_Request r;
     prog_block_enter();
-    return prog_wait_started(PMPI_Ineighbor_alltoall_c(sbuf, scount, stype,
+    return prog_wait_started(mpi_Ineighbor_alltoall_c(sbuf, scount, stype,
                                                        rbuf, rcount, rtype,
                                                        comm, &r),
                              &r);
@@ -273,7 +274,7 @@ int impl_Ineighbor_alltoall(const void *sbuf, MPI_Count scount,
 {
     SAME_SIZE_ARGS(NBR_ALLTOALL);
     NBR_TAKE(NBR_NONBLOCKING, request);
-    return PMPI_Ineighbor_alltoall_c(sbuf, scount, stype, rbuf, rcount, rtype,
+    return mpi_Ineighbor_alltoall_c(sbuf, scount, stype, rbuf, rcount, rtype,
                                      comm, request);
 }
 

@@ -4,6 +4,7 @@
 #include "shim/engine/recv.h"
 #include "shim/base/dtype.h"
 #include "shim/engine/request.h"
+#include "shim/mpi/count_gen.h"
 #include <stdlib.h>
 
 /* A persistent request keeps its own reference to its datatype from
@@ -46,7 +47,7 @@ int impl_Recv_init(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
                    int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (!comm_lookup(comm))
-        return PMPI_Recv_init_c(buf, count, dtype, source, tag, comm, request);
+        return mpi_Recv_init_c(buf, count, dtype, source, tag, comm, request);
     return persistent_new(1, SEND_STANDARD, NULL, buf, count, dtype, source,
                           tag, comm, request);
 }

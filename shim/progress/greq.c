@@ -21,11 +21,10 @@ static int greq_cancel(void *extra, int complete)
 
 int greq_class_create(MPI_Grequest_query_function *query_fn,
                       MPI_Grequest_free_function *free_fn,
-                      MPIX_Grequest_wait_function *wait_fn,
-                      MPIX_Grequest_class *cls)
+                      mpi_gclass_wait_fn *wait_fn, mpi_gclass *cls)
 {
-    return MPIX_Grequest_class_create(query_fn, free_fn, greq_cancel,
-                                      greq_poll, wait_fn, cls);
+    return mpi_gclass_create(query_fn, free_fn, greq_cancel, greq_poll,
+                             wait_fn, cls);
 }
 
 int greq_query_send(void *extra, MPI_Status *st)

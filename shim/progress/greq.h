@@ -2,13 +2,14 @@
  * itself: synchronous and rendezvous sends, MPI_Isendrecv pairs and
  * neighbourhood collectives.
  *
- * MPICH completes such a request only when Omnibus calls
+ * The MPI library completes such a request only when Omnibus calls
  * MPI_Grequest_complete, which Omnibus's progress does.  So every class
- * shares two callbacks: poll_fn runs one progress round when MPICH tests
- * the request from outside Omnibus (inside Omnibus's own loops progress is
- * already running), and cancel_fn withdraws nothing (what these operations
- * sent is on its way; collectives cannot be cancelled).  A class gives its
- * own query_fn, free_fn and wait_fn.
+ * (mpi/gclass.h) shares two callbacks: poll_fn runs one progress round when
+ * MPICH tests the request from outside Omnibus (inside Omnibus's own loops
+ * progress is already running; Open MPI has no poll_fn), and cancel_fn
+ * withdraws nothing (what these operations sent is on its way; collectives
+ * cannot be cancelled).  A class gives its own query_fn, free_fn and
+ * wait_fn.
  *
  * The error ledger.  MPI reports an operation's error through the
  * completion call, but a generalized request's query_fn can only fill a
@@ -21,13 +22,12 @@
 #ifndef OMNIBUS_GREQ_H
 #define OMNIBUS_GREQ_H
 
-#include <mpi.h>
+#include "shim/mpi/gclass.h"
 
 /* A class with the shared poll_fn and cancel_fn; returns an MPI code. */
 int greq_class_create(MPI_Grequest_query_function *query_fn,
                       MPI_Grequest_free_function *free_fn,
-                      MPIX_Grequest_wait_function *wait_fn,
-                      MPIX_Grequest_class *cls);
+                      mpi_gclass_wait_fn *wait_fn, mpi_gclass *cls);
 
 /* query_fn of a send: an empty status (MPI_Get_count is 0, MPI_SOURCE and
  * MPI_TAG say nothing), never an error. */

@@ -122,7 +122,7 @@ int prog_test(MPI_Request *req, int *flag, MPI_Status *status)
     return rc;
 }
 
-/* MPICH 4.0.2 quirk Q1 (engine/request.h).  MPICH 4.0.2's Testall decides per batch of 64 requests whether all are
+/* MPICH 4.0.2 quirk Q1 (mpi/quirks.h).  MPICH 4.0.2's Testall decides per batch of 64 requests whether all are
  * plain sends and receives, but applies the LAST batch's answer to the whole
  * array when statuses are ignored: a generalized request in an earlier batch
  * then fails an assertion.  With real statuses it takes the general path. */

@@ -125,7 +125,7 @@ int prog_testsome(int n, MPI_Request reqs[], int *outcount, int indices[],
 int prog_get_status(MPI_Request req, int *flag, MPI_Status *status);
 /* PMPI_Waitall, for an array whose every request PMPI_Request_get_status
  * has seen complete, so that MPICH does not block in it.  Quirk Q2
- * (engine/request.h): MPICH 4.0.2's
+ * (mpi/quirks.h): MPICH 4.0.2's
  * Testall is no stand-in for its Waitall: it reports MPI_ERR_IN_STATUS,
  * with no status carrying an error, for a persistent collective request
  * (tests/mpi/completion_calls_agree.c). */

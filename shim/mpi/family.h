@@ -1,0 +1,35 @@
+/* family: which MPI implementation this copy of Omnibus is compiled for.
+ *
+ * The MPI layer (shim/mpi/) is everything Omnibus assumes about the MPI
+ * library beneath it that the standard leaves to the implementation: what
+ * a handle is, how a status stores its count, how a predefined datatype's
+ * size is found, how generalized requests are made.  It is chosen here, at
+ * compile time, from mpi.h, so that every hot path stays a header-only
+ * inline with no test at run time.  Two families:
+ *  - MPICH and its ABI (Intel MPI, Cray MPICH, MVAPICH): handles are
+ *    integers, and MPICH's extensions (MPIX_Grequest_class) are there;
+ *  - Open MPI: handles are pointers to the library's objects, only the
+ *    standard's generalized requests exist.
+ * A library compiled for one family refuses to start under the other
+ * (mpi_family_check, entry/init.c), since every constant of mpi.h differs.
+ */
+#ifndef OMNIBUS_MPI_FAMILY_H
+#define OMNIBUS_MPI_FAMILY_H
+
+#include <mpi.h>
+
+#if defined(OPEN_MPI)
+#define MPI_FAMILY_OPENMPI 1
+#define MPI_FAMILY_NAME "Open MPI"
+#elif defined(MPICH) || defined(MPICH_NAME)
+#define MPI_FAMILY_MPICH 1
+#define MPI_FAMILY_NAME "MPICH"
+#else
+#error "Omnibus knows MPICH's and Open MPI's mpi.h; this one is neither"
+#endif
+
+/* What MPI_Get_library_version of this family starts with: "MPICH" (and
+ * Intel MPI's "Intel(R) MPI" is MPICH's ABI too), "Open MPI". */
+int mpi_family_matches(const char *library_version);
+
+#endif
