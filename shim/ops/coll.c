@@ -4,6 +4,7 @@
 #include "shim/engine/recv.h"
 #include "shim/engine/send.h"
 #include "shim/mpi/count_gen.h"
+#include "omni_have.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -779,6 +780,7 @@ int impl_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype,
                               comm, &req));
 }
 
+#if OMNI_HAVE_MPI_Allgatherv_c
 int impl_Allgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
                       void *rbuf, const MPI_Count rcounts[],
                       const MPI_Aint displs[], MPI_Datatype rtype,
@@ -790,6 +792,7 @@ int impl_Allgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
     BY_MPICH(PMPI_Iallgatherv_c(sbuf, scount, stype, rbuf, rcounts, displs,
                                 rtype, comm, &req));
 }
+#endif
 
 /* Block displacements for every member. */
 static MPI_Aint *displ_slots(int n)
@@ -886,6 +889,7 @@ int impl_Reduce_scatter(const void *sendbuf, void *recvbuf,
                                   &req));
 }
 
+#if OMNI_HAVE_MPI_Reduce_scatter_c
 int impl_Reduce_scatter_c(const void *sendbuf, void *recvbuf,
                           const MPI_Count recvcounts[], MPI_Datatype dtype,
                           MPI_Op op, MPI_Comm comm)
@@ -896,6 +900,7 @@ int impl_Reduce_scatter_c(const void *sendbuf, void *recvbuf,
     BY_MPICH(PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, dtype, op,
                                     comm, &req));
 }
+#endif
 
 /* MPI_IN_PLACE, which MPI-4.1 §6.8 has every member pass alike, stays
  * MPICH's: a piece would arrive over one not yet sent. */

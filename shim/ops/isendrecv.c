@@ -14,7 +14,11 @@
 #include "shim/engine/request.h"
 #include "shim/engine/send.h"
 #include "shim/base/dtype.h"
+#include "omni_have.h"
 #include <stdlib.h>
+
+/* MPI-4.0's MPI_Isendrecv and MPI_Isendrecv_replace come together. */
+#if OMNI_HAVE_MPI_Isendrecv
 
 typedef struct sendrecv_pair {
     struct sendrecv_pair *next;  /* pending list, while not complete */
@@ -183,3 +187,13 @@ int impl_Isendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dtype,
     return pair_start(tmp, packed, MPI_PACKED, dest, sendtag, buf, count, dtype,
                       source, recvtag, c, tmp, request);
 }
+
+#else
+
+/* An MPI without MPI_Isendrecv (Open MPI 4.1): no pair ever exists. */
+int isendrecv_poll(void)
+{
+    return 0;
+}
+
+#endif

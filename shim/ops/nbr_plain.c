@@ -4,6 +4,11 @@
 #include "shim/base/dtype.h"
 #include <stdlib.h>
 #include <string.h>
+#include "omni_have.h"
+
+/* Only a persistent neighbourhood collective comes here (MPI-4.0; none in
+ * Open MPI 4.1, whose programs cannot make one). */
+#if OMNI_HAVE_MPI_Neighbor_allgather_init
 
 typedef struct {
     nbr_args a;               /* arrays point into the copies below */
@@ -142,3 +147,5 @@ int nbr_plain_init(const nbr_args *a, MPI_Comm comm, MPI_Request *request)
     *request = preq_new_custom(&plain_ops, p, comm);
     return MPI_SUCCESS;
 }
+
+#endif

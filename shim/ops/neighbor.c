@@ -7,6 +7,7 @@
 #include "shim/progress/progress.h"
 #include "shim/base/dtype.h"
 #include "shim/mpi/count_gen.h"
+#include "omni_have.h"
 #include <stdlib.h>
 
 static int slot(MPI_Datatype type, MPI_Count cnt, MPI_Aint *ext,
@@ -169,10 +170,15 @@ static int nbr_run(const nbr_args *a, MPI_Comm comm, enum nbr_how how,
                 omni.stats.nbr_mpich++;
             return MPI_SUCCESS;
         }
+#if OMNI_HAVE_MPI_Neighbor_allgather_init
         if (PMPI_Topo_test(comm, &kind) != MPI_SUCCESS || kind == MPI_UNDEFINED)
             return MPI_SUCCESS; /* MPICH's error */
         *handled = 1;
         return nbr_plain_init(a, comm, req);
+#else
+        (void)kind; /* no persistent form without MPI-4.0's calls */
+        return MPI_SUCCESS;
+#endif
     }
     nbr_op *op = nbr_op_get(t);
     if (fill_slots(op, a) != 0) {
@@ -241,6 +247,7 @@ int impl_Ineighbor_allgather(const void *sbuf, MPI_Count scount,
                                       comm, request);
 }
 
+#if OMNI_HAVE_MPI_Neighbor_allgather_init
 int impl_Neighbor_allgather_init(const void *sbuf, MPI_Count scount,
                                  MPI_Datatype stype, void *rbuf,
                                  MPI_Count rcount, MPI_Datatype rtype,
@@ -252,6 +259,7 @@ int impl_Neighbor_allgather_init(const void *sbuf, MPI_Count scount,
     return PMPI_Neighbor_allgather_init_c(sbuf, scount, stype, rbuf, rcount,
                                           rtype, comm, info, request);
 }
+#endif
 
 int impl_Neighbor_alltoall(const void *sbuf, MPI_Count scount,
                            MPI_Datatype stype, void *rbuf, MPI_Count rcount,
@@ -278,6 +286,7 @@ int impl_Ineighbor_alltoall(const void *sbuf, MPI_Count scount,
                                      comm, request);
 }
 
+#if OMNI_HAVE_MPI_Neighbor_alltoall_init
 int impl_Neighbor_alltoall_init(const void *sbuf, MPI_Count scount,
                                 MPI_Datatype stype, void *rbuf,
                                 MPI_Count rcount, MPI_Datatype rtype,
@@ -289,6 +298,7 @@ int impl_Neighbor_alltoall_init(const void *sbuf, MPI_Count scount,
     return PMPI_Neighbor_alltoall_init_c(sbuf, scount, stype, rbuf, rcount,
                                          rtype, comm, info, request);
 }
+#endif
 
 /* allgatherv: int and large-count arrays */
 
@@ -312,6 +322,7 @@ int impl_Neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype,
                              &r);
 }
 
+#if OMNI_HAVE_MPI_Neighbor_allgatherv_c
 int impl_Neighbor_allgatherv_c(const void *sbuf, MPI_Count scount,
                                MPI_Datatype stype, void *rbuf,
                                const MPI_Count rcounts[],
@@ -327,6 +338,7 @@ int impl_Neighbor_allgatherv_c(const void *sbuf, MPI_Count scount,
                                                          rtype, comm, &r),
                              &r);
 }
+#endif
 
 int impl_Ineighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype,
                               void *rbuf, const int rcounts[],
@@ -339,6 +351,7 @@ int impl_Ineighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype,
                                      rtype, comm, request);
 }
 
+#if OMNI_HAVE_MPI_Ineighbor_allgatherv_c
 int impl_Ineighbor_allgatherv_c(const void *sbuf, MPI_Count scount,
                                 MPI_Datatype stype, void *rbuf,
                                 const MPI_Count rcounts[],
@@ -350,7 +363,9 @@ int impl_Ineighbor_allgatherv_c(const void *sbuf, MPI_Count scount,
     return PMPI_Ineighbor_allgatherv_c(sbuf, scount, stype, rbuf, rcounts,
                                        displs, rtype, comm, request);
 }
+#endif
 
+#if OMNI_HAVE_MPI_Neighbor_allgatherv_init
 int impl_Neighbor_allgatherv_init(const void *sbuf, int scount,
                                   MPI_Datatype stype, void *rbuf,
                                   const int rcounts[], const int displs[],
@@ -362,7 +377,9 @@ int impl_Neighbor_allgatherv_init(const void *sbuf, int scount,
     return PMPI_Neighbor_allgatherv_init(sbuf, scount, stype, rbuf, rcounts,
                                          displs, rtype, comm, info, request);
 }
+#endif
 
+#if OMNI_HAVE_MPI_Neighbor_allgatherv_init_c
 int impl_Neighbor_allgatherv_init_c(const void *sbuf, MPI_Count scount,
                                     MPI_Datatype stype, void *rbuf,
                                     const MPI_Count rcounts[],
@@ -375,6 +392,7 @@ int impl_Neighbor_allgatherv_init_c(const void *sbuf, MPI_Count scount,
     return PMPI_Neighbor_allgatherv_init_c(sbuf, scount, stype, rbuf, rcounts,
                                            displs, rtype, comm, info, request);
 }
+#endif
 
 /* alltoallv */
 
@@ -399,6 +417,7 @@ int impl_Neighbor_alltoallv(const void *sbuf, const int scounts[],
                              &r);
 }
 
+#if OMNI_HAVE_MPI_Neighbor_alltoallv_c
 int impl_Neighbor_alltoallv_c(const void *sbuf, const MPI_Count scounts[],
                               const MPI_Aint sdispls[], MPI_Datatype stype,
                               void *rbuf, const MPI_Count rcounts[],
@@ -414,6 +433,7 @@ int impl_Neighbor_alltoallv_c(const void *sbuf, const MPI_Count scounts[],
                                    rdispls, rtype, comm, &r),
         &r);
 }
+#endif
 
 int impl_Ineighbor_alltoallv(const void *sbuf, const int scounts[],
                              const int sdispls[], MPI_Datatype stype,
@@ -427,6 +447,7 @@ int impl_Ineighbor_alltoallv(const void *sbuf, const int scounts[],
                                     rcounts, rdispls, rtype, comm, request);
 }
 
+#if OMNI_HAVE_MPI_Ineighbor_alltoallv_c
 int impl_Ineighbor_alltoallv_c(const void *sbuf, const MPI_Count scounts[],
                                const MPI_Aint sdispls[], MPI_Datatype stype,
                                void *rbuf, const MPI_Count rcounts[],
@@ -438,7 +459,9 @@ int impl_Ineighbor_alltoallv_c(const void *sbuf, const MPI_Count scounts[],
     return PMPI_Ineighbor_alltoallv_c(sbuf, scounts, sdispls, stype, rbuf,
                                       rcounts, rdispls, rtype, comm, request);
 }
+#endif
 
+#if OMNI_HAVE_MPI_Neighbor_alltoallv_init
 int impl_Neighbor_alltoallv_init(const void *sbuf, const int scounts[],
                                  const int sdispls[], MPI_Datatype stype,
                                  void *rbuf, const int rcounts[],
@@ -452,7 +475,9 @@ int impl_Neighbor_alltoallv_init(const void *sbuf, const int scounts[],
                                         rcounts, rdispls, rtype, comm, info,
                                         request);
 }
+#endif
 
+#if OMNI_HAVE_MPI_Neighbor_alltoallv_init_c
 int impl_Neighbor_alltoallv_init_c(const void *sbuf, const MPI_Count scounts[],
                                    const MPI_Aint sdispls[], MPI_Datatype stype,
                                    void *rbuf, const MPI_Count rcounts[],
@@ -466,6 +491,7 @@ int impl_Neighbor_alltoallv_init_c(const void *sbuf, const MPI_Count scounts[],
                                           rcounts, rdispls, rtype, comm, info,
                                           request);
 }
+#endif
 
 /* alltoallw: displacements are bytes (MPI_Aint) in both forms */
 
@@ -491,6 +517,7 @@ int impl_Neighbor_alltoallw(const void *sbuf, const int scounts[],
         &r);
 }
 
+#if OMNI_HAVE_MPI_Neighbor_alltoallw_c
 int impl_Neighbor_alltoallw_c(const void *sbuf, const MPI_Count scounts[],
                               const MPI_Aint sdispls[],
                               const MPI_Datatype stypes[], void *rbuf,
@@ -507,6 +534,7 @@ int impl_Neighbor_alltoallw_c(const void *sbuf, const MPI_Count scounts[],
                                    rcounts, rdispls, rtypes, comm, &r),
         &r);
 }
+#endif
 
 int impl_Ineighbor_alltoallw(const void *sbuf, const int scounts[],
                              const MPI_Aint sdispls[],
@@ -521,6 +549,7 @@ int impl_Ineighbor_alltoallw(const void *sbuf, const int scounts[],
                                     rcounts, rdispls, rtypes, comm, request);
 }
 
+#if OMNI_HAVE_MPI_Ineighbor_alltoallw_c
 int impl_Ineighbor_alltoallw_c(const void *sbuf, const MPI_Count scounts[],
                                const MPI_Aint sdispls[],
                                const MPI_Datatype stypes[], void *rbuf,
@@ -534,7 +563,9 @@ int impl_Ineighbor_alltoallw_c(const void *sbuf, const MPI_Count scounts[],
     return PMPI_Ineighbor_alltoallw_c(sbuf, scounts, sdispls, stypes, rbuf,
                                       rcounts, rdispls, rtypes, comm, request);
 }
+#endif
 
+#if OMNI_HAVE_MPI_Neighbor_alltoallw_init
 int impl_Neighbor_alltoallw_init(const void *sbuf, const int scounts[],
                                  const MPI_Aint sdispls[],
                                  const MPI_Datatype stypes[], void *rbuf,
@@ -548,7 +579,9 @@ int impl_Neighbor_alltoallw_init(const void *sbuf, const int scounts[],
                                         rcounts, rdispls, rtypes, comm, info,
                                         request);
 }
+#endif
 
+#if OMNI_HAVE_MPI_Neighbor_alltoallw_init_c
 int impl_Neighbor_alltoallw_init_c(const void *sbuf, const MPI_Count scounts[],
                                    const MPI_Aint sdispls[],
                                    const MPI_Datatype stypes[], void *rbuf,
@@ -563,3 +596,4 @@ int impl_Neighbor_alltoallw_init_c(const void *sbuf, const MPI_Count scounts[],
                                           rcounts, rdispls, rtypes, comm, info,
                                           request);
 }
+#endif
