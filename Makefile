@@ -10,11 +10,44 @@
 # anything; report, calibrate, profile, profile-time and ffi-cost install
 # their own tool (and what `make deps` would) when it is missing.
 
+# The MPI family to build for (issue 38): one source, one library per
+# family, each in its own build directory so that both can sit side by side.
+#   MPI=mpich (the default): `mpicc` and `mpif90` of PATH (or MPICC=,
+#     MPIF90= from the command line or the environment), into build/: the
+#     library build/libomnibus.so, its tests in build/tests/.
+#   MPI=openmpi: Debian's Open MPI, `mpicc.openmpi` and `mpifort.openmpi`,
+#     into build/openmpi/: the library build/openmpi/libomnibus-openmpi.so,
+#     its tests in build/openmpi/tests/.  MPICC= and MPIF90= given on the
+#     command line override the compilers; from the environment they do
+#     not, since an exported MPICC is the default MPI's and would quietly
+#     build a second MPICH library under the Open MPI name.
+# The library's file name carries the family (LIB_NAME) because both install
+# into one PREFIX/lib.  Targets for MPICH alone (the benchmarks' yield-only
+# baseline, the emulated cluster's tools, profile) need not work with
+# MPI=openmpi.
+MPI ?= mpich
+ifeq ($(MPI),mpich)
 MPICC   ?= mpicc
 MPIF90  ?= mpif90
+BUILD   := build
+LIB_NAME := libomnibus.so
+else ifeq ($(MPI),openmpi)
+ifneq ($(origin MPICC),command line)
+MPICC   := mpicc.openmpi
+endif
+ifneq ($(origin MPIF90),command line)
+MPIF90  := mpifort.openmpi
+endif
+BUILD   := build/openmpi
+LIB_NAME := libomnibus-openmpi.so
+# Recipes that run scripts/omnibus-run (longrun) get Open MPI's launcher,
+# which makes it preload libomnibus-openmpi.so.
+export OMNIBUS_MPIEXEC ?= mpiexec.openmpi
+else
+$(error MPI=$(MPI): the families are MPI=mpich (the default) and MPI=openmpi)
+endif
 CC      := cc
 PYTHON  ?= python3
-BUILD   := build
 WARN    := -Wall -Wextra -Wno-stringop-overflow
 CFLAGS  ?= -O2 -g
 BASEFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS)
@@ -38,8 +71,12 @@ SHIM_SRCS := $(wildcard shim/*/*.c)
 SHIM_HDRS := $(wildcard shim/*/*.h)
 GEN_WRAPPERS := $(BUILD)/gen/wrappers_gen.c
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
+# GEN_HAVE: the header of what this family's mpi.h has, which the wrapper
+# generator writes beside the wrappers (issue 38); shim/ includes it as
+# "omni_have.h" (shim objects compile with -I$(BUILD)/gen).
+GEN_HAVE := $(BUILD)/gen/omni_have.h
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/wrappers_gen.o
-LIB       := $(BUILD)/libomnibus.so
+LIB       := $(BUILD)/$(LIB_NAME)
 
 # omnibus-plan (plan/, docs/planning.md): the planning model, MPI-free,
 # linking config/ and router/ as the library does.
@@ -88,20 +125,26 @@ $(BUILD)/obj/router/%.o: router/%.c $(wildcard router/*.h)
 	$(CC) $(LIBFLAGS) -I. -c -o $@ $<
 $(BUILD)/obj/shim/%.o: shim/%.c $(SHIM_HDRS) $(wildcard config/*.h config/*.def router/*.h)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(LIBFLAGS) -I. -c -o $@ $<
+	$(MPICC) $(LIBFLAGS) -I. -I$(BUILD)/gen -c -o $@ $<
 $(BUILD)/obj/shim/base/stats.o: VERSION
 $(BUILD)/obj/gen/wrappers_gen.o: $(GEN_WRAPPERS) $(SHIM_HDRS) $(wildcard config/*.h config/*.def router/*.h)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(LIBFLAGS) -I. -c -o $@ $<
+	$(MPICC) $(LIBFLAGS) -I. -I$(BUILD)/gen -c -o $@ $<
+# Every shim object waits for the generator's run (order-only: the header
+# exists before the first compile) and, once the header exists, depends on
+# it, so that a change of it recompiles them in the same run.
+$(SHIM_OBJS): $(wildcard $(GEN_HAVE)) | $(GEN_HAVE)
 
 # The generated wrappers (scripts/gen-wrappers.py, bench/yield's
 # scripts/gen-yield-wrappers.py).  The generators run on every build and
-# read the installed MPICH headers, so the wrappers always match mpi.h;
-# they rewrite their file only when its text changes.  `make generate`
-# makes them alone, to read.
-$(GEN_WRAPPERS): FORCE
-	@mkdir -p $(dir $@)
-	@$(PYTHON) scripts/gen-wrappers.py shim/entry/wrappers.tbl $@
+# read the headers of the MPI that MPICC compiles against (MPICC in their
+# environment), so the wrappers always match mpi.h; they rewrite their file
+# only when its text changes.  One run of scripts/gen-wrappers.py writes
+# both GEN_WRAPPERS and GEN_HAVE (`&:`, a grouped target: GNU make 4.3).
+# `make generate` makes them alone, to read.
+$(GEN_WRAPPERS) $(GEN_HAVE) &: FORCE
+	@mkdir -p $(dir $(GEN_WRAPPERS))
+	@MPICC=$(MPICC) $(PYTHON) scripts/gen-wrappers.py shim/entry/wrappers.tbl $(GEN_WRAPPERS)
 $(BUILD)/gen/yield_wrappers_gen.c: FORCE
 	@mkdir -p $(dir $@)
 	@$(PYTHON) scripts/gen-yield-wrappers.py bench/yield/calls.tbl $@
@@ -237,8 +280,8 @@ SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer
 SAN_ENV := ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:halt_on_error=1 \
            UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 sanitize: unit mpitests
-	$(MAKE) BUILD=$(BUILD)/asan CFLAGS="$(SAN_FLAGS)" LIB_LTO= $(BUILD)/asan/libomnibus.so
-	RUN_TESTS_LIB=$(abspath $(BUILD)/asan/libomnibus.so) RUN_TESTS_CHECKS=none \
+	$(MAKE) BUILD=$(BUILD)/asan CFLAGS="$(SAN_FLAGS)" LIB_LTO= $(BUILD)/asan/$(LIB_NAME)
+	RUN_TESTS_LIB=$(abspath $(BUILD)/asan/$(LIB_NAME)) RUN_TESTS_CHECKS=none \
 	RUN_TESTS_MATRIX="$$(printf 'asan-tiny||%s OMNIBUS_BUFFER_SIZE=256\nasan-2x2|np=4|%s OMNIBUS_TOPOLOGY=2x2' '$(SAN_ENV)' '$(SAN_ENV)')" \
 	scripts/run-tests
 
