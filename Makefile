@@ -103,7 +103,7 @@ BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 YIELD_SRCS := $(wildcard bench/yield/*.c)
 YIELD_LIB  := $(BUILD)/libyieldonly.so
 
-.PHONY: FORCE all deps lib install uninstall unit mpitests benches test demo bench clean generate longrun \
+.PHONY: FORCE all deps lib install install-all uninstall unit mpitests benches test demo bench clean generate longrun \
         sanitize valgrind stress report calibrate cluster-test profile profile-time ffi-cost
 
 all: lib $(PLAN)
@@ -301,20 +301,36 @@ stress: lib
 
 # An HPC-style install: PREFIX/lib/libomnibus.so, PREFIX/bin/omnibus-run
 # (which finds the library in ../lib), PREFIX/share/doc/omnibus.
+# `make install` installs the family being built, MPICH's by default;
+# `make install MPI=openmpi` installs PREFIX/lib/libomnibus-openmpi.so (and
+# the same launcher, omnibus-plan and docs), so the two can go into one
+# PREFIX in either order; `make install-all` installs both.  Installing the
+# Open MPI library is asked for, never implied: not always, since it needs
+# Open MPI on the machine and a plain `make install` must keep working
+# where there is only MPICH; not "if built", since what an install puts
+# in PREFIX would then depend on whatever build/openmpi/ holds, maybe a
+# stale library, without rebuilding it.  `make uninstall` removes both.
 PREFIX ?= /usr/local
 DOCDIR := $(PREFIX)/share/doc/omnibus
+INSTALLED_LIBS := libomnibus.so libomnibus-openmpi.so
 install: lib $(PLAN)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(DOCDIR)
-	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libomnibus.so
+	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/$(LIB_NAME)
 	install -m 755 $(PLAN) $(DESTDIR)$(PREFIX)/bin/omnibus-plan
 	install -m 755 scripts/omnibus-run $(DESTDIR)$(PREFIX)/bin/omnibus-run
 	install -m 644 README.md VERSION $(wildcard LICENSE CHANGELOG.md) $(DESTDIR)$(DOCDIR)/
 	if [ -d docs ]; then cp -R docs $(DESTDIR)$(DOCDIR)/ && chmod -R a+rX $(DESTDIR)$(DOCDIR)/docs; fi
 
+install-all:
+	$(MAKE) install MPI=mpich
+	$(MAKE) install MPI=openmpi
+
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/lib/libomnibus.so $(DESTDIR)$(PREFIX)/bin/omnibus-run \
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/,$(INSTALLED_LIBS)) $(DESTDIR)$(PREFIX)/bin/omnibus-run \
 	      $(DESTDIR)$(PREFIX)/bin/omnibus-plan
 	rm -rf $(DESTDIR)$(DOCDIR)
 
+# `make clean` removes build/, the Open MPI build included;
+# `make MPI=openmpi clean` only build/openmpi/.
 clean:
 	rm -rf $(BUILD)
