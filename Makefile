@@ -137,17 +137,18 @@ $(SHIM_OBJS): $(wildcard $(GEN_HAVE)) | $(GEN_HAVE)
 
 # The generated wrappers (scripts/gen-wrappers.py, bench/yield's
 # scripts/gen-yield-wrappers.py).  The generators run on every build and
-# read the headers of the MPI that MPICC compiles against (MPICC in their
-# environment), so the wrappers always match mpi.h; they rewrite their file
-# only when its text changes.  One run of scripts/gen-wrappers.py writes
-# both GEN_WRAPPERS and GEN_HAVE (`&:`, a grouped target: GNU make 4.3).
-# `make generate` makes them alone, to read.
+# read mpi.h as $(MPICC) preprocesses it, so the wrappers always match it;
+# they rewrite their file only when its text changes.  gen-wrappers.py also
+# writes omni_have.h: OMNI_HAVE_<call> 1 or 0 for each row of wrappers.tbl,
+# whether this MPI has the call.  `make generate` makes them alone, to read.
+# One run writes both GEN_WRAPPERS and GEN_HAVE (`&:`, a grouped target:
+# GNU make 4.3).
 $(GEN_WRAPPERS) $(GEN_HAVE) &: FORCE
 	@mkdir -p $(dir $(GEN_WRAPPERS))
-	@MPICC=$(MPICC) $(PYTHON) scripts/gen-wrappers.py shim/entry/wrappers.tbl $(GEN_WRAPPERS)
+	@MPICC='$(MPICC)' $(PYTHON) scripts/gen-wrappers.py shim/entry/wrappers.tbl $(GEN_WRAPPERS) $(GEN_HAVE)
 $(BUILD)/gen/yield_wrappers_gen.c: FORCE
 	@mkdir -p $(dir $@)
-	@$(PYTHON) scripts/gen-yield-wrappers.py bench/yield/calls.tbl $@
+	@MPICC='$(MPICC)' $(PYTHON) scripts/gen-yield-wrappers.py bench/yield/calls.tbl $@
 generate: $(GEN_WRAPPERS) $(BUILD)/gen/yield_wrappers_gen.c
 FORCE:
 
