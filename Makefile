@@ -10,11 +10,44 @@
 # anything; report, calibrate, profile, profile-time and ffi-cost install
 # their own tool (and what `make deps` would) when it is missing.
 
+# The MPI family to build for (issue 38): one source, one library per
+# family, each in its own build directory so that both can sit side by side.
+#   MPI=mpich (the default): `mpicc` and `mpif90` of PATH (or MPICC=,
+#     MPIF90= from the command line or the environment), into build/: the
+#     library build/libomnibus.so, its tests in build/tests/.
+#   MPI=openmpi: Debian's Open MPI, `mpicc.openmpi` and `mpifort.openmpi`,
+#     into build/openmpi/: the library build/openmpi/libomnibus-openmpi.so,
+#     its tests in build/openmpi/tests/.  MPICC= and MPIF90= given on the
+#     command line override the compilers; from the environment they do
+#     not, since an exported MPICC is the default MPI's and would quietly
+#     build a second MPICH library under the Open MPI name.
+# The library's file name carries the family (LIB_NAME) because both install
+# into one PREFIX/lib.  Targets for MPICH alone (the benchmarks' yield-only
+# baseline, the emulated cluster's tools, profile) need not work with
+# MPI=openmpi.
+MPI ?= mpich
+ifeq ($(MPI),mpich)
 MPICC   ?= mpicc
 MPIF90  ?= mpif90
+BUILD   := build
+LIB_NAME := libomnibus.so
+else ifeq ($(MPI),openmpi)
+ifneq ($(origin MPICC),command line)
+MPICC   := mpicc.openmpi
+endif
+ifneq ($(origin MPIF90),command line)
+MPIF90  := mpifort.openmpi
+endif
+BUILD   := build/openmpi
+LIB_NAME := libomnibus-openmpi.so
+# Recipes that run scripts/omnibus-run (longrun) get Open MPI's launcher,
+# which makes it preload libomnibus-openmpi.so.
+export OMNIBUS_MPIEXEC ?= mpiexec.openmpi
+else
+$(error MPI=$(MPI): the families are MPI=mpich (the default) and MPI=openmpi)
+endif
 CC      := cc
 PYTHON  ?= python3
-BUILD   := build
 WARN    := -Wall -Wextra -Wno-stringop-overflow
 CFLAGS  ?= -O2 -g
 BASEFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS)
@@ -41,8 +74,12 @@ GEN_WRAPPERS := $(BUILD)/gen/wrappers_gen.c
 # shim/mpi/count_gen.h from $(BUILD)/gen.
 GEN_COUNT := $(BUILD)/gen/shim/mpi/count_gen.h
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
+# GEN_HAVE: the header of what this family's mpi.h has, which the wrapper
+# generator writes beside the wrappers (issue 38); shim/ includes it as
+# "omni_have.h" (shim objects compile with -I$(BUILD)/gen).
+GEN_HAVE := $(BUILD)/gen/omni_have.h
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/wrappers_gen.o
-LIB       := $(BUILD)/libomnibus.so
+LIB       := $(BUILD)/$(LIB_NAME)
 
 # omnibus-plan (plan/, docs/planning.md): the planning model, MPI-free,
 # linking config/ and router/ as the library does.
@@ -69,7 +106,7 @@ BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 YIELD_SRCS := $(wildcard bench/yield/*.c)
 YIELD_LIB  := $(BUILD)/libyieldonly.so
 
-.PHONY: FORCE all deps lib install uninstall unit mpitests benches test demo bench clean generate longrun \
+.PHONY: FORCE all deps lib install install-all uninstall unit mpitests benches test demo bench clean generate longrun \
         sanitize valgrind stress report calibrate cluster-test profile profile-time ffi-cost
 
 all: lib $(PLAN)
@@ -96,21 +133,28 @@ $(BUILD)/obj/shim/base/stats.o: VERSION
 $(BUILD)/obj/gen/wrappers_gen.o: $(GEN_WRAPPERS) $(SHIM_HDRS) $(GEN_COUNT) $(wildcard config/*.h config/*.def router/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LIBFLAGS) -I. -I$(BUILD)/gen -c -o $@ $<
+# Every shim object waits for the generator's run (order-only: the header
+# exists before the first compile) and, once the header exists, depends on
+# it, so that a change of it recompiles them in the same run.
+$(SHIM_OBJS): $(wildcard $(GEN_HAVE)) | $(GEN_HAVE)
 
 # The generated wrappers (scripts/gen-wrappers.py, bench/yield's
 # scripts/gen-yield-wrappers.py).  The generators run on every build and
-# read the installed MPICH headers, so the wrappers always match mpi.h;
-# they rewrite their file only when its text changes.  `make generate`
-# makes them alone, to read.
-$(GEN_WRAPPERS): FORCE
-	@mkdir -p $(dir $@)
-	@$(PYTHON) scripts/gen-wrappers.py shim/entry/wrappers.tbl $@
+# read mpi.h as $(MPICC) preprocesses it, so the wrappers always match it;
+# they rewrite their file only when its text changes.  gen-wrappers.py also
+# writes omni_have.h: OMNI_HAVE_<call> 1 or 0 for each row of wrappers.tbl,
+# whether this MPI has the call.  `make generate` makes them alone, to read.
+# One run writes both GEN_WRAPPERS and GEN_HAVE (`&:`, a grouped target:
+# GNU make 4.3).
+$(GEN_WRAPPERS) $(GEN_HAVE) &: FORCE
+	@mkdir -p $(dir $(GEN_WRAPPERS))
+	@MPICC='$(MPICC)' $(PYTHON) scripts/gen-wrappers.py shim/entry/wrappers.tbl $(GEN_WRAPPERS) $(GEN_HAVE)
 $(GEN_COUNT): shim/mpi/count.tbl scripts/gen-count.py
 	@mkdir -p $(dir $@)
 	@$(PYTHON) scripts/gen-count.py shim/mpi/count.tbl $@
 $(BUILD)/gen/yield_wrappers_gen.c: FORCE
 	@mkdir -p $(dir $@)
-	@$(PYTHON) scripts/gen-yield-wrappers.py bench/yield/calls.tbl $@
+	@MPICC='$(MPICC)' $(PYTHON) scripts/gen-yield-wrappers.py bench/yield/calls.tbl $@
 generate: $(GEN_WRAPPERS) $(GEN_COUNT) $(BUILD)/gen/yield_wrappers_gen.c
 FORCE:
 
@@ -243,8 +287,8 @@ SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer
 SAN_ENV := ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:halt_on_error=1 \
            UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 sanitize: unit mpitests
-	$(MAKE) BUILD=$(BUILD)/asan CFLAGS="$(SAN_FLAGS)" LIB_LTO= $(BUILD)/asan/libomnibus.so
-	RUN_TESTS_LIB=$(abspath $(BUILD)/asan/libomnibus.so) RUN_TESTS_CHECKS=none \
+	$(MAKE) BUILD=$(BUILD)/asan CFLAGS="$(SAN_FLAGS)" LIB_LTO= $(BUILD)/asan/$(LIB_NAME)
+	RUN_TESTS_LIB=$(abspath $(BUILD)/asan/$(LIB_NAME)) RUN_TESTS_CHECKS=none \
 	RUN_TESTS_MATRIX="$$(printf 'asan-tiny||%s OMNIBUS_BUFFER_SIZE=256\nasan-2x2|np=4|%s OMNIBUS_TOPOLOGY=2x2' '$(SAN_ENV)' '$(SAN_ENV)')" \
 	scripts/run-tests
 
@@ -264,20 +308,36 @@ stress: lib
 
 # An HPC-style install: PREFIX/lib/libomnibus.so, PREFIX/bin/omnibus-run
 # (which finds the library in ../lib), PREFIX/share/doc/omnibus.
+# `make install` installs the family being built, MPICH's by default;
+# `make install MPI=openmpi` installs PREFIX/lib/libomnibus-openmpi.so (and
+# the same launcher, omnibus-plan and docs), so the two can go into one
+# PREFIX in either order; `make install-all` installs both.  Installing the
+# Open MPI library is asked for, never implied: not always, since it needs
+# Open MPI on the machine and a plain `make install` must keep working
+# where there is only MPICH; not "if built", since what an install puts
+# in PREFIX would then depend on whatever build/openmpi/ holds, maybe a
+# stale library, without rebuilding it.  `make uninstall` removes both.
 PREFIX ?= /usr/local
 DOCDIR := $(PREFIX)/share/doc/omnibus
+INSTALLED_LIBS := libomnibus.so libomnibus-openmpi.so
 install: lib $(PLAN)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(DOCDIR)
-	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libomnibus.so
+	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/$(LIB_NAME)
 	install -m 755 $(PLAN) $(DESTDIR)$(PREFIX)/bin/omnibus-plan
 	install -m 755 scripts/omnibus-run $(DESTDIR)$(PREFIX)/bin/omnibus-run
 	install -m 644 README.md VERSION $(wildcard LICENSE CHANGELOG.md) $(DESTDIR)$(DOCDIR)/
 	if [ -d docs ]; then cp -R docs $(DESTDIR)$(DOCDIR)/ && chmod -R a+rX $(DESTDIR)$(DOCDIR)/docs; fi
 
+install-all:
+	$(MAKE) install MPI=mpich
+	$(MAKE) install MPI=openmpi
+
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/lib/libomnibus.so $(DESTDIR)$(PREFIX)/bin/omnibus-run \
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/,$(INSTALLED_LIBS)) $(DESTDIR)$(PREFIX)/bin/omnibus-run \
 	      $(DESTDIR)$(PREFIX)/bin/omnibus-plan
 	rm -rf $(DESTDIR)$(DOCDIR)
 
+# `make clean` removes build/, the Open MPI build included;
+# `make MPI=openmpi clean` only build/openmpi/.
 clean:
 	rm -rf $(BUILD)

@@ -1136,7 +1136,7 @@ static void test_unknown_variable_accepts_all_known_names(void)
                    "OMNIBUS_STATS_FILE=x",    "OMNIBUS_YIELD=on",
                    "OMNIBUS_PROGRESS=1",      "OMNIBUS_IDLE_ROUNDS=2",
                    "OMNIBUS_FAKE_NODES=2",    "OMNIBUS_NEIGHBOR=grid",
-                   "OMNIBUS_LIB=/x.so",
+                   "OMNIBUS_LIB=/x.so",       "OMNIBUS_MPIEXEC=mpiexec",
                    "OMNIBUS_NEIGHBOR_THETA=4", "OMNIBUSX=1",
                    "omnibus_typo=1",          "HOME=/root",
                    NULL};
