@@ -1,54 +1,120 @@
-/* fortran: programs that use the `mpi_f08` module.
+/* fortran: programs whose Fortran bindings bypass Omnibus, and Fortran
+ * handles of Omnibus's own requests and messages.
  *
- * MPICH's mpi_f08 bindings call PMPI_ entry points directly for every call
- * without a buffer (MPI_Init, MPI_Wait, MPI_Probe, MPI_Test*, ...;
- * docs/semantics.md, Threads and Fortran), so Omnibus could never see
- * those calls and must not manage any
- * traffic of such a program.  MPI_Init then never reaches Omnibus, which
- * leaves the whole job pass-through on every rank alike; these wrappers of
- * the f08 initialization routines only say so, once, from rank 0.  (`mpif.h`
- * and `use mpi` call the C MPI_ functions and are fully covered.)
+ * A Fortran binding that calls the MPI library's PMPI_ functions directly
+ * hides those calls from Omnibus, so Omnibus must not manage any traffic of
+ * such a program: never half managed.  That binding's MPI_Init never
+ * reaches Omnibus's, which leaves the whole job pass-through on every rank
+ * alike; the wrappers below of its initialization routines only say so,
+ * once, from rank 0, and forward to the library's own.
+ *  - MPICH: the `mpi_f08` bindings call PMPI_ for every call without a
+ *    buffer (MPI_Init, MPI_Wait, MPI_Probe, MPI_Test*, ...;
+ *    docs/semantics.md, Threads and Fortran); `mpif.h` and `use mpi` call
+ *    the C MPI_ functions and are fully covered.
+ *  - Open MPI: all three bindings (`mpif.h`, `use mpi`, `use mpi_f08`) call
+ *    PMPI_ directly.
+ *
+ * Fortran handles (Open MPI, where MPI_Request_c2f and friends are
+ * functions; MPICH's are macros over its integer handles).  Open MPI's
+ * Fortran request and message handles are indices, never negative, so one
+ * of Omnibus's handles converts to minus its number (mpi/handle.h) and
+ * back: a C program that stores its requests as MPI_Fint keeps working,
+ * and Fortran code handed one gets Open MPI's error for an invalid handle,
+ * never a wrong request.
  */
+#include "shim/base/handles.h"
 #include "shim/base/state.h"
+#include "omni_have.h"
 #include <dlfcn.h>
 #include <stdio.h>
 
-typedef void init_f08_fn(MPI_Fint *ierror);
-typedef void init_thread_f08_fn(MPI_Fint *required, MPI_Fint *provided,
-                                MPI_Fint *ierror);
+typedef void init_fn(MPI_Fint *ierror);
+typedef void init_thread_fn(MPI_Fint *required, MPI_Fint *provided,
+                            MPI_Fint *ierror);
 
-static void note_f08(void)
+static void note_bypass(const char *bindings)
 {
     int rank = 0, flag = 0;
     PMPI_Initialized(&flag);
     if (flag)
         PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0)
-        fprintf(stderr, "omnibus: this program uses the mpi_f08 Fortran "
-                        "bindings, which call MPICH's PMPI_ functions "
-                        "directly: the whole job runs pass-through\n");
+        fprintf(stderr,
+                "omnibus: this program uses %s Fortran bindings, which call "
+                "%s's PMPI_ functions directly: the whole job runs "
+                "pass-through\n",
+                bindings, MPI_FAMILY_NAME);
 }
 
-OMNI_EXPORT void mpi_init_f08_(MPI_Fint *ierror)
+static void forward_init(const char *name, const char *bindings,
+                         MPI_Fint *ierror)
 {
-    init_f08_fn *real = (init_f08_fn *)dlsym(RTLD_NEXT, "mpi_init_f08_");
+    init_fn *real = (init_fn *)dlsym(RTLD_NEXT, name);
     if (!real) {
         *ierror = MPI_ERR_OTHER;
         return;
     }
     real(ierror);
-    note_f08();
+    note_bypass(bindings);
 }
 
-OMNI_EXPORT void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided,
-                                      MPI_Fint *ierror)
+static void forward_init_thread(const char *name, const char *bindings,
+                                MPI_Fint *required, MPI_Fint *provided,
+                                MPI_Fint *ierror)
 {
-    init_thread_f08_fn *real =
-        (init_thread_f08_fn *)dlsym(RTLD_NEXT, "mpi_init_thread_f08_");
+    init_thread_fn *real = (init_thread_fn *)dlsym(RTLD_NEXT, name);
     if (!real) {
         *ierror = MPI_ERR_OTHER;
         return;
     }
     real(required, provided, ierror);
-    note_f08();
+    note_bypass(bindings);
 }
+
+/* One wrapper per initialization routine of the bindings that bypass. */
+#define BYPASS_INIT(name, bindings)                                            \
+    OMNI_EXPORT void name(MPI_Fint *ierror)                                    \
+    {                                                                          \
+        forward_init(#name, bindings, ierror);                                 \
+    }
+#define BYPASS_INIT_THREAD(name, bindings)                                     \
+    OMNI_EXPORT void name(MPI_Fint *required, MPI_Fint *provided,              \
+                          MPI_Fint *ierror)                                    \
+    {                                                                          \
+        forward_init_thread(#name, bindings, required, provided, ierror);      \
+    }
+
+BYPASS_INIT(mpi_init_f08_, "the mpi_f08")
+BYPASS_INIT_THREAD(mpi_init_thread_f08_, "the mpi_f08")
+#ifndef MPI_FAMILY_MPICH
+BYPASS_INIT(mpi_init_, "Open MPI's")
+BYPASS_INIT_THREAD(mpi_init_thread_, "Open MPI's")
+#endif
+
+#if OMNI_HAVE_MPI_Request_c2f
+OMNI_EXPORT MPI_Fint MPI_Request_c2f(MPI_Request request)
+{
+    uintptr_t bits = mpi_request_bits(request);
+    return handle_is_omni(bits) ? -(MPI_Fint)bits : PMPI_Request_c2f(request);
+}
+
+OMNI_EXPORT MPI_Request MPI_Request_f2c(MPI_Fint request)
+{
+    return request < 0 ? mpi_request_of((uintptr_t)-(intptr_t)request)
+                       : PMPI_Request_f2c(request);
+}
+#endif
+
+#if OMNI_HAVE_MPI_Message_c2f
+OMNI_EXPORT MPI_Fint MPI_Message_c2f(MPI_Message message)
+{
+    uintptr_t bits = mpi_message_bits(message);
+    return handle_is_omni(bits) ? -(MPI_Fint)bits : PMPI_Message_c2f(message);
+}
+
+OMNI_EXPORT MPI_Message MPI_Message_f2c(MPI_Fint message)
+{
+    return message < 0 ? mpi_message_of((uintptr_t)-(intptr_t)message)
+                       : PMPI_Message_f2c(message);
+}
+#endif
