@@ -64,9 +64,10 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
 
-DEFAULT_INCDIR = "/usr/include/x86_64-linux-gnu/mpich"
-ATTRIBUTE = re.compile(r"\b(?:MPICH_ATTR_\w+\s*\([^()]*\)|MPICH_API_PUBLIC|ROMIO_API_PUBLIC)")
+LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"' r"|'(?:[^'\\\n]|\\.)*'")
+ATTRIBUTE = re.compile(r"\b__attribute(?:__)?\s*(?=\()")
 DECL = re.compile(r"^(?:extern\s+)?int\s+(MPI_\w+)\s*\((.*)\)$", re.S)
 QUALIFIERS = {"const", "volatile", "restrict"}
 
@@ -76,18 +77,47 @@ def die(msg):
     sys.exit(1)
 
 
-def mpi_include_dir():
-    """The directory of mpi.h: from `mpicc -show` if possible, else the default."""
-    try:
-        show = subprocess.run([os.environ.get("MPICC", "mpicc"), "-show"],
-                              capture_output=True, text=True, check=True).stdout
-        dirs = [w[2:] for w in shlex.split(show) if w.startswith("-I")]
-    except (OSError, subprocess.CalledProcessError):
-        dirs = []
-    for d in dirs + [DEFAULT_INCDIR]:
-        if os.path.isfile(os.path.join(d, "mpi.h")):
-            return d
-    die("cannot find mpi.h (tried `mpicc -show` and %s)" % DEFAULT_INCDIR)
+def preprocessed_mpi_h():
+    """The text of mpi.h as the MPI C compiler of the build sees it: the
+    output of `$MPICC -E` (default mpicc) on a file that includes it.
+    Reading what the compiler sees, rather than header files found on
+    disk, works for any MPI family's layout of headers and macros (MPICH's
+    mpi.h includes its mpio.h, Open MPI's declares its file calls
+    itself)."""
+    cc = shlex.split(os.environ.get("MPICC", "mpicc"))
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "mpi_h.c")
+        with open(src, "w", encoding="utf-8") as f:
+            f.write("#include <mpi.h>\n")
+        try:
+            r = subprocess.run(cc + ["-E", src], capture_output=True, text=True)
+        except OSError as e:
+            die("cannot run %s: %s" % (" ".join(cc), e))
+    if r.returncode != 0:
+        die("`%s -E` on #include <mpi.h> failed:\n%s" % (" ".join(cc), r.stderr))
+    return r.stdout
+
+
+def strip_attributes(text):
+    """`text` without its __attribute__((...)) specifiers, wherever they
+    stand.  Every attribute macro of the MPI headers (MPICH_ATTR_*,
+    OMPI_DECLSPEC, __mpi_interface_deprecated__) has become one by now, and
+    their arguments may hold any text: string literals have been emptied
+    first (a deprecation message may hold a ';'), so the arguments are
+    balanced parentheses."""
+    out, pos = [], 0
+    m = ATTRIBUTE.search(text)
+    while m:
+        out.append(text[pos:m.start()] + " ")
+        depth, pos = 0, m.end()
+        while pos < len(text):
+            depth += (text[pos] == "(") - (text[pos] == ")")
+            pos += 1
+            if depth == 0:
+                break
+        m = ATTRIBUTE.search(text, pos)
+    out.append(text[pos:])
+    return "".join(out)
 
 
 class Param:
@@ -101,7 +131,6 @@ class Param:
             die("%s: parameter '%s' has no name" % (func, text))
         self.name = m.group(1)
         ctype = rest + "*" * m.group(2).count("[")      # T x[] is T *x
-        ctype = ctype.replace("MPIO_Request", "MPI_Request")  # mpio.h's alias
         self.ctype = re.sub(r"\s*\*\s*", "*", " ".join(ctype.split()))
 
 
@@ -120,25 +149,19 @@ def split_params(text):
     return [] if parts in ([""], ["void"]) else parts
 
 
-def read_prototypes(incdir):
+def read_prototypes():
     """{name: [parameter texts of each declaration]} for every
-    `int MPI_...(...)` in mpi_proto.h and mpio.h."""
+    `int MPI_...(...)` the preprocessed mpi.h declares."""
     protos = {}
-    for header in ("mpi_proto.h", "mpio.h"):
-        path = os.path.join(incdir, header)
-        try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-        except OSError as e:
-            die("cannot read %s: %s" % (path, e))
-        text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
-        text = re.sub(r"//[^\n]*", " ", text)
-        text = re.sub(r"^\s*#[^\n]*(?:\\\n[^\n]*)*", " ", text, flags=re.M)
-        text = ATTRIBUTE.sub(" ", text)
-        for decl in text.split(";"):
-            m = DECL.match(decl.strip())
-            if not m:
-                continue
+    text = preprocessed_mpi_h()
+    text = re.sub(r"^\s*#[^\n]*", " ", text, flags=re.M)     # line markers
+    text = LITERAL.sub('""', text)
+    text = strip_attributes(text)
+    # A declaration ends at a ';', and a struct's or an inline function's
+    # braces end whatever precedes them.
+    for decl in re.split(r"[;{}]", text):
+        m = DECL.match(decl.strip())
+        if m:
             protos.setdefault(m.group(1), []).append(split_params(m.group(2)))
     return protos
 
@@ -408,7 +431,7 @@ def main(argv):
         sys.stderr.write("usage: gen-wrappers.py TABLE OUTPUT.c\n")
         return 2
     table, out = argv[1], argv[2]
-    protos = read_prototypes(mpi_include_dir())
+    protos = read_prototypes()
     rows = read_table(table)
     check_request_readers(protos, rows)
     write_generated(out, BANNER + "".join("\n" + wrapper(n, k, nb, protos)

@@ -175,7 +175,7 @@ def main(argv):
         sys.stderr.write("usage: gen-yield-wrappers.py TABLE OUTPUT.c\n")
         return 2
     table, out = argv[1], argv[2]
-    protos = gw.read_prototypes(gw.mpi_include_dir())
+    protos = gw.read_prototypes()
     rows = read_table(table)
     gw.write_generated(out, BANNER + "".join("\n" + wrapper(n, k, a, protos)
                                              for n, k, a in rows))
