@@ -121,7 +121,8 @@ def strip_attributes(text):
 
 
 class Param:
-    """One parameter: its text as declared, its name, and a normalized type."""
+    """One parameter: its text as declared, its name, a normalized type, and
+    whether it is declared as an array (`T x[]`, whose type is `T *`)."""
 
     def __init__(self, text, func):
         self.text = text
@@ -130,6 +131,7 @@ class Param:
         if not m or not set(re.findall(r"\w+", rest)) - QUALIFIERS:
             die("%s: parameter '%s' has no name" % (func, text))
         self.name = m.group(1)
+        self.array = bool(m.group(2))
         ctype = rest + "*" * m.group(2).count("[")      # T x[] is T *x
         self.ctype = re.sub(r"\s*\*\s*", "*", " ".join(ctype.split()))
 
@@ -219,18 +221,18 @@ HAND_WRITTEN = {"MPI_Init", "MPI_Init_thread", "MPI_Finalize"}
 
 def reads_requests(name, texts):
     """Whether MPI function `name`, declared with parameter texts `texts`,
-    reads a request the program holds; a trailing MPI_Request *request of a
-    call with other parameters is the new request it starts."""
-    if not any("MPI_Request" in t or "MPIO_Request" in t for t in texts):
+    reads a request the program holds.  Only the types and positions tell,
+    never the names (they differ between implementations): a trailing
+    MPI_Request * declared as a pointer, not an array, of a call with other
+    parameters is the new request it starts; every other request by value,
+    array or pointer is read."""
+    if not any("MPI_Request" in t for t in texts):
         return False
     params = [Param(t, name) for t in texts]
-    for i, p in enumerate(params):
-        if p.ctype == "MPI_Request":
-            return True
-        if p.ctype == "MPI_Request*" and not (
-                i == len(params) - 1 and p.name == "request" and i > 0):
-            return True
-    return False
+    last = len(params) - 1
+    return any(p.ctype == "MPI_Request" or
+               (p.ctype == "MPI_Request*" and (p.array or i != last or i == 0))
+               for i, p in enumerate(params))
 
 
 def check_request_readers(protos, rows):
@@ -290,6 +292,23 @@ def write_generated(out, text):
     os.replace(tmp, out)
 
 
+# The types a send's parameters may have, by position.
+SEND_TYPES = [("const void*",), ("int", "MPI_Count"), ("MPI_Datatype",),
+              ("int",), ("int",), ("MPI_Comm",)]
+
+
+def send_params(name, params):
+    """The names of a send's buffer, count, datatype, dest, tag and comm,
+    and of its request or None.  Found by position and type: the names
+    differ between implementations (Open MPI's MPI_Rsend has `ibuf`)."""
+    types = [p.ctype for p in params]
+    if (len(types) in (6, 7) and
+            all(t in want for t, want in zip(types, SEND_TYPES)) and
+            types[6:] in ([], ["MPI_Request*"])):
+        return [p.name for p in params[:6]], params[6].name if len(params) == 7 else None
+    die("%s: not a send: parameters are (%s)" % (name, ", ".join(p.text for p in params)))
+
+
 def wrapper(name, kind, nbname, protos):
     params = prototype(protos, name)
     if params is None:
@@ -302,33 +321,33 @@ def wrapper(name, kind, nbname, protos):
                 "    int rc = %s(%s);\n" % (nbname, args) +
                 "    omni_unlock();\n    return rc;\n}\n")
     if kind in ("send", "init"):
-        names = [p.name for p in params]
-        if names[:6] != ["buf", "count", "datatype", "dest", "tag", "comm"]:
-            die("%s: not a send: parameters are (%s)" % (name, ", ".join(names)))
-        req = "request" if "request" in names else "NULL"
+        names, req = send_params(name, params)
         if kind == "send":
-            call = ("send_start(buf, count, datatype, dest, tag, c, SEND_%s, %s)"
-                    % (nbname, req))
-        elif req == "NULL":
+            call = ("send_start(%s, c, SEND_%s, %s)"
+                    % (", ".join(names[:5]), nbname, req or "NULL"))
+        elif req is None:
             die("%s: a persistent send's creation needs a request" % name)
         else:
-            call = ("persist_send_init(buf, count, datatype, dest, tag, comm, "
-                    "SEND_%s, request)" % nbname)
+            call = ("persist_send_init(%s, SEND_%s, %s)"
+                    % (", ".join(names), nbname, req))
         return (head + "    if (!omni_enabled())\n"
                 "        return %s(%s);\n" % (pmpi(name), args) +
                 "    omni_lock();\n"
-                "    comm_rec *c = comm_lookup(comm);\n"
+                "    comm_rec *c = comm_lookup(%s);\n" % names[5] +
                 "    int rc = c ? %s\n"
                 "               : %s(%s);\n" % (call, pmpi(name), args) +
                 "    omni_unlock();\n    return rc;\n}\n")
     if kind == "view":
-        reqs = [p for p in params if p.ctype == "MPI_Request*"]
+        reqs = [i for i, p in enumerate(params) if p.ctype == "MPI_Request*"]
         if len(reqs) != 1:
             die("%s: a view row needs exactly one MPI_Request * parameter" % name)
-        counts = [p.name for p in params if p.name in ("count", "incount")]
-        n = counts[0] if counts else "1"
-        req = reqs[0].name
-        viewed = ", ".join("view_reqs" if p is reqs[0] else p.name for p in params)
+        i = reqs[0]
+        # The view's size: the int just before an array of requests (its
+        # count, as in MPI_Waitall and MPI_Waitsome), else one request.
+        n = params[i - 1].name if i > 0 and params[i - 1].ctype == "int" else "1"
+        req = params[i].name
+        viewed = ", ".join("view_reqs" if j == i else p.name
+                           for j, p in enumerate(params))
         return (head + "    if (!omni_enabled())\n"
                 "        return %s(%s);\n" % (pmpi(name), args) +
                 "    omni_lock();\n"
