@@ -96,15 +96,16 @@ $(BUILD)/obj/gen/wrappers_gen.o: $(GEN_WRAPPERS) $(SHIM_HDRS) $(wildcard config/
 
 # The generated wrappers (scripts/gen-wrappers.py, bench/yield's
 # scripts/gen-yield-wrappers.py).  The generators run on every build and
-# read the installed MPICH headers, so the wrappers always match mpi.h;
-# they rewrite their file only when its text changes.  `make generate`
-# makes them alone, to read.
+# read mpi.h as $(MPICC) preprocesses it, so the wrappers always match it;
+# they rewrite their file only when its text changes.  gen-wrappers.py also
+# writes omni_have.h: OMNI_HAVE_<call> 1 or 0 for each row of wrappers.tbl,
+# whether this MPI has the call.  `make generate` makes them alone, to read.
 $(GEN_WRAPPERS): FORCE
 	@mkdir -p $(dir $@)
-	@$(PYTHON) scripts/gen-wrappers.py shim/entry/wrappers.tbl $@
+	@MPICC='$(MPICC)' $(PYTHON) scripts/gen-wrappers.py shim/entry/wrappers.tbl $@ $(dir $@)omni_have.h
 $(BUILD)/gen/yield_wrappers_gen.c: FORCE
 	@mkdir -p $(dir $@)
-	@$(PYTHON) scripts/gen-yield-wrappers.py bench/yield/calls.tbl $@
+	@MPICC='$(MPICC)' $(PYTHON) scripts/gen-yield-wrappers.py bench/yield/calls.tbl $@
 generate: $(GEN_WRAPPERS) $(BUILD)/gen/yield_wrappers_gen.c
 FORCE:
 
