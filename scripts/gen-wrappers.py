@@ -23,7 +23,7 @@ The table has one MPI function per line, with its kind:
   MPI_X  drain       A collective with no nonblocking form on a file or
                      window (shim/ops/drain.h): the members meet in a barrier
                      Omnibus drives before PMPI_X, so that no member waits
-                     inside MPICH for a relay that sits there too.  The
+                     inside the MPI library for a relay that sits there too.  The
                      parameters say which object: a communicator and an
                      MPI_File * or MPI_Win * make one (drain_before_make,
                      drain_made); an MPI_File * or MPI_Win * alone frees
@@ -38,26 +38,36 @@ The table has one MPI function per line, with its kind:
                      or NULL); on any other it goes straight to PMPI_X.
   MPI_X  view F      A completion call (Wait/Test family): F gets a view of
                      the request argument in which Omnibus's own request
-                     handles are replaced by the MPICH requests they stand
-                     for (preq_view_begin/end, shim/engine/preq.h); the size
-                     of the view is the `count` or `incount` parameter, or 1.
+                     handles are replaced by the library's requests they
+                     stand for (preq_view_begin/end, shim/engine/preq.h);
+                     the size of the view is the int parameter just before
+                     the requests (a count), or 1.
   MPI_X  init MODE   A persistent send's creation: on a communicator Omnibus
                      manages it becomes persist_send_init(..., SEND_MODE,
                      request); on any other it goes straight to PMPI_X.
+  MPI_X  hand        Wrapped by a function written by hand in shim/: nothing
+                     is generated.
+  MPI_X  safe WHY    Reads a request or message, but none of Omnibus's can
+                     reach it, for the reason WHY: nothing is generated.
 
-Every call of mpi.h that reads a request the program holds (a request by
-value, an array of them, or a pointer to one that is not the new request
-a call starts) must have a row, or be named in UNTRANSLATED with the
-reason Omnibus's own request handles can never reach it: otherwise such a
-handle would reach MPICH untranslated.  The script fails naming any other.
+Every call of mpi.h that reads a request or a message the program holds
+(by value, as an array, or a pointer that is not the new one a call
+starts) must have a row: otherwise Omnibus's own handle would reach the
+MPI library untranslated.  The script fails naming any other.
 
-Prototypes are read from the installed MPICH headers (mpi_proto.h and
-mpio.h, found next to the mpi.h that `mpicc -show` points at), attributes
-stripped, and each wrapper is emitted with exactly the header's parameter
-list so that it overrides the library's symbol.  The script fails (exit 1,
-message on stderr) if a table name has no prototype, or if a nonblocking
-form's parameters are not the blocking ones (minus status) plus a trailing
-MPI_Request *.  Output depends only on the table and the headers.
+Prototypes are read from mpi.h as the MPI compiler of the build sees it:
+the output of `$MPICC -E` (MPICC defaults to mpicc) on a file that
+includes it, attributes stripped wherever they stand, so one script reads
+MPICH's and Open MPI's alike.  Each wrapper is emitted with exactly the
+header's parameter list, types and names, so that it overrides the
+library's symbol; parameters are found by position and type, never by
+name, since names differ between implementations.  A row whose call that
+mpi.h lacks generates nothing, and the optional third file, a header,
+defines OMNI_HAVE_<name> to 1 or 0 for every row, for hand-written code to
+test.  The script fails (exit 1, message on stderr) on a call that reads a
+handle without a row, or if a nonblocking form is missing or its
+parameters are not the blocking ones (minus status) plus a trailing
+MPI_Request *.  Output depends only on the table and mpi.h.
 """
 import os
 import re
@@ -179,7 +189,8 @@ def prototype(protos, name):
 
 
 def read_table(path):
-    """[(name, kind, nonblocking name or None)] in table order."""
+    """[(name, kind, argument or None)] in table order; a safe row's
+    argument is its reason."""
     rows, seen = [], set()
     with open(path, encoding="utf-8") as f:
         for lineno, line in enumerate(f, 1):
@@ -189,14 +200,19 @@ def read_table(path):
             where = "%s:%d" % (path, lineno)
             if len(words) == 3 and words[1] == "nb":
                 row = (words[0], "nb", words[2])
-            elif len(words) == 2 and words[1] in ("flush", "drain"):
+            elif len(words) == 2 and words[1] in ("flush", "drain", "hand"):
                 row = (words[0], words[1], None)
             elif len(words) == 3 and words[1] in ("impl", "send", "init",
                                                   "view"):
                 row = (words[0], words[1], words[2])
+            elif len(words) > 2 and words[1] == "safe":
+                row = (words[0], "safe", " ".join(words[2:]))
             else:
                 die("%s: expected '<MPI_Name> nb <MPI_Iname>', '<MPI_Name> flush', "
-                    "'<MPI_Name> drain', '<MPI_Name> impl <function>' or '<MPI_Name> send <MODE>'" % where)
+                    "'<MPI_Name> drain', '<MPI_Name> impl <function>', "
+                    "'<MPI_Name> send <MODE>', '<MPI_Name> view <function>', "
+                    "'<MPI_Name> init <MODE>', '<MPI_Name> hand' or "
+                    "'<MPI_Name> safe <reason>'" % where)
             if row[0] in seen:
                 die("%s: %s listed twice" % (where, row[0]))
             seen.add(row[0])
@@ -204,47 +220,46 @@ def read_table(path):
     return rows
 
 
-# Calls that read a request the program holds but need no row: the
-# requests they take are never Omnibus's.
-UNTRANSLATED = {
-    "MPI_Grequest_complete": "a generalized request the program started "
-                             "with MPICH's MPI_Grequest_start",
-    "MPI_Parrived": "partitioned requests: MPI_Psend_init and "
-                    "MPI_Precv_init are left to MPICH",
-    "MPI_Pready": "partitioned requests (as MPI_Parrived)",
-    "MPI_Pready_list": "partitioned requests (as MPI_Parrived)",
-    "MPI_Pready_range": "partitioned requests (as MPI_Parrived)",
-}
-# Written by hand in shim/entry (init.c): they take no request.
-HAND_WRITTEN = {"MPI_Init", "MPI_Init_thread", "MPI_Finalize"}
+# The kinds of row that generate nothing: a hand-written wrapper in shim/,
+# or a call Omnibus leaves to the MPI library.
+NOT_GENERATED = ("hand", "safe")
+# The handles Omnibus hands the program in place of the MPI library's own:
+# requests, and the messages of the probes it matches (shim/base/handles.h).
+HANDLES = ("MPI_Request", "MPI_Message")
 
 
-def reads_requests(name, texts):
+def reads_handles(name, texts):
     """Whether MPI function `name`, declared with parameter texts `texts`,
-    reads a request the program holds.  Only the types and positions tell,
-    never the names (they differ between implementations): a trailing
-    MPI_Request * declared as a pointer, not an array, of a call with other
-    parameters is the new request it starts; every other request by value,
-    array or pointer is read."""
-    if not any("MPI_Request" in t for t in texts):
+    reads a request or a message the program holds.  Only the types and
+    positions tell, never the names (they differ between implementations):
+    a trailing MPI_Request * or MPI_Message * declared as a pointer, not an
+    array, of a call with other parameters is the new handle it starts;
+    every other handle by value, array or pointer is read.  (So MPI_Mprobe's
+    new message counts as read; it has a row anyway.)"""
+    if not any(h in t for t in texts for h in HANDLES):
         return False
     params = [Param(t, name) for t in texts]
     last = len(params) - 1
-    return any(p.ctype == "MPI_Request" or
-               (p.ctype == "MPI_Request*" and (p.array or i != last or i == 0))
-               for i, p in enumerate(params))
+    for i, p in enumerate(params):
+        base = p.ctype.rstrip("*")
+        starts = p.ctype == base + "*" and not p.array and 0 < i == last
+        if base in HANDLES and not starts:
+            return True
+    return False
 
 
-def check_request_readers(protos, rows):
-    """Fails naming every call of the headers that reads a request and has
-    neither a row nor a reason in UNTRANSLATED."""
-    listed = {n for n, _, _ in rows} | set(UNTRANSLATED) | HAND_WRITTEN
+def check_handle_readers(protos, rows):
+    """Fails naming every call of mpi.h that reads a request or a message
+    the program holds and has no row."""
+    listed = {n for n, _, _ in rows}
     missing = sorted(n for n, decls in protos.items()
-                     if n not in listed and reads_requests(n, decls[0]))
+                     if n not in listed and reads_handles(n, decls[0]))
     if missing:
-        die("%s read%s a request the program holds and %s no row in the "
-            "table: Omnibus's own request handles would reach MPICH "
-            "untranslated (add a row, or a reason to UNTRANSLATED)"
+        die("%s read%s a request or message the program holds and %s no row "
+            "in the table: Omnibus's own handles would reach the MPI library "
+            "untranslated (add a row that translates them, 'hand' for a "
+            "hand-written wrapper, or 'safe' with the reason none of "
+            "Omnibus's handles can reach it)"
             % (", ".join(missing), "s" if len(missing) == 1 else "",
                "has" if len(missing) == 1 else "have"))
 
@@ -412,7 +427,7 @@ def drain_body(name, params, args):
 
 BANNER = """\
 /* GENERATED by scripts/gen-wrappers.py from shim/entry/wrappers.tbl -- DO NOT EDIT.
- * The build makes it anew from the table and the installed MPICH headers.
+ * The build makes it anew from the table and the mpi.h of its MPI compiler.
  *
  * The PMPI wrappers: "send", "init", "view" and "impl" rows are the
  * point-to-point entry points (int and large-count forms share one
@@ -471,11 +486,12 @@ def main(argv):
     table, out = argv[1], argv[2]
     protos = read_prototypes()
     rows = read_table(table)
-    check_request_readers(protos, rows)
+    check_handle_readers(protos, rows)
     # A row whose call this mpi.h lacks gets no wrapper: an implementation
     # may predate a call (MPI-4.0's under Open MPI 4.1).  HAVE.h says which.
     write_generated(out, BANNER + "".join("\n" + wrapper(n, k, nb, protos)
-                                          for n, k, nb in rows if n in protos))
+                                          for n, k, nb in rows
+                                          if n in protos and k not in NOT_GENERATED))
     if len(argv) == 4:
         write_generated(argv[3], have_header(rows, protos))
     return 0
