@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Generate the PMPI wrappers of blocking MPI calls from a table.
 
-    gen-wrappers.py shim/entry/wrappers.tbl build/gen/wrappers_gen.c [build/gen/omni_have.h]
+    gen-wrappers.py shim/entry/wrappers.tbl build/gen/wrappers_gen.c
+                    [build/gen/omni_have.h]
 
 Why: Omnibus forwards other ranks' items only while this rank is inside
 Omnibus (docs/design/progress.md).  A rank parked in a blocking MPI call
@@ -23,12 +24,13 @@ The table has one MPI function per line, with its kind:
   MPI_X  drain       A collective with no nonblocking form on a file or
                      window (shim/ops/drain.h): the members meet in a barrier
                      Omnibus drives before PMPI_X, so that no member waits
-                     inside the MPI library for a relay that sits there too.  The
-                     parameters say which object: a communicator and an
-                     MPI_File * or MPI_Win * make one (drain_before_make,
-                     drain_made); an MPI_File * or MPI_Win * alone frees
-                     one (drain_object, then drain_forget); an MPI_File or
-                     MPI_Win is an object's call (drain_object).
+                     inside the MPI library for a relay that sits there
+                     too.  The parameters say which object: a communicator
+                     and an MPI_File * or MPI_Win * make one
+                     (drain_before_make, drain_made); an MPI_File * or
+                     MPI_Win * alone frees one (drain_object, then
+                     drain_forget); an MPI_File or MPI_Win is an object's
+                     call (drain_object).
   MPI_X  impl F      Omnibus implements the call in F, whose parameters are
                      those of the large-count form (MPI_Count counts), so
                      MPI_X and MPI_X_c share one implementation; the wrapper
