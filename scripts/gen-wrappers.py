@@ -2,6 +2,7 @@
 """Generate the PMPI wrappers of blocking MPI calls from a table.
 
     gen-wrappers.py shim/entry/wrappers.tbl build/gen/wrappers_gen.c
+                    [build/gen/omni_have.h]
 
 Why: Omnibus forwards other ranks' items only while this rank is inside
 Omnibus (docs/design/progress.md).  A rank parked in a blocking MPI call
@@ -23,12 +24,13 @@ The table has one MPI function per line, with its kind:
   MPI_X  drain       A collective with no nonblocking form on a file or
                      window (shim/ops/drain.h): the members meet in a barrier
                      Omnibus drives before PMPI_X, so that no member waits
-                     inside MPICH for a relay that sits there too.  The
-                     parameters say which object: a communicator and an
-                     MPI_File * or MPI_Win * make one (drain_before_make,
-                     drain_made); an MPI_File * or MPI_Win * alone frees
-                     one (drain_object, then drain_forget); an MPI_File or
-                     MPI_Win is an object's call (drain_object).
+                     inside the MPI library for a relay that sits there
+                     too.  The parameters say which object: a communicator
+                     and an MPI_File * or MPI_Win * make one
+                     (drain_before_make, drain_made); an MPI_File * or
+                     MPI_Win * alone frees one (drain_object, then
+                     drain_forget); an MPI_File or MPI_Win is an object's
+                     call (drain_object).
   MPI_X  impl F      Omnibus implements the call in F, whose parameters are
                      those of the large-count form (MPI_Count counts), so
                      MPI_X and MPI_X_c share one implementation; the wrapper
@@ -38,35 +40,46 @@ The table has one MPI function per line, with its kind:
                      or NULL); on any other it goes straight to PMPI_X.
   MPI_X  view F      A completion call (Wait/Test family): F gets a view of
                      the request argument in which Omnibus's own request
-                     handles are replaced by the MPICH requests they stand
-                     for (preq_view_begin/end, shim/engine/preq.h); the size
-                     of the view is the `count` or `incount` parameter, or 1.
+                     handles are replaced by the library's requests they
+                     stand for (preq_view_begin/end, shim/engine/preq.h);
+                     the size of the view is the int parameter just before
+                     the requests (a count), or 1.
   MPI_X  init MODE   A persistent send's creation: on a communicator Omnibus
                      manages it becomes persist_send_init(..., SEND_MODE,
                      request); on any other it goes straight to PMPI_X.
+  MPI_X  hand        Wrapped by a function written by hand in shim/: nothing
+                     is generated.
+  MPI_X  safe WHY    Reads a request or message, but none of Omnibus's can
+                     reach it, for the reason WHY: nothing is generated.
 
-Every call of mpi.h that reads a request the program holds (a request by
-value, an array of them, or a pointer to one that is not the new request
-a call starts) must have a row, or be named in UNTRANSLATED with the
-reason Omnibus's own request handles can never reach it: otherwise such a
-handle would reach MPICH untranslated.  The script fails naming any other.
+Every call of mpi.h that reads a request or a message the program holds
+(by value, as an array, or a pointer that is not the new one a call
+starts) must have a row: otherwise Omnibus's own handle would reach the
+MPI library untranslated.  The script fails naming any other.
 
-Prototypes are read from the installed MPICH headers (mpi_proto.h and
-mpio.h, found next to the mpi.h that `mpicc -show` points at), attributes
-stripped, and each wrapper is emitted with exactly the header's parameter
-list so that it overrides the library's symbol.  The script fails (exit 1,
-message on stderr) if a table name has no prototype, or if a nonblocking
-form's parameters are not the blocking ones (minus status) plus a trailing
-MPI_Request *.  Output depends only on the table and the headers.
+Prototypes are read from mpi.h as the MPI compiler of the build sees it:
+the output of `$MPICC -E` (MPICC defaults to mpicc) on a file that
+includes it, attributes stripped wherever they stand, so one script reads
+MPICH's and Open MPI's alike.  Each wrapper is emitted with exactly the
+header's parameter list, types and names, so that it overrides the
+library's symbol; parameters are found by position and type, never by
+name, since names differ between implementations.  A row whose call that
+mpi.h lacks generates nothing, and the optional third file, a header,
+defines OMNI_HAVE_<name> to 1 or 0 for every row, for hand-written code to
+test.  The script fails (exit 1, message on stderr) on a call that reads a
+handle without a row, or if a nonblocking form is missing or its
+parameters are not the blocking ones (minus status) plus a trailing
+MPI_Request *.  Output depends only on the table and mpi.h.
 """
 import os
 import re
 import shlex
 import subprocess
 import sys
+import tempfile
 
-DEFAULT_INCDIR = "/usr/include/x86_64-linux-gnu/mpich"
-ATTRIBUTE = re.compile(r"\b(?:MPICH_ATTR_\w+\s*\([^()]*\)|MPICH_API_PUBLIC|ROMIO_API_PUBLIC)")
+LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"' r"|'(?:[^'\\\n]|\\.)*'")
+ATTRIBUTE = re.compile(r"\b__attribute(?:__)?\s*(?=\()")
 DECL = re.compile(r"^(?:extern\s+)?int\s+(MPI_\w+)\s*\((.*)\)$", re.S)
 QUALIFIERS = {"const", "volatile", "restrict"}
 
@@ -76,22 +89,52 @@ def die(msg):
     sys.exit(1)
 
 
-def mpi_include_dir():
-    """The directory of mpi.h: from `mpicc -show` if possible, else the default."""
-    try:
-        show = subprocess.run([os.environ.get("MPICC", "mpicc"), "-show"],
-                              capture_output=True, text=True, check=True).stdout
-        dirs = [w[2:] for w in shlex.split(show) if w.startswith("-I")]
-    except (OSError, subprocess.CalledProcessError):
-        dirs = []
-    for d in dirs + [DEFAULT_INCDIR]:
-        if os.path.isfile(os.path.join(d, "mpi.h")):
-            return d
-    die("cannot find mpi.h (tried `mpicc -show` and %s)" % DEFAULT_INCDIR)
+def preprocessed_mpi_h():
+    """The text of mpi.h as the MPI C compiler of the build sees it: the
+    output of `$MPICC -E` (default mpicc) on a file that includes it.
+    Reading what the compiler sees, rather than header files found on
+    disk, works for any MPI family's layout of headers and macros (MPICH's
+    mpi.h includes its mpio.h, Open MPI's declares its file calls
+    itself)."""
+    cc = shlex.split(os.environ.get("MPICC", "mpicc"))
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "mpi_h.c")
+        with open(src, "w", encoding="utf-8") as f:
+            f.write("#include <mpi.h>\n")
+        try:
+            r = subprocess.run(cc + ["-E", src], capture_output=True, text=True)
+        except OSError as e:
+            die("cannot run %s: %s" % (" ".join(cc), e))
+    if r.returncode != 0:
+        die("`%s -E` on #include <mpi.h> failed:\n%s" % (" ".join(cc), r.stderr))
+    return r.stdout
+
+
+def strip_attributes(text):
+    """`text` without its __attribute__((...)) specifiers, wherever they
+    stand.  Every attribute macro of the MPI headers (MPICH_ATTR_*,
+    OMPI_DECLSPEC, __mpi_interface_deprecated__) has become one by now, and
+    their arguments may hold any text: string literals have been emptied
+    first (a deprecation message may hold a ';'), so the arguments are
+    balanced parentheses."""
+    out, pos = [], 0
+    m = ATTRIBUTE.search(text)
+    while m:
+        out.append(text[pos:m.start()] + " ")
+        depth, pos = 0, m.end()
+        while pos < len(text):
+            depth += (text[pos] == "(") - (text[pos] == ")")
+            pos += 1
+            if depth == 0:
+                break
+        m = ATTRIBUTE.search(text, pos)
+    out.append(text[pos:])
+    return "".join(out)
 
 
 class Param:
-    """One parameter: its text as declared, its name, and a normalized type."""
+    """One parameter: its text as declared, its name, a normalized type, and
+    whether it is declared as an array (`T x[]`, whose type is `T *`)."""
 
     def __init__(self, text, func):
         self.text = text
@@ -100,8 +143,8 @@ class Param:
         if not m or not set(re.findall(r"\w+", rest)) - QUALIFIERS:
             die("%s: parameter '%s' has no name" % (func, text))
         self.name = m.group(1)
+        self.array = bool(m.group(2))
         ctype = rest + "*" * m.group(2).count("[")      # T x[] is T *x
-        ctype = ctype.replace("MPIO_Request", "MPI_Request")  # mpio.h's alias
         self.ctype = re.sub(r"\s*\*\s*", "*", " ".join(ctype.split()))
 
 
@@ -120,25 +163,19 @@ def split_params(text):
     return [] if parts in ([""], ["void"]) else parts
 
 
-def read_prototypes(incdir):
+def read_prototypes():
     """{name: [parameter texts of each declaration]} for every
-    `int MPI_...(...)` in mpi_proto.h and mpio.h."""
+    `int MPI_...(...)` the preprocessed mpi.h declares."""
     protos = {}
-    for header in ("mpi_proto.h", "mpio.h"):
-        path = os.path.join(incdir, header)
-        try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-        except OSError as e:
-            die("cannot read %s: %s" % (path, e))
-        text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
-        text = re.sub(r"//[^\n]*", " ", text)
-        text = re.sub(r"^\s*#[^\n]*(?:\\\n[^\n]*)*", " ", text, flags=re.M)
-        text = ATTRIBUTE.sub(" ", text)
-        for decl in text.split(";"):
-            m = DECL.match(decl.strip())
-            if not m:
-                continue
+    text = preprocessed_mpi_h()
+    text = re.sub(r"^\s*#[^\n]*", " ", text, flags=re.M)     # line markers
+    text = LITERAL.sub('""', text)
+    text = strip_attributes(text)
+    # A declaration ends at a ';', and a struct's or an inline function's
+    # braces end whatever precedes them.
+    for decl in re.split(r"[;{}]", text):
+        m = DECL.match(decl.strip())
+        if m:
             protos.setdefault(m.group(1), []).append(split_params(m.group(2)))
     return protos
 
@@ -154,7 +191,8 @@ def prototype(protos, name):
 
 
 def read_table(path):
-    """[(name, kind, nonblocking name or None)] in table order."""
+    """[(name, kind, argument or None)] in table order; a safe row's
+    argument is its reason."""
     rows, seen = [], set()
     with open(path, encoding="utf-8") as f:
         for lineno, line in enumerate(f, 1):
@@ -164,14 +202,19 @@ def read_table(path):
             where = "%s:%d" % (path, lineno)
             if len(words) == 3 and words[1] == "nb":
                 row = (words[0], "nb", words[2])
-            elif len(words) == 2 and words[1] in ("flush", "drain"):
+            elif len(words) == 2 and words[1] in ("flush", "drain", "hand"):
                 row = (words[0], words[1], None)
             elif len(words) == 3 and words[1] in ("impl", "send", "init",
                                                   "view"):
                 row = (words[0], words[1], words[2])
+            elif len(words) > 2 and words[1] == "safe":
+                row = (words[0], "safe", " ".join(words[2:]))
             else:
                 die("%s: expected '<MPI_Name> nb <MPI_Iname>', '<MPI_Name> flush', "
-                    "'<MPI_Name> drain', '<MPI_Name> impl <function>' or '<MPI_Name> send <MODE>'" % where)
+                    "'<MPI_Name> drain', '<MPI_Name> impl <function>', "
+                    "'<MPI_Name> send <MODE>', '<MPI_Name> view <function>', "
+                    "'<MPI_Name> init <MODE>', '<MPI_Name> hand' or "
+                    "'<MPI_Name> safe <reason>'" % where)
             if row[0] in seen:
                 die("%s: %s listed twice" % (where, row[0]))
             seen.add(row[0])
@@ -179,47 +222,46 @@ def read_table(path):
     return rows
 
 
-# Calls that read a request the program holds but need no row: the
-# requests they take are never Omnibus's.
-UNTRANSLATED = {
-    "MPI_Grequest_complete": "a generalized request the program started "
-                             "with MPICH's MPI_Grequest_start",
-    "MPI_Parrived": "partitioned requests: MPI_Psend_init and "
-                    "MPI_Precv_init are left to MPICH",
-    "MPI_Pready": "partitioned requests (as MPI_Parrived)",
-    "MPI_Pready_list": "partitioned requests (as MPI_Parrived)",
-    "MPI_Pready_range": "partitioned requests (as MPI_Parrived)",
-}
-# Written by hand in shim/entry (init.c): they take no request.
-HAND_WRITTEN = {"MPI_Init", "MPI_Init_thread", "MPI_Finalize"}
+# The kinds of row that generate nothing: a hand-written wrapper in shim/,
+# or a call Omnibus leaves to the MPI library.
+NOT_GENERATED = ("hand", "safe")
+# The handles Omnibus hands the program in place of the MPI library's own:
+# requests, and the messages of the probes it matches (shim/base/handles.h).
+HANDLES = ("MPI_Request", "MPI_Message")
 
 
-def reads_requests(name, texts):
+def reads_handles(name, texts):
     """Whether MPI function `name`, declared with parameter texts `texts`,
-    reads a request the program holds; a trailing MPI_Request *request of a
-    call with other parameters is the new request it starts."""
-    if not any("MPI_Request" in t or "MPIO_Request" in t for t in texts):
+    reads a request or a message the program holds.  Only the types and
+    positions tell, never the names (they differ between implementations):
+    a trailing MPI_Request * or MPI_Message * declared as a pointer, not an
+    array, of a call with other parameters is the new handle it starts;
+    every other handle by value, array or pointer is read.  (So MPI_Mprobe's
+    new message counts as read; it has a row anyway.)"""
+    if not any(h in t for t in texts for h in HANDLES):
         return False
     params = [Param(t, name) for t in texts]
+    last = len(params) - 1
     for i, p in enumerate(params):
-        if p.ctype == "MPI_Request":
-            return True
-        if p.ctype == "MPI_Request*" and not (
-                i == len(params) - 1 and p.name == "request" and i > 0):
+        base = p.ctype.rstrip("*")
+        starts = p.ctype == base + "*" and not p.array and 0 < i == last
+        if base in HANDLES and not starts:
             return True
     return False
 
 
-def check_request_readers(protos, rows):
-    """Fails naming every call of the headers that reads a request and has
-    neither a row nor a reason in UNTRANSLATED."""
-    listed = {n for n, _, _ in rows} | set(UNTRANSLATED) | HAND_WRITTEN
+def check_handle_readers(protos, rows):
+    """Fails naming every call of mpi.h that reads a request or a message
+    the program holds and has no row."""
+    listed = {n for n, _, _ in rows}
     missing = sorted(n for n, decls in protos.items()
-                     if n not in listed and reads_requests(n, decls[0]))
+                     if n not in listed and reads_handles(n, decls[0]))
     if missing:
-        die("%s read%s a request the program holds and %s no row in the "
-            "table: Omnibus's own request handles would reach MPICH "
-            "untranslated (add a row, or a reason to UNTRANSLATED)"
+        die("%s read%s a request or message the program holds and %s no row "
+            "in the table: Omnibus's own handles would reach the MPI library "
+            "untranslated (add a row that translates them, 'hand' for a "
+            "hand-written wrapper, or 'safe' with the reason none of "
+            "Omnibus's handles can reach it)"
             % (", ".join(missing), "s" if len(missing) == 1 else "",
                "has" if len(missing) == 1 else "have"))
 
@@ -267,10 +309,25 @@ def write_generated(out, text):
     os.replace(tmp, out)
 
 
+# The types a send's parameters may have, by position.
+SEND_TYPES = [("const void*",), ("int", "MPI_Count"), ("MPI_Datatype",),
+              ("int",), ("int",), ("MPI_Comm",)]
+
+
+def send_params(name, params):
+    """The names of a send's buffer, count, datatype, dest, tag and comm,
+    and of its request or None.  Found by position and type: the names
+    differ between implementations (Open MPI's MPI_Rsend has `ibuf`)."""
+    types = [p.ctype for p in params]
+    if (len(types) in (6, 7) and
+            all(t in want for t, want in zip(types, SEND_TYPES)) and
+            types[6:] in ([], ["MPI_Request*"])):
+        return [p.name for p in params[:6]], params[6].name if len(params) == 7 else None
+    die("%s: not a send: parameters are (%s)" % (name, ", ".join(p.text for p in params)))
+
+
 def wrapper(name, kind, nbname, protos):
     params = prototype(protos, name)
-    if params is None:
-        die("%s: no prototype in the MPI headers" % name)
     args = ", ".join(p.name for p in params)
     head = "OMNI_EXPORT int %s(%s)\n{\n" % (name, ", ".join(p.text for p in params) or "void")
     if kind == "impl":
@@ -279,33 +336,33 @@ def wrapper(name, kind, nbname, protos):
                 "    int rc = %s(%s);\n" % (nbname, args) +
                 "    omni_unlock();\n    return rc;\n}\n")
     if kind in ("send", "init"):
-        names = [p.name for p in params]
-        if names[:6] != ["buf", "count", "datatype", "dest", "tag", "comm"]:
-            die("%s: not a send: parameters are (%s)" % (name, ", ".join(names)))
-        req = "request" if "request" in names else "NULL"
+        names, req = send_params(name, params)
         if kind == "send":
-            call = ("send_start(buf, count, datatype, dest, tag, c, SEND_%s, %s)"
-                    % (nbname, req))
-        elif req == "NULL":
+            call = ("send_start(%s, c, SEND_%s, %s)"
+                    % (", ".join(names[:5]), nbname, req or "NULL"))
+        elif req is None:
             die("%s: a persistent send's creation needs a request" % name)
         else:
-            call = ("persist_send_init(buf, count, datatype, dest, tag, comm, "
-                    "SEND_%s, request)" % nbname)
+            call = ("persist_send_init(%s, SEND_%s, %s)"
+                    % (", ".join(names), nbname, req))
         return (head + "    if (!omni_enabled())\n"
                 "        return %s(%s);\n" % (pmpi(name), args) +
                 "    omni_lock();\n"
-                "    comm_rec *c = comm_lookup(comm);\n"
+                "    comm_rec *c = comm_lookup(%s);\n" % names[5] +
                 "    int rc = c ? %s\n"
                 "               : %s(%s);\n" % (call, pmpi(name), args) +
                 "    omni_unlock();\n    return rc;\n}\n")
     if kind == "view":
-        reqs = [p for p in params if p.ctype == "MPI_Request*"]
+        reqs = [i for i, p in enumerate(params) if p.ctype == "MPI_Request*"]
         if len(reqs) != 1:
             die("%s: a view row needs exactly one MPI_Request * parameter" % name)
-        counts = [p.name for p in params if p.name in ("count", "incount")]
-        n = counts[0] if counts else "1"
-        req = reqs[0].name
-        viewed = ", ".join("view_reqs" if p is reqs[0] else p.name for p in params)
+        i = reqs[0]
+        # The view's size: the int just before an array of requests (its
+        # count, as in MPI_Waitall and MPI_Waitsome), else one request.
+        n = params[i - 1].name if i > 0 and params[i - 1].ctype == "int" else "1"
+        req = params[i].name
+        viewed = ", ".join("view_reqs" if j == i else p.name
+                           for j, p in enumerate(params))
         return (head + "    if (!omni_enabled())\n"
                 "        return %s(%s);\n" % (pmpi(name), args) +
                 "    omni_lock();\n"
@@ -372,7 +429,7 @@ def drain_body(name, params, args):
 
 BANNER = """\
 /* GENERATED by scripts/gen-wrappers.py from shim/entry/wrappers.tbl -- DO NOT EDIT.
- * The build makes it anew from the table and the installed MPICH headers.
+ * The build makes it anew from the table and the mpi.h of its MPI compiler.
  *
  * The PMPI wrappers: "send", "init", "view" and "impl" rows are the
  * point-to-point entry points (int and large-count forms share one
@@ -403,16 +460,42 @@ BANNER = """\
 """
 
 
+HAVE_BANNER = """\
+/* GENERATED by scripts/gen-wrappers.py from shim/entry/wrappers.tbl -- DO NOT EDIT.
+ * The build makes it anew from the table and the mpi.h of its MPI compiler.
+ *
+ * OMNI_HAVE_<call> for every row of the table: 1 when that mpi.h declares
+ * the call, 0 when the implementation lacks it (Open MPI 4.1 has no MPI-4.0
+ * call).  The generated wrappers cover only the calls it declares;
+ * hand-written code about a call stands under #if OMNI_HAVE_<call>.
+ */
+#ifndef OMNIBUS_HAVE_H
+#define OMNIBUS_HAVE_H
+
+"""
+
+
+def have_header(rows, protos):
+    return (HAVE_BANNER +
+            "".join("#define OMNI_HAVE_%s %d\n" % (n, n in protos) for n, _, _ in rows) +
+            "\n#endif\n")
+
+
 def main(argv):
-    if len(argv) != 3:
-        sys.stderr.write("usage: gen-wrappers.py TABLE OUTPUT.c\n")
+    if len(argv) not in (3, 4):
+        sys.stderr.write("usage: gen-wrappers.py TABLE OUTPUT.c [HAVE.h]\n")
         return 2
     table, out = argv[1], argv[2]
-    protos = read_prototypes(mpi_include_dir())
+    protos = read_prototypes()
     rows = read_table(table)
-    check_request_readers(protos, rows)
+    check_handle_readers(protos, rows)
+    # A row whose call this mpi.h lacks gets no wrapper: an implementation
+    # may predate a call (MPI-4.0's under Open MPI 4.1).  HAVE.h says which.
     write_generated(out, BANNER + "".join("\n" + wrapper(n, k, nb, protos)
-                                          for n, k, nb in rows))
+                                          for n, k, nb in rows
+                                          if n in protos and k not in NOT_GENERATED))
+    if len(argv) == 4:
+        write_generated(argv[3], have_header(rows, protos))
     return 0
 
 

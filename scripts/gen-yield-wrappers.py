@@ -9,9 +9,10 @@ test form plus a loop that spins and then sched_yield()s with Omnibus's
 policy, and changes nothing else.  The row kinds (nb, poll, test, impl) are
 described at the top of the table.
 
-Prototypes come from the installed MPICH headers, parsed by the functions of
-scripts/gen-wrappers.py (Omnibus's own generator; loaded, not copied, so the
-two agree on every parameter list).  Each wrapper has exactly the header's
+Prototypes come from mpi.h as $MPICC preprocesses it, parsed by the
+functions of scripts/gen-wrappers.py (Omnibus's own generator; loaded, not
+copied, so the two agree on every parameter list).  Unlike that one, this
+script finds some parameters by name (flag, outcount, source), MPICH's.  Each wrapper has exactly the header's
 parameter list so that it overrides the library's symbol.  The script fails
 (exit 1, message on stderr) if a table name has no prototype or if a
 nonblocking or test form's parameters do not fit its row.  Output depends
@@ -175,7 +176,7 @@ def main(argv):
         sys.stderr.write("usage: gen-yield-wrappers.py TABLE OUTPUT.c\n")
         return 2
     table, out = argv[1], argv[2]
-    protos = gw.read_prototypes(gw.mpi_include_dir())
+    protos = gw.read_prototypes()
     rows = read_table(table)
     gw.write_generated(out, BANNER + "".join("\n" + wrapper(n, k, a, protos)
                                              for n, k, a in rows))
