@@ -70,7 +70,7 @@ program fortran_binding
   end do
   call MPI_Waitall(2*nmsg, reqs, sts, ierr)
   do i = 1, nmsg
-    call MPI_Get_count(sts(1, i), MPI_INTEGER, cnt, ierr)
+    call MPI_Get_count(sts(:, i), MPI_INTEGER, cnt, ierr)
     if (cnt /= lens(i) .or. sts(MPI_SOURCE, i) /= src) &
       call fail('Waitall statuses must describe each receive')
     if (rbuf(lens(i), i) /= src * 1000000 + i * 1000 + mod(lens(i), 997)) &

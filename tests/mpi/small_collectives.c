@@ -334,8 +334,13 @@ static void reduce_scatter_everyone(MPI_Comm comm, const char *where)
         }
         if (f == 0)
             MPI_OK(MPI_Reduce_scatter(in, out, counts, MPI_INT, MPI_SUM, comm));
-        else if (f == 1)
+        else if (f == 1) {
+#if MPI_VERSION >= 4
             MPI_OK(MPI_Reduce_scatter_c(in, out, counts_c, MPI_INT, MPI_SUM, comm));
+#else
+            continue; /* MPI-4.0's large-count form: not in this MPI */
+#endif
+        }
         else if (f == 2)
             MPI_OK(MPI_Reduce_scatter(MPI_IN_PLACE, out, counts, MPI_INT,
                                       MPI_SUM, comm));
@@ -604,10 +609,15 @@ static void allgatherv_everyone(void)
             if (f == 0)
                 MPI_OK(MPI_Allgatherv(mine, counts[me], MPI_INT, all, counts,
                                       displs, MPI_INT, MPI_COMM_WORLD));
-            else if (f == 1)
+            else if (f == 1) {
+#if MPI_VERSION >= 4
                 MPI_OK(MPI_Allgatherv_c(mine, counts_c[me], MPI_INT, all,
                                         counts_c, displs_c, MPI_INT,
                                         MPI_COMM_WORLD));
+#else
+                continue; /* MPI-4.0's large-count form: not in this MPI */
+#endif
+            }
             else {
                 memcpy(all + displs[me], mine, sizeof(int) * (size_t)counts[me]);
                 MPI_OK(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all,
