@@ -580,7 +580,7 @@ int cfg_record_diff(const long long *a, int rank_a, const long long *b,
     return -1;
 }
 
-int cfg_shm_wanted(const cfg_settings *s, const char *ucx_tls)
+int cfg_shm_wanted(const cfg_settings *s, int mpi_on_network)
 {
     switch (s->shm) {
     case CFG_SHM_ON:
@@ -588,7 +588,7 @@ int cfg_shm_wanted(const cfg_settings *s, const char *ucx_tls)
     case CFG_SHM_OFF:
         return 0;
     default:
-        return !cfg_ucx_tls_is_network(ucx_tls);
+        return !mpi_on_network;
     }
 }
 
@@ -630,6 +630,15 @@ int cfg_ucx_tls_is_network(const char *ucx_tls)
         if (tls_list_has(ucx_tls, shared[i]))
             return 0;
     return 1;
+}
+
+int cfg_btl_is_network(const char *btl)
+{
+    if (btl == NULL || btl[0] == '\0')
+        return 0;
+    if (btl[0] == '^')
+        return tls_list_has(btl + 1, "vader") || tls_list_has(btl + 1, "sm");
+    return !tls_list_has(btl, "vader") && !tls_list_has(btl, "sm");
 }
 
 int cfg_check_job(const cfg_settings *s, int nranks, char *err, size_t errlen)

@@ -8,6 +8,7 @@
  */
 #include "shim/base/state.h"
 #include "shim/mpi/family.h"
+#include "shim/mpi/hint.h"
 #include "shim/ops/coll.h"
 #include "shim/match/comm.h"
 #include "shim/progress/credit.h"
@@ -224,9 +225,9 @@ static void omni_setup(int app_level, int real_level)
     PMPI_Comm_set_errhandler(omni.payload_comm, MPI_ERRORS_RETURN);
     if (topology_setup(err, sizeof err) != 0)
         init_refuse(0, err);
-    /* All ranks see the same UCX_TLS (mpiexec passes the environment on),
-     * so they choose alike; check_same_settings covers what they set. */
-    if (omni.nodes > 1 || cfg_ucx_tls_is_network(getenv("UCX_TLS")))
+    /* All ranks see the same launcher environment (mpi/hint.h), so they
+     * choose alike; check_same_settings covers what they set. */
+    if (omni.nodes > 1 || mpi_transport_is_network())
         cfg_use_network_defaults(&omni.cfg);
     omni.block_cap = omni.cfg.buffer_size;
     /* An item and its header must fit one block. */

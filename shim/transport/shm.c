@@ -1,4 +1,5 @@
 #include "shim/transport/shm.h"
+#include "shim/mpi/hint.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/uio.h>
@@ -143,7 +144,7 @@ int shm_init(void)
 {
     omni.ring_comm = MPI_COMM_NULL;
     omni.ring_win = MPI_WIN_NULL;
-    if (!cfg_shm_wanted(&omni.cfg, getenv("UCX_TLS")) ||
+    if (!cfg_shm_wanted(&omni.cfg, mpi_transport_is_network()) ||
         omni.block_cap > SHM_MAX_BLOCK)
         return 0;
     int local_size, me;

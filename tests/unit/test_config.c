@@ -156,6 +156,24 @@ static void test_ucx_tls_without_shared_memory_is_network(void)
           "an unset UCX_TLS must mean UCX's own choice (shared memory)");
 }
 
+static void test_btl_without_shared_memory_is_network(void)
+{
+    static const char *const network[] = {"self,tcp", "tcp", "^vader",
+                                          "^sm,openib"};
+    static const char *const local[] = {"self,vader", "vader,tcp,self",
+                                        "sm,self", "^tcp", ""};
+    for (size_t i = 0; i < sizeof network / sizeof network[0]; i++)
+        CHECK(cfg_btl_is_network(network[i]) == 1,
+              "OMPI_MCA_btl=%s leaves Open MPI no shared memory: network "
+              "defaults expected", network[i]);
+    for (size_t i = 0; i < sizeof local / sizeof local[0]; i++)
+        CHECK(cfg_btl_is_network(local[i]) == 0,
+              "OMPI_MCA_btl=%s keeps shared memory (or is empty): one-node "
+              "defaults expected", local[i]);
+    CHECK(cfg_btl_is_network(NULL) == 0,
+          "an unset OMPI_MCA_btl must mean Open MPI's own choice");
+}
+
 static void test_null_lookup_means_nothing_set(void)
 {
     cfg_settings s;
@@ -1005,9 +1023,9 @@ static void test_shm_auto_follows_ucx_tls(void)
     char err[CFG_ERR_LEN] = "";
     CHECK(load_table(NULL, 0, &s, err) == 0 && s.shm == CFG_SHM_AUTO,
           "unset OMNIBUS_SHM must be auto, got %d", s.shm);
-    CHECK(cfg_shm_wanted(&s, NULL) && cfg_shm_wanted(&s, "sm,self"),
+    CHECK(cfg_shm_wanted(&s, cfg_ucx_tls_is_network(NULL)) && cfg_shm_wanted(&s, cfg_ucx_tls_is_network("sm,self")),
           "auto must use node rings when MPI itself may use shared memory");
-    CHECK(!cfg_shm_wanted(&s, "tcp,self"),
+    CHECK(!cfg_shm_wanted(&s, cfg_ucx_tls_is_network("tcp,self")),
           "auto must not use node rings under UCX_TLS=tcp,self: the user "
           "asked ranks of one node to talk as over a network");
 }
@@ -1016,10 +1034,10 @@ static void test_shm_on_and_off_override_ucx_tls(void)
 {
     cfg_settings s;
     expect_accepted("OMNIBUS_SHM", "on", &s);
-    CHECK(s.shm == CFG_SHM_ON && cfg_shm_wanted(&s, "tcp,self"),
+    CHECK(s.shm == CFG_SHM_ON && cfg_shm_wanted(&s, cfg_ucx_tls_is_network("tcp,self")),
           "OMNIBUS_SHM=on must use node rings even under UCX_TLS=tcp,self");
     expect_accepted("OMNIBUS_SHM", "off", &s);
-    CHECK(s.shm == CFG_SHM_OFF && !cfg_shm_wanted(&s, NULL),
+    CHECK(s.shm == CFG_SHM_OFF && !cfg_shm_wanted(&s, cfg_ucx_tls_is_network(NULL)),
           "OMNIBUS_SHM=off must send every block through MPICH");
     expect_accepted("OMNIBUS_SHM", "auto", &s);
     CHECK(s.shm == CFG_SHM_AUTO, "OMNIBUS_SHM=auto must give auto, got %d",
@@ -1523,6 +1541,7 @@ int main(void)
     RUN(test_several_nodes_take_network_defaults_when_unset);
     RUN(test_several_nodes_keep_what_the_user_set);
     RUN(test_ucx_tls_without_shared_memory_is_network);
+    RUN(test_btl_without_shared_memory_is_network);
     RUN(test_yield_accepts_auto_on_off);
     RUN(test_yield_rejects_other_values);
     RUN(test_progress_defaults_to_calls_and_accepts_thread);
