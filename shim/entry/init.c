@@ -293,6 +293,8 @@ static void refuse_other_family(void)
         char first[64];
         snprintf(first, sizeof first, "%s", version);
         first[strcspn(first, "\n,")] = '\0';
+        for (char *t = first; (t = strchr(t, '\t')) != NULL;)
+            *t = ' ';
         fprintf(stderr,
                 "omnibus: this library was built for %s, but the program "
                 "runs under %s: preload the Omnibus library built for it "
