@@ -91,30 +91,24 @@ BYPASS_INIT(mpi_init_, "Open MPI's")
 BYPASS_INIT_THREAD(mpi_init_thread_, "Open MPI's")
 #endif
 
+/* MPI_<Kind>_c2f and MPI_<Kind>_f2c of one handle kind: Omnibus's own
+ * handles to minus their number and back, the rest the library's. */
+#define FORTRAN_HANDLES(Kind, type, bits_of, handle_of)                        \
+    OMNI_EXPORT MPI_Fint MPI_##Kind##_c2f(type handle)                         \
+    {                                                                          \
+        uintptr_t bits = bits_of(handle);                                      \
+        return handle_is_omni(bits) ? -(MPI_Fint)bits                          \
+                                    : PMPI_##Kind##_c2f(handle);               \
+    }                                                                          \
+    OMNI_EXPORT type MPI_##Kind##_f2c(MPI_Fint handle)                         \
+    {                                                                          \
+        return handle < 0 ? handle_of((uintptr_t) - (intptr_t)handle)         \
+                          : PMPI_##Kind##_f2c(handle);                         \
+    }
+
 #if OMNI_HAVE_MPI_Request_c2f
-OMNI_EXPORT MPI_Fint MPI_Request_c2f(MPI_Request request)
-{
-    uintptr_t bits = mpi_request_bits(request);
-    return handle_is_omni(bits) ? -(MPI_Fint)bits : PMPI_Request_c2f(request);
-}
-
-OMNI_EXPORT MPI_Request MPI_Request_f2c(MPI_Fint request)
-{
-    return request < 0 ? mpi_request_of((uintptr_t)-(intptr_t)request)
-                       : PMPI_Request_f2c(request);
-}
+FORTRAN_HANDLES(Request, MPI_Request, mpi_request_bits, mpi_request_of)
 #endif
-
 #if OMNI_HAVE_MPI_Message_c2f
-OMNI_EXPORT MPI_Fint MPI_Message_c2f(MPI_Message message)
-{
-    uintptr_t bits = mpi_message_bits(message);
-    return handle_is_omni(bits) ? -(MPI_Fint)bits : PMPI_Message_c2f(message);
-}
-
-OMNI_EXPORT MPI_Message MPI_Message_f2c(MPI_Fint message)
-{
-    return message < 0 ? mpi_message_of((uintptr_t)-(intptr_t)message)
-                       : PMPI_Message_f2c(message);
-}
+FORTRAN_HANDLES(Message, MPI_Message, mpi_message_bits, mpi_message_of)
 #endif

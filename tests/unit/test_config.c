@@ -137,6 +137,26 @@ static void test_several_nodes_keep_what_the_user_set(void)
           "buffer %zu and threshold %zu", s.buffer_size, s.threshold);
 }
 
+/* Checks a reader of an MPI transport variable (`var`): each value of
+ * `network` (n_net of them) leaves MPI no shared memory, each of `local`
+ * keeps it, and an unset variable means MPI's own choice. */
+static void check_network_reader(int (*is_network)(const char *),
+                                 const char *var,
+                                 const char *const *network, size_t n_net,
+                                 const char *const *local, size_t n_local)
+{
+    for (size_t i = 0; i < n_net; i++)
+        CHECK(is_network(network[i]) == 1,
+              "%s=%s leaves MPI no shared-memory transport: network "
+              "defaults expected", var, network[i]);
+    for (size_t i = 0; i < n_local; i++)
+        CHECK(is_network(local[i]) == 0,
+              "%s=%s keeps shared memory (or is empty): one-node defaults "
+              "expected", var, local[i]);
+    CHECK(is_network(NULL) == 0,
+          "an unset %s must mean MPI's own choice (shared memory)", var);
+}
+
 static void test_ucx_tls_without_shared_memory_is_network(void)
 {
     static const char *const network[] = {"tcp,self", "tcp", "self,tcp",
@@ -144,16 +164,9 @@ static void test_ucx_tls_without_shared_memory_is_network(void)
     static const char *const local[] = {"sm,self", "tcp,sm,self", "shm",
                                         "posix,tcp", "all", "SM,self",
                                         "^tcp", "", "cma,tcp"};
-    for (size_t i = 0; i < sizeof network / sizeof network[0]; i++)
-        CHECK(cfg_ucx_tls_is_network(network[i]) == 1,
-              "UCX_TLS=%s leaves no shared-memory transport: network "
-              "defaults expected", network[i]);
-    for (size_t i = 0; i < sizeof local / sizeof local[0]; i++)
-        CHECK(cfg_ucx_tls_is_network(local[i]) == 0,
-              "UCX_TLS=%s keeps shared memory (or is empty): one-node "
-              "defaults expected", local[i]);
-    CHECK(cfg_ucx_tls_is_network(NULL) == 0,
-          "an unset UCX_TLS must mean UCX's own choice (shared memory)");
+    check_network_reader(cfg_ucx_tls_is_network, "UCX_TLS", network,
+                         sizeof network / sizeof *network, local,
+                         sizeof local / sizeof *local);
 }
 
 static void test_btl_without_shared_memory_is_network(void)
@@ -162,16 +175,9 @@ static void test_btl_without_shared_memory_is_network(void)
                                           "^sm,openib"};
     static const char *const local[] = {"self,vader", "vader,tcp,self",
                                         "sm,self", "^tcp", ""};
-    for (size_t i = 0; i < sizeof network / sizeof network[0]; i++)
-        CHECK(cfg_btl_is_network(network[i]) == 1,
-              "OMPI_MCA_btl=%s leaves Open MPI no shared memory: network "
-              "defaults expected", network[i]);
-    for (size_t i = 0; i < sizeof local / sizeof local[0]; i++)
-        CHECK(cfg_btl_is_network(local[i]) == 0,
-              "OMPI_MCA_btl=%s keeps shared memory (or is empty): one-node "
-              "defaults expected", local[i]);
-    CHECK(cfg_btl_is_network(NULL) == 0,
-          "an unset OMPI_MCA_btl must mean Open MPI's own choice");
+    check_network_reader(cfg_btl_is_network, "OMPI_MCA_btl", network,
+                         sizeof network / sizeof *network, local,
+                         sizeof local / sizeof *local);
 }
 
 static void test_null_lookup_means_nothing_set(void)
