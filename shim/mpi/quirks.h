@@ -17,8 +17,10 @@
  *  Q2  MPI_Testall reports MPI_ERR_IN_STATUS for a completed persistent
  *      collective request, where MPI_Waitall succeeds: Omnibus's Waitall
  *      never stands in a Testall for MPICH's Waitall (mpich_waitall in engine/request.c,
- *      prog_waitall_done in progress.h).  completion_calls_agree,
- *      persistent_coll_any_order (waitall, waitall+p2p).
+ *      prog_waitall_done in progress.h); a program that meets the false
+ *      error and completes its requests with MPI_Waitall then finalizes
+ *      cleanly.  completion_calls_agree, persistent_coll_any_order
+ *      (waitall, waitall+p2p), testall_persistent_colls.
  *  Q3  For the same reason, a persistent neighbourhood collective that
  *      MPICH runs is kept as Omnibus's own persistent request, each start
  *      MPICH's nonblocking form (ops/nbr_plain.h).  neighbor_collectives,
