@@ -273,41 +273,12 @@ static int progress_thread_wanted(void)
 /* The application is told the level it asked for when MPI gives more for
  * the progress thread's sake: Omnibus serves its threads as that level
  * allows, no more. */
-/* A library built for one MPI family, preloaded into a program of the
- * other, would read every handle and constant wrongly: it stops before
- * MPI_Init, on one line (from the first rank, as the launchers of both
- * families number it), naming the library to use.  MPI-4.1 allows
- * MPI_Get_library_version before MPI_Init; the buffer is MPICH's maximum,
- * the larger of the two families'. */
-static void refuse_other_family(void)
-{
-    char version[8192] = "";
-    int len = 0;
-    PMPI_Get_library_version(version, &len);
-    if (mpi_family_matches(version))
-        return;
-    const char *rank = getenv("OMPI_COMM_WORLD_RANK");
-    if (!rank)
-        rank = getenv("PMI_RANK");
-    if (!rank || strcmp(rank, "0") == 0) {
-        char first[64];
-        snprintf(first, sizeof first, "%s", version);
-        first[strcspn(first, "\n,")] = '\0';
-        for (char *t = first; (t = strchr(t, '\t')) != NULL;)
-            *t = ' ';
-        fprintf(stderr,
-                "omnibus: this library was built for %s, but the program "
-                "runs under %s: preload the Omnibus library built for it "
-                "(omnibus-run chooses it)\n",
-                MPI_FAMILY_NAME, first);
-    }
-    exit(1);
-}
-
 static int initialize(int *argc, char ***argv, int required, int *provided)
 {
     int real = MPI_THREAD_SINGLE, rc;
-    refuse_other_family();
+    /* A library built for the other MPI family would read every handle
+     * wrongly: it stops here (mpi/family.h). */
+    mpi_family_check();
     if (progress_thread_wanted() && required < MPI_THREAD_MULTIPLE) {
         rc = PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &real);
         *provided = real >= required ? required : real;

@@ -28,8 +28,10 @@
 #error "Omnibus knows MPICH's and Open MPI's mpi.h; this one is neither"
 #endif
 
-/* What MPI_Get_library_version of this family starts with: "MPICH" (and
- * Intel MPI's "Intel(R) MPI" is MPICH's ABI too), "Open MPI". */
-int mpi_family_matches(const char *library_version);
+/* Returns when the MPI library beneath is of this family (by what
+ * MPI_Get_library_version says, which MPI allows before MPI_Init); else
+ * prints one line naming both, from the first rank as the launchers of
+ * both families number it, and exits 1 before MPI_Init. */
+void mpi_family_check(void);
 
 #endif

@@ -1,5 +1,6 @@
 #include "shim/progress/progress.h"
 #include "shim/transport/transport.h"
+#include "shim/mpi/quirks.h"
 #include <sched.h>
 #include <stdlib.h>
 #include <time.h>
@@ -122,16 +123,13 @@ int prog_test(MPI_Request *req, int *flag, MPI_Status *status)
     return rc;
 }
 
-/* MPICH 4.0.2 quirk Q1 (mpi/quirks.h).  MPICH 4.0.2's Testall decides per batch of 64 requests whether all are
- * plain sends and receives, but applies the LAST batch's answer to the whole
- * array when statuses are ignored: a generalized request in an earlier batch
- * then fails an assertion.  With real statuses it takes the general path. */
-#define MPICH_TESTALL_BATCH 64
+/* MPICH 4.0.2 quirk Q1 (mpi/quirks.h): with real statuses its Testall
+ * takes the general path over an array longer than one batch. */
 
 int prog_testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
 {
     MPI_Status *tmp = NULL;
-    if (sts == MPI_STATUSES_IGNORE && n > MPICH_TESTALL_BATCH) {
+    if (sts == MPI_STATUSES_IGNORE && n > MPI_QUIRK_TESTALL_BATCH) {
         tmp = malloc(sizeof *tmp * (size_t)n);
         if (!tmp)
             omni_out_of_memory("a status array");
