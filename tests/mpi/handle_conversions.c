@@ -1,4 +1,4 @@
-/* fortran_handles: a request or message handle converted to its Fortran
+/* handle_conversions: a request or message handle converted to its Fortran
  * form and back is the same handle.
  *
  * MPI 4.1 §19.3.4: MPI_Request_c2f and MPI_Request_f2c (and the same for
