@@ -236,7 +236,7 @@ bench-kernels: $(LIB) $(BENCH_BINS)
 # (scripts/run-tests, its openmpi check).
 leg-tests: $(LIB) $(MPI_TEST_BINS)
 openmpi-leg:
-	@$(MAKE) --no-print-directory MPI=openmpi leg-tests
+	@$(MAKE) --no-print-directory -j2 MPI=openmpi leg-tests
 
 test: unit mpitests $(PLAN) openmpi-leg
 	@scripts/run-tests scripts/check-layers tests/layers/check-layers-cycles \

@@ -499,7 +499,7 @@ static void check_done(struct round *r, int i, const MPI_Status *st)
     CHECK(r->req[i] == MPI_REQUEST_NULL,
           "%s: the completed request at index %d must be set to "
           "MPI_REQUEST_NULL, is 0x%x",
-          r->how, i, (unsigned)r->req[i]);
+          r->how, i, (unsigned)(uintptr_t)r->req[i]);
     r->seen[i] = 1;
     r->ndone++;
     switch (r->s[i].kind) {
@@ -556,7 +556,7 @@ static void check_untouched(const struct round *r, const MPI_Request *before,
             CHECK(r->req[i] == before[i],
                   "%s changed entry %d (0x%x to 0x%x) without reporting it "
                   "complete; MPI changes only the entries it completes",
-                  r->how, i, (unsigned)before[i], (unsigned)r->req[i]);
+                  r->how, i, (unsigned)(uintptr_t)before[i], (unsigned)(uintptr_t)r->req[i]);
 }
 
 /* The round is over: every active entry reported once, all null; then the
@@ -571,7 +571,7 @@ static void finish(struct round *r)
         CHECK(r->req[i] == MPI_REQUEST_NULL,
               "%s: entry %d must be MPI_REQUEST_NULL once everything is "
               "complete, is 0x%x",
-              r->how, i, (unsigned)r->req[i]);
+              r->how, i, (unsigned)(uintptr_t)r->req[i]);
     /* A go polled outside the array may still be on its way: its late
      * messages go once it is here. */
     for (int g = 0; g < 2; g++)
@@ -880,7 +880,7 @@ static void all_null(int n)
         CHECK(nul[i] == MPI_REQUEST_NULL,
               "completion calls over MPI_REQUEST_NULL entries must leave "
               "them null; entry %d is 0x%x",
-              i, (unsigned)nul[i]);
+              i, (unsigned)(uintptr_t)nul[i]);
 }
 
 /* The pairs' intercommunicator (as in intercomm_traffic): the lower ranks
