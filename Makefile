@@ -10,7 +10,7 @@
 # anything; report, calibrate, profile, profile-time and ffi-cost install
 # their own tool (and what `make deps` would) when it is missing.
 
-# The MPI family to build for (issue 38): one source, one library per
+# The MPI family to build for (docs/design/mpi-layer.md): one source, one library per
 # family, each in its own build directory so that both can sit side by side.
 #   MPI=mpich (the default): `mpicc` and `mpif90` of PATH (or MPICC=,
 #     MPIF90= from the command line or the environment), into build/: the
@@ -83,7 +83,7 @@ GEN_WRAPPERS := $(BUILD)/gen/wrappers_gen.c
 GEN_COUNT := $(BUILD)/gen/shim/mpi/count_gen.h
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
 # GEN_HAVE: the header of what this family's mpi.h has, which the wrapper
-# generator writes beside the wrappers (issue 38); shim/ includes it as
+# generator writes beside the wrappers (docs/design/mpi-layer.md); shim/ includes it as
 # "omni_have.h" (shim objects compile with -I$(BUILD)/gen).
 GEN_HAVE := $(BUILD)/gen/omni_have.h
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/wrappers_gen.o
