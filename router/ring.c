@@ -3,7 +3,7 @@
 void rg_format(void *mem)
 {
     rg_shared *sh = mem;
-    __atomic_store_n(&sh->tail, 0, __ATOMIC_RELAXED);
+    *rg_word(sh->data, 0) = 0;
     __atomic_store_n(&sh->head, 0, __ATOMIC_RELEASE);
 }
 
@@ -13,8 +13,10 @@ void rg_tx_open(rg_tx *t, void *mem, size_t cap)
     t->mask = cap - 1;
     t->soft = cap;
     t->soft_len = 0;
-    t->tail = __atomic_load_n(&t->sh->tail, __ATOMIC_ACQUIRE);
     t->head_seen = __atomic_load_n(&t->sh->head, __ATOMIC_ACQUIRE);
+    t->tail = t->head_seen; /* a ring is empty when it is opened */
+    t->skip = 0;
+    t->zlo = t->zhi = t->tail;
 }
 
 void rg_tx_soft(rg_tx *t, size_t soft, size_t soft_len)
@@ -28,6 +30,5 @@ void rg_rx_open(rg_rx *r, void *mem, size_t cap)
     r->sh = mem;
     r->mask = cap - 1;
     r->head = __atomic_load_n(&r->sh->head, __ATOMIC_ACQUIRE);
-    r->tail_seen = r->head;
     r->cur = 0;
 }

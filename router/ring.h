@@ -3,13 +3,21 @@
  * shim/transport/shm.h; docs/design/transport.md, Node rings).  No MPI
  * here; tests/unit/test_ring.c.
  *
- * The shared region (rg_region_bytes(cap)) holds the producer's position,
- * the consumer's position, each on its own cache line, then `cap` data
- * bytes (a power of two).  Positions count bytes since the ring was
- * formatted and never wrap.  A record is an 8-byte length word and the
- * payload, padded to 8 bytes; a record never straddles the end of the data
- * area: when it would, the producer writes a SKIP word there and starts the
- * record at offset 0.
+ * The shared region (rg_region_bytes(cap)) holds the consumer's position
+ * on a cache line of its own, then `cap` data bytes (a power of two).
+ * Positions count bytes since the ring was formatted and never wrap.  A
+ * record is an 8-byte header word and the payload, padded to 8 bytes; a
+ * record never straddles the end of the data area: when it would, a SKIP
+ * word stands where it would have started and it starts at offset 0.
+ *
+ * Publication is in the records, not in a shared producer position: the
+ * header word at the consumer's position is 0 until the record there is
+ * published, and the producer publishes a record by storing its header
+ * (or the SKIP before it) with release, after it has zeroed the header
+ * word of the record that will follow.  So the consumer reads one line to
+ * learn of a record and its first bytes together, where a shared tail
+ * made it two (the tail's line, then the record's), and a lone message
+ * between two cores costs one line transfer instead of two.
  *
  * Contract: exactly one process produces and one consumes.
  *  - rg_put copies a whole record in and publishes it (release), or, when
@@ -18,9 +26,9 @@
  *    empty ring.
  *  - rg_reserve is rg_put in two steps, for a producer that builds the
  *    payload in place: it returns the room for a payload of `len` bytes
- *    (NULL when there is none, as rg_put), and rg_commit(len) publishes
- *    it.  Until then the consumer sees nothing of it; a producer that
- *    does not commit just reserves again, or puts, later.
+ *    (NULL when there is none, as rg_put), and rg_commit(len), with the
+ *    same len, publishes it.  Until then the consumer sees nothing of it;
+ *    a producer that does not commit just reserves again, or puts, later.
  *  - rg_peek shows the oldest record in place (acquire), or NULL; the
  *    payload stays valid and unchanged until rg_pop, which hands its room
  *    back to the producer.
@@ -30,9 +38,9 @@
  *    when the ring has room for it there: while the consumer keeps up,
  *    such records stay within the ring's first `soft` bytes, whose cache
  *    lines stay warm; a burst it has not taken still has the whole ring.
- * Each side keeps its own position and a cached copy of the other's, and
- * reads the shared one again only when the cache says full (producer) or
- * empty (consumer), so an empty poll reads one shared line.
+ * The producer keeps a cached copy of the consumer's position and reads
+ * the shared one again only when the cache says full, so an empty poll
+ * reads one shared line and a put writes none but the record's own.
  */
 #ifndef OMNIBUS_RING_H
 #define OMNIBUS_RING_H
@@ -43,9 +51,11 @@
 
 #define RG_LINE 64
 #define RG_SKIP UINT64_MAX
+/* A published header word: the payload's length with this bit, so that a
+ * record of 0 bytes is not taken for "nothing yet". */
+#define RG_PUBLISHED ((uint64_t)1 << 32)
 
 typedef struct {
-    _Alignas(RG_LINE) uint64_t tail; /* written by the producer only */
     _Alignas(RG_LINE) uint64_t head; /* written by the consumer only */
     _Alignas(RG_LINE) char data[];
 } rg_shared;
@@ -57,13 +67,14 @@ typedef struct {
     uint64_t soft_len;  /* ... before a record of at most this many bytes */
     uint64_t tail;      /* next free byte (ours) */
     uint64_t head_seen; /* the consumer's position, last read */
+    uint64_t skip;      /* bytes the last rg_reserve skips to offset 0 */
+    uint64_t zlo, zhi;  /* every data byte in [zlo, zhi) is 0 (rg_commit) */
 } rg_tx;
 
 typedef struct {
     rg_shared *sh;
     uint64_t mask;
     uint64_t head;      /* oldest unconsumed byte (ours) */
-    uint64_t tail_seen; /* the producer's position, last read */
     uint64_t cur;       /* bytes of the record rg_peek showed, 0 if none */
 } rg_rx;
 
@@ -74,7 +85,9 @@ static inline size_t rg_region_bytes(size_t cap)
 }
 
 /* The largest payload that always fits a ring of `cap` data bytes: at most
- * half of it, so that a SKIP before it never makes it wait for ever. */
+ * half of it, so that a SKIP before it never makes it wait for ever (the
+ * SKIP, the record and the next record's header word then take at most
+ * cap bytes). */
 static inline size_t rg_max_record(size_t cap)
 {
     return cap / 2 - 8;
@@ -104,72 +117,131 @@ static inline int rg_room(rg_tx *t, uint64_t bytes)
     return t->tail + bytes - t->head_seen <= cap;
 }
 
+static inline uint64_t *rg_word(char *data, uint64_t off)
+{
+    return (uint64_t *)(void *)(data + off);
+}
+
+/* Room for the record and for the header word after it, which rg_commit
+ * zeroes: that word must not be one the consumer has yet to read.  The
+ * caller may write anywhere in the record, so no byte of it counts as 0
+ * any more. */
 static inline void *rg_reserve(rg_tx *t, uint32_t len)
 {
-    uint64_t need = rg_record_bytes(len), cap = t->mask + 1;
+    uint64_t bytes = rg_record_bytes(len), cap = t->mask + 1;
     uint64_t off = t->tail & t->mask;
-    uint64_t skip = off + need > cap ? cap - off : 0;
+    uint64_t skip = off + bytes > cap ? cap - off : 0;
     if (!skip && off >= t->soft && len <= t->soft_len &&
-        rg_room(t, cap - off + need))
+        rg_room(t, cap - off + bytes + 8))
         skip = cap - off;
-    if (!rg_room(t, skip + need))
+    if (!rg_room(t, skip + bytes + 8))
         return NULL;
-    if (skip) {
-        /* Unpublished until the record after it is: a reservation not
-         * committed leaves the SKIP for the next record, which starts at
-         * offset 0 as this one would have. */
-        memcpy(t->sh->data + off, &(uint64_t){RG_SKIP}, 8);
-        t->tail += skip;
-        off = 0;
-    }
-    return t->sh->data + off + 8;
+    t->skip = skip;
+    if (t->zlo < t->tail + skip + bytes)
+        t->zlo = t->tail + skip + bytes;
+    if (t->zhi < t->zlo)
+        t->zhi = t->zlo;
+    return t->sh->data + (skip ? 0 : off) + 8;
 }
 
+/* Bytes past the line of the next header word that rg_commit keeps at 0. */
+#define RG_ZERO_AHEAD (2 * RG_LINE)
+
+/* Zeroes the free bytes of the RG_ZERO_AHEAD past the line that holds
+ * position `next`, as far as the consumer's position last read allows.
+ * Done after a small record is published, so off the path of its
+ * consumer: if the next record is small too (messages one at a time), the
+ * header word after it is then most likely known to be 0 already, and its
+ * commit has no line to take from the consumer before the store that
+ * publishes it (a store the consumer cannot see before the earlier ones).
+ * After a large record the next one's following word is further away
+ * than this reaches, and zeroing would only cost instructions. */
+static inline void rg_zero_ahead(rg_tx *t, uint64_t next)
+{
+    uint64_t from = (next & ~(uint64_t)(RG_LINE - 1)) + RG_LINE;
+    uint64_t to = from + RG_ZERO_AHEAD, limit = t->head_seen + t->mask + 1;
+    if (t->zhi < from)
+        t->zlo = t->zhi = from;
+    if (to > limit)
+        to = limit;
+    while (t->zhi < to) {
+        uint64_t off = t->zhi & t->mask, n = to - t->zhi;
+        if (n > t->mask + 1 - off)
+            n = t->mask + 1 - off;
+        memset(t->sh->data + off, 0, n);
+        t->zhi += n;
+    }
+}
+
+/* Publishes the reserved record: the header word after it is 0 first,
+ * known to be (zlo, zhi) or stored now, then the record's own header word,
+ * or the SKIP before it, is stored with release. */
 static inline void rg_commit(rg_tx *t, uint32_t len)
 {
-    memcpy(t->sh->data + (t->tail & t->mask), &(uint64_t){len}, 8);
-    t->tail += rg_record_bytes(len);
-    __atomic_store_n(&t->sh->tail, t->tail, __ATOMIC_RELEASE);
+    uint64_t off = t->tail & t->mask, at = t->skip ? 0 : off;
+    uint64_t bytes = rg_record_bytes(len), word = RG_PUBLISHED | len;
+    uint64_t next = t->tail + t->skip + bytes;
+    if (next < t->zlo || next + 8 > t->zhi)
+        *rg_word(t->sh->data, (at + bytes) & t->mask) = 0;
+    if (t->skip) {
+        *rg_word(t->sh->data, 0) = word;
+        word = RG_SKIP;
+    }
+    __atomic_store_n(rg_word(t->sh->data, off), word, __ATOMIC_RELEASE);
+    t->tail = next;
+    t->skip = 0;
+    if (bytes <= RG_ZERO_AHEAD)
+        rg_zero_ahead(t, next);
 }
 
+/* The payload's bytes that share the header word's line go last, next to
+ * the store that publishes the record: a consumer that waits for the
+ * record reads that line over and over, and a line written early in a
+ * long copy is taken back from the producer before the copy ends.  A
+ * record of a line or two is one copy, over before a read can come. */
 static inline int rg_put(rg_tx *t, const void *payload, uint32_t len)
 {
-    void *at = rg_reserve(t, len);
+    char *at = rg_reserve(t, len);
     if (!at)
         return 0;
-    memcpy(at, payload, len);
+    if (len > 2 * RG_LINE) {
+        uint32_t first = RG_LINE - (uint32_t)((uintptr_t)at & (RG_LINE - 1));
+        memcpy(at + first, (const char *)payload + first, len - first);
+        memcpy(at, payload, first);
+    } else {
+        memcpy(at, payload, len);
+    }
     rg_commit(t, len);
     return 1;
 }
 
-static inline const void *rg_peek(rg_rx *r, uint32_t *len)
+/* The header word at the consumer's position, acquired: 0 while nothing
+ * is published there. */
+static inline uint64_t rg_head_word(rg_rx *r)
 {
-    if (r->head == r->tail_seen) {
-        r->tail_seen = __atomic_load_n(&r->sh->tail, __ATOMIC_ACQUIRE);
-        if (r->head == r->tail_seen)
-            return NULL;
-    }
-    uint64_t off = r->head & r->mask, word;
-    memcpy(&word, r->sh->data + off, 8);
-    if (word == RG_SKIP) {
-        /* The producer publishes a SKIP only with the record after it. */
-        r->head += r->mask + 1 - off;
-        off = 0;
-        memcpy(&word, r->sh->data, 8);
-    }
-    *len = (uint32_t)word;
-    r->cur = rg_record_bytes(word);
-    return r->sh->data + off + 8;
+    return __atomic_load_n(rg_word(r->sh->data, r->head & r->mask),
+                           __ATOMIC_ACQUIRE);
 }
 
-/* Whether rg_peek would show a record now: the cached position first, the
- * shared one only when that says empty, as rg_peek reads them. */
+static inline const void *rg_peek(rg_rx *r, uint32_t *len)
+{
+    uint64_t word = rg_head_word(r);
+    if (!word)
+        return NULL;
+    if (word == RG_SKIP) {
+        /* Published after the record at offset 0, so that one is there. */
+        r->head += r->mask + 1 - (r->head & r->mask);
+        word = *rg_word(r->sh->data, 0);
+    }
+    *len = (uint32_t)word;
+    r->cur = rg_record_bytes((uint32_t)word);
+    return r->sh->data + (r->head & r->mask) + 8;
+}
+
+/* Whether rg_peek would show a record now. */
 static inline int rg_ready(rg_rx *r)
 {
-    if (r->head != r->tail_seen)
-        return 1;
-    r->tail_seen = __atomic_load_n(&r->sh->tail, __ATOMIC_ACQUIRE);
-    return r->head != r->tail_seen;
+    return rg_head_word(r) != 0;
 }
 
 static inline void rg_pop(rg_rx *r)
