@@ -4,7 +4,7 @@
 # quoted figures, unit tests without MPI, then mpiexec regression tests);
 # `make demo` runs the short benchmark that shows the
 # speedup; `make install PREFIX=dir` installs the library, omnibus-run and
-# the documentation.  `make deps` (scripts/ensure-deps) installs the
+# the documentation.  `make deps` (scripts/setup/ensure-deps) installs the
 # Debian packages the build and tests need, when missing; a fresh machine
 # runs it once first: `make deps test`.  Building and testing never install
 # anything; report, calibrate, profile, profile-time and ffi-cost install
@@ -43,7 +43,7 @@ endif
 FORTRAN_LIBDIRS := $(addprefix -L,$(shell $(MPICC) --showme:libdirs 2>/dev/null))
 BUILD   := build/openmpi
 LIB_NAME := libomnibus-openmpi.so
-# Recipes that run scripts/omnibus-run (longrun) get Open MPI's launcher,
+# Recipes that run scripts/user/omnibus-run (longrun) get Open MPI's launcher,
 # which makes it preload libomnibus-openmpi.so.
 export OMNIBUS_MPIEXEC ?= mpiexec.openmpi
 else
@@ -78,7 +78,7 @@ CORE_SRCS := $(wildcard config/*.c router/*.c)
 SHIM_SRCS := $(wildcard shim/*/*.c)
 SHIM_HDRS := $(wildcard shim/*/*.h)
 GEN_WRAPPERS := $(BUILD)/gen/wrappers_gen.c
-# The MPI layer's large-count calls (scripts/gen-count.py), included as
+# The MPI layer's large-count calls (scripts/gen/gen-count.py), included as
 # shim/mpi/count_gen.h from $(BUILD)/gen.
 GEN_COUNT := $(BUILD)/gen/shim/mpi/count_gen.h
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -109,7 +109,7 @@ ifeq ($(MPI),openmpi)
 MPI_TEST_BINS := $(filter-out $(OPENMPI_SKIPS:%=$(BUILD)/tests/%),$(MPI_TEST_BINS))
 endif
 # Programs only the cluster tests run (tests/cluster/run), and the helpers
-# of scripts/cluster.
+# of scripts/emulate/cluster.
 CLUSTER_TEST_SRCS := $(wildcard tests/cluster/*.c)
 CLUSTER_TEST_BINS := $(CLUSTER_TEST_SRCS:tests/cluster/%.c=$(BUILD)/cluster/%)
 CLUSTER_TOOLS := $(BUILD)/delay_switch $(BUILD)/libfinalize_mark.so
@@ -126,7 +126,7 @@ YIELD_LIB  := $(BUILD)/libyieldonly.so
 all: lib $(PLAN)
 
 deps:
-	@scripts/ensure-deps
+	@scripts/setup/ensure-deps
 
 lib: $(LIB)
 
@@ -152,8 +152,8 @@ $(BUILD)/obj/gen/wrappers_gen.o: $(GEN_WRAPPERS) $(SHIM_HDRS) $(GEN_COUNT) $(wil
 # it, so that a change of it recompiles them in the same run.
 $(SHIM_OBJS): $(wildcard $(GEN_HAVE)) | $(GEN_HAVE)
 
-# The generated wrappers (scripts/gen-wrappers.py, bench/yield's
-# scripts/gen-yield-wrappers.py).  The generators run on every build and
+# The generated wrappers (scripts/gen/gen-wrappers.py, bench/yield's
+# scripts/gen/gen-yield-wrappers.py).  The generators run on every build and
 # read mpi.h as $(MPICC) preprocesses it, so the wrappers always match it;
 # they rewrite their file only when its text changes.  gen-wrappers.py also
 # writes omni_have.h: OMNI_HAVE_<call> 1 or 0 for each row of wrappers.tbl,
@@ -162,13 +162,13 @@ $(SHIM_OBJS): $(wildcard $(GEN_HAVE)) | $(GEN_HAVE)
 # GNU make 4.3).
 $(GEN_WRAPPERS) $(GEN_HAVE) &: FORCE
 	@mkdir -p $(dir $(GEN_WRAPPERS))
-	@MPICC='$(MPICC)' $(PYTHON) scripts/gen-wrappers.py shim/entry/wrappers.tbl $(GEN_WRAPPERS) $(GEN_HAVE)
-$(GEN_COUNT): shim/mpi/count.tbl scripts/gen-count.py
+	@MPICC='$(MPICC)' $(PYTHON) scripts/gen/gen-wrappers.py shim/entry/wrappers.tbl $(GEN_WRAPPERS) $(GEN_HAVE)
+$(GEN_COUNT): shim/mpi/count.tbl scripts/gen/gen-count.py
 	@mkdir -p $(dir $@)
-	@$(PYTHON) scripts/gen-count.py shim/mpi/count.tbl $@
+	@$(PYTHON) scripts/gen/gen-count.py shim/mpi/count.tbl $@
 $(BUILD)/gen/yield_wrappers_gen.c: FORCE
 	@mkdir -p $(dir $@)
-	@MPICC='$(MPICC)' $(PYTHON) scripts/gen-yield-wrappers.py bench/yield/calls.tbl $@
+	@MPICC='$(MPICC)' $(PYTHON) scripts/gen/gen-yield-wrappers.py bench/yield/calls.tbl $@
 generate: $(GEN_WRAPPERS) $(GEN_COUNT) $(BUILD)/gen/yield_wrappers_gen.c
 FORCE:
 
@@ -200,7 +200,7 @@ $(BUILD)/bench/%: bench/%.c $(wildcard bench/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(BASEFLAGS) -o $@ $< -lm
 
-# The driver of scripts/profile-paths (its callgrind phases; not a kernel).
+# The driver of scripts/measure/profile-paths (its callgrind phases; not a kernel).
 $(BUILD)/profile/paths: bench/profile/paths.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(BASEFLAGS) -o $@ $<
@@ -209,14 +209,14 @@ $(YIELD_LIB): $(YIELD_SRCS) $(BUILD)/gen/yield_wrappers_gen.c $(wildcard bench/y
 	@mkdir -p $(dir $@)
 	$(MPICC) $(BASEFLAGS) -I. -fPIC -fvisibility=hidden -shared -o $@ $(YIELD_SRCS) $(BUILD)/gen/yield_wrappers_gen.c
 
-# The emulated cluster's helpers (scripts/cluster): the user-space switch
+# The emulated cluster's helpers (scripts/emulate/cluster): the user-space switch
 # that adds link delay, and the preload that marks each rank's entry into
 # MPICH's MPI_Finalize.
-$(BUILD)/delay_switch: scripts/delay_switch.c
+$(BUILD)/delay_switch: scripts/emulate/delay_switch.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASEFLAGS) -o $@ $<
 
-$(BUILD)/libfinalize_mark.so: scripts/finalize_mark.c
+$(BUILD)/libfinalize_mark.so: scripts/emulate/finalize_mark.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(BASEFLAGS) -fPIC -fvisibility=hidden -shared -o $@ $< -ldl
 
@@ -228,19 +228,19 @@ unit: $(UNIT_BINS)
 mpitests: $(LIB) $(MPI_TEST_BINS) $(BUILD)/stress/stress $(CLUSTER_TEST_BINS) $(CLUSTER_TOOLS) $(BUILD)/bench/bfs $(BUILD)/bench/stream $(BUILD)/bench/incast
 benches: $(LIB) $(YIELD_LIB) $(BENCH_BINS)
 # The kernels and the library alone, without the yield-only baseline (which
-# is MPICH's): `make MPI=openmpi bench-kernels` for scripts/bench's Open MPI
+# is MPICH's): `make MPI=openmpi bench-kernels` for scripts/measure/bench's Open MPI
 # transports.
 bench-kernels: $(LIB) $(BENCH_BINS)
 
 # The Open MPI leg's library and tests, which `make test` runs last
-# (scripts/run-tests, its openmpi check).
+# (scripts/test/run-tests, its openmpi check).
 leg-tests: $(LIB) $(MPI_TEST_BINS)
 openmpi-leg:
 	@$(MAKE) --no-print-directory -j2 MPI=openmpi leg-tests
 
 test: unit mpitests $(PLAN) openmpi-leg
-	@scripts/run-tests scripts/check-layers tests/layers/check-layers-cycles \
-	    scripts/gen-settings scripts/check-links scripts/check-figures \
+	@scripts/test/run-tests scripts/test/check-layers tests/layers/check-layers-cycles \
+	    scripts/gen/gen-settings scripts/test/check-links scripts/test/check-figures \
 	    tests/figures/planted-figures tests/install/check-install \
 	    tests/plan/check-keys tests/wrappers/check-request-rows $(UNIT_BINS)
 
@@ -251,45 +251,45 @@ cluster-test: mpitests
 	@tests/cluster/run
 
 demo: benches
-	@scripts/bench --demo
+	@scripts/measure/bench --demo
 
 bench: benches
-	@scripts/bench $(BENCH_ARGS)
+	@scripts/measure/bench $(BENCH_ARGS)
 
 # The benchmark report and plots (bench/results/report.md, about 45
 # minutes on 2 cores, then the large messages of sizes.md, about 10, and
 # the cluster rows where the machine allows), and the calibration of the default buffer size and threshold
 # (about 10); docs/performance.md, Running the benchmarks.
 report: benches
-	@scripts/ensure-deps plots
-	@scripts/bench --report
+	@scripts/setup/ensure-deps plots
+	@scripts/measure/bench --report
 
 calibrate: benches
-	@scripts/ensure-deps plots
-	@scripts/bench --calibrate --transports shm,tcp --plots bench/results \
+	@scripts/setup/ensure-deps plots
+	@scripts/measure/bench --calibrate --transports shm,tcp --plots bench/results \
 	    --csv bench/results/calibration.csv | tee bench/results/calibration.txt
 
 # Instructions per message on the send, arrival and receive paths, counted
-# by callgrind (scripts/profile-paths --help; PROFILE_ARGS="..."), a
+# by callgrind (scripts/measure/profile-paths --help; PROFILE_ARGS="..."), a
 # Markdown table (history in bench/results/log.md).  Counts, not times: any
 # machine load will do.
 profile: lib $(BUILD)/profile/paths
-	@scripts/ensure-deps profile
-	@scripts/profile-paths $(PROFILE_ARGS)
+	@scripts/setup/ensure-deps profile
+	@scripts/measure/profile-paths $(PROFILE_ARGS)
 
 # Where each rank's time goes, by library, in the latency-bound kernels
 # under the 0.95x-of-MPICH target (bench/results/log.md, 2026-11-26), plain
-# MPICH against Omnibus (scripts/profile-time --help;
+# MPICH against Omnibus (scripts/measure/profile-time --help;
 # PROFILE_TIME_ARGS="...").  A few minutes; needs a quiet machine.
 profile-time: benches
-	@scripts/ensure-deps perf
-	@scripts/profile-time $(PROFILE_TIME_ARGS)
+	@scripts/setup/ensure-deps perf
+	@scripts/measure/profile-time $(PROFILE_TIME_ARGS)
 
 # A call forwarded through a libffi closure against a direct call: the
 # figure behind not using libffi (docs/design/decisions.md, No libffi).
 # Plain C; never built by `make` or `make test`.
 $(BUILD)/profile/ffi_cost: bench/profile/ffi_cost.c
-	@scripts/ensure-deps ffi
+	@scripts/setup/ensure-deps ffi
 	@mkdir -p $(dir $@)
 	$(CC) $(BASEFLAGS) -o $@ $< -lffi
 
@@ -300,7 +300,7 @@ ffi-cost: $(BUILD)/profile/ffi_cost
 # flat, or a long-running program would run out of memory (docs/testing.md,
 # Longer checks); prints the growth.  Minutes, so not part of `make test`.
 longrun: lib $(BUILD)/tests/long_run_memory
-	TESTLIB_TIMEOUT=900 scripts/omnibus-run -n 2 $(BUILD)/tests/long_run_memory 10000 10000000
+	TESTLIB_TIMEOUT=900 scripts/user/omnibus-run -n 2 $(BUILD)/tests/long_run_memory 10000 10000000
 
 # The library built with AddressSanitizer and UndefinedBehaviorSanitizer,
 # and the regression tests run against it (direct and a 2x2 grid, tiny
@@ -314,7 +314,7 @@ sanitize: unit mpitests
 	$(MAKE) BUILD=$(BUILD)/asan CFLAGS="$(SAN_FLAGS)" LIB_LTO= $(BUILD)/asan/$(LIB_NAME)
 	RUN_TESTS_LIB=$(abspath $(BUILD)/asan/$(LIB_NAME)) RUN_TESTS_CHECKS=none \
 	RUN_TESTS_MATRIX="$$(printf 'asan-tiny||%s OMNIBUS_BUFFER_SIZE=256\nasan-2x2|np=4|%s OMNIBUS_TOPOLOGY=2x2' '$(SAN_ENV)' '$(SAN_ENV)')" \
-	scripts/run-tests
+	scripts/test/run-tests
 
 # The regression tests with every rank under valgrind memcheck (2x2 grid,
 # tiny buffers); an error in Omnibus fails the run.  tests/valgrind.supp
@@ -323,12 +323,12 @@ valgrind: lib mpitests
 	RUN_TESTS_CHECKS=none RUN_TESTS_TIMEOUT=600 TESTLIB_TIMEOUT=500 \
 	RUN_TESTS_WRAPPER="valgrind -q --error-exitcode=99 --suppressions=$(abspath tests/valgrind.supp)" \
 	RUN_TESTS_MATRIX="$$(printf 'memcheck|np=4|OMNIBUS_TOPOLOGY=2x2 OMNIBUS_BUFFER_SIZE=256')" \
-	scripts/run-tests
+	scripts/test/run-tests
 
 # Random correct traffic over many seeds (tests/stress); STRESS_ARGS as in
-# scripts/stress --help, e.g. STRESS_ARGS="--seconds 600".
+# scripts/test/stress --help, e.g. STRESS_ARGS="--seconds 600".
 stress: lib
-	scripts/stress $(STRESS_ARGS)
+	scripts/test/stress $(STRESS_ARGS)
 
 # An HPC-style install: PREFIX/lib/libomnibus.so, PREFIX/bin/omnibus-run
 # (which finds the library in ../lib), PREFIX/share/doc/omnibus.
@@ -348,7 +348,7 @@ install: lib $(PLAN)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(DOCDIR)
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/$(LIB_NAME)
 	install -m 755 $(PLAN) $(DESTDIR)$(PREFIX)/bin/omnibus-plan
-	install -m 755 scripts/omnibus-run $(DESTDIR)$(PREFIX)/bin/omnibus-run
+	install -m 755 scripts/user/omnibus-run $(DESTDIR)$(PREFIX)/bin/omnibus-run
 	install -m 644 README.md VERSION $(wildcard LICENSE CHANGELOG.md) $(DESTDIR)$(DOCDIR)/
 	if [ -d docs ]; then cp -R docs $(DESTDIR)$(DOCDIR)/ && chmod -R a+rX $(DESTDIR)$(DOCDIR)/docs; fi
 

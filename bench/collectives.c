@@ -19,7 +19,7 @@
  * (rank r's element k of call i is r + k + i, exact in a double), over
  * ranks 0..me for a scan, checked element by element on every rank.  rate = microseconds per call (the
  * timed loop between barriers, divided by -n).  The RESULT line also gives
- * colls= (calls run, warm-up included), from which scripts/bench computes
+ * colls= (calls run, warm-up included), from which scripts/measure/bench computes
  * Omnibus's wire messages per rank per call.
  */
 #include "bench_common.h"

@@ -27,7 +27,7 @@
  * loop between barriers, divided by -n).  The RESULT line also gives
  * degree= (edges per rank, mean), msgs= (messages per rank per collective
  * that one-message-per-edge sends: edges to other ranks, mean) and colls=
- * (collectives run, warm-up included), from which scripts/bench computes
+ * (collectives run, warm-up included), from which scripts/measure/bench computes
  * the messages Omnibus sent per rank per collective.
  */
 #include "bench_common.h"

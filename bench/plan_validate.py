@@ -82,7 +82,7 @@ def measure(kernel, P, topo, buf, args, cap, nodes):
         env["OMNIBUS_FAKE_NODES"] = str(nodes)
     if cap != 64:
         env["OMNIBUS_LIB"] = os.path.join(B, "smallcap", "libomnibus.so")
-    cmd = [os.path.join(ROOT, "scripts", "omnibus-run"), "-n", str(P),
+    cmd = [os.path.join(ROOT, "scripts", "user", "omnibus-run"), "-n", str(P),
            os.path.join(B, "bench", kernel)] + args
     subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, timeout=300, check=True)

@@ -1,11 +1,11 @@
-/* paths: the per-message phases that scripts/profile-paths measures with
+/* paths: the per-message phases that scripts/measure/profile-paths measures with
  * callgrind (instructions, not time), between exactly two ranks.
  *
  * Usage: paths -f flag-directory [-k messages] [-r rounds] [-s bytes]
  *              [-d milliseconds]
  *   -f  an empty directory both ranks see, for the hand-over below
  *   -k  messages per phase (default 1024)
- *   -r  rounds (default 4); scripts/profile-paths drops the first as warm-up
+ *   -r  rounds (default 4); scripts/measure/profile-paths drops the first as warm-up
  *   -s  bytes per message (default 8)
  *   -d  how long the receiver waits after the hand-over (default 200)
  *   -t  also time each phase (clock_gettime, outside valgrind): the

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 /* The release, from the VERSION file (the Makefile passes it); a compile
- * outside the Makefile, such as scripts/check-layers's, says so instead. */
+ * outside the Makefile, such as scripts/test/check-layers's, says so instead. */
 #ifndef OMNIBUS_VERSION
 #define OMNIBUS_VERSION "unknown (built outside the Makefile)"
 #endif

@@ -1,13 +1,13 @@
 /* finalize_then_stall: a job that does not end on its own, for the checks
- * of scripts/cluster's own contract (tests/cluster/run).
+ * of scripts/emulate/cluster's own contract (tests/cluster/run).
  *
  * usage: finalize_then_stall after|before
  *   after   every rank returns from MPI_Finalize and then sleeps: from the
- *           outside this is MPICH 4.0.2's finalize hang, which scripts/cluster
+ *           outside this is MPICH 4.0.2's finalize hang, which scripts/emulate/cluster
  *           must end after its grace period and count as a finished job;
  *   before  the last rank sleeps before MPI_Finalize while the others
  *           finalize: a job that never finished its work, which
- *           scripts/cluster must report as a timeout naming that rank.
+ *           scripts/emulate/cluster must report as a timeout naming that rank.
  * It asserts nothing itself and prints nothing.
  */
 #include <mpi.h>

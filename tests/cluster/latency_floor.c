@@ -1,5 +1,5 @@
 /* latency_floor: a message between two emulated nodes takes at least the
- * link delay scripts/cluster was asked for (`up --delay`).
+ * link delay scripts/emulate/cluster was asked for (`up --delay`).
  *
  * usage: latency_floor MIN_US
  * Rank 0 and the last rank ping-pong 8 bytes 200 times after 20 warm-up

@@ -10,7 +10,7 @@
  * Each rank receives and checks every message (bytes, source, tag, order).
  * The program also checks that MPI's idea of a node (MPI_COMM_TYPE_SHARED)
  * is the emulated node it runs on (the processor name, which
- * scripts/cluster sets per node).  tests/cluster/run adds what a program
+ * scripts/emulate/cluster sets per node).  tests/cluster/run adds what a program
  * cannot see: Omnibus's wire messages per grid dimension and the bytes
  * the emulated network carried.
  */

@@ -7,7 +7,7 @@
  * messages in that source's send order, each with its own status.  This
  * is the traffic aggregation and multi-hop routing exist for: every route
  * of the grid is used at once and intermediate ranks carry items for
- * others.  scripts/run-tests also runs it with OMNIBUS_STATS_FILE and
+ * others.  scripts/test/run-tests also runs it with OMNIBUS_STATS_FILE and
  * checks the statistics (items forwarded on multi-hop grids, fewer wire
  * messages than user sends), relying on the exact send count below:
  * P * (P - 1) * NPER MPI_Isend calls, nothing else point-to-point.

@@ -1,7 +1,7 @@
 /* hello: MPI_Init and MPI_Finalize, nothing else.
  *
  * Not a regression test of its own (it is not in tests.list): the program
- * scripts/run-tests starts to check what Omnibus does at start-up, where
+ * scripts/test/run-tests starts to check what Omnibus does at start-up, where
  * the program itself must not matter (a bad OMNIBUS_* setting stops the
  * job at MPI_Init with one line from rank 0; an unknown OMNIBUS_ variable
  * gives a warning; a good setting says nothing).

@@ -8,7 +8,7 @@
  * MPI_Barrier that every rank joins, so each leaves alone (Omnibus flushes
  * before a collective) and reaches its destination while that rank sits in
  * the barrier, with no receive posted.  Only then does the partner receive
- * them all.  scripts/run-tests also runs this test with buffers of 1 MiB
+ * them all.  scripts/test/run-tests also runs this test with buffers of 1 MiB
  * and checks that the memory held stays within the documented bound:
  * a lone message that waits must not pin the whole wire receive it came
  * in (transport.h, transport_hold_item).

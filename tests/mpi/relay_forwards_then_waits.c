@@ -10,7 +10,7 @@
  * what it forwards in the same progress round (router/adapt.h),
  * as a source ships its own sends when it starts to wait; before, those
  * items sat in a partly filled buffer until OMNIBUS_FLUSH_US passed, one
- * flush timer per relay hop and exchange.  scripts/run-tests also runs this
+ * flush timer per relay hop and exchange.  scripts/test/run-tests also runs this
  * test with OMNIBUS_STATS_FILE and OMNIBUS_FLUSH_US at its maximum (10 s)
  * and checks, without timing anything, that items were forwarded, that no
  * buffer left by age, and that no buffer holding a forwarded item stayed

@@ -1,7 +1,7 @@
 /* testlib.h: the helpers shared by the mpiexec regression tests.
  *
  * Every test is a plain MPI program that must behave identically with and
- * without Omnibus preloaded.  The rules the harness (scripts/run-tests)
+ * without Omnibus preloaded.  The rules the harness (scripts/test/run-tests)
  * relies on:
  *   - nothing is ever written to stdout: any stdout line is a failure;
  *   - a broken promise prints one line "FAIL <test>: rank R: <message>" on

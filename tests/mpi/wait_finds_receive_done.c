@@ -7,7 +7,7 @@
  * data, and free the request; §3.5: a send is delivered, whatever the
  * sender calls next.  Omnibus ships the buffer towards the receive's
  * sender at such a Wait (transport.h, transport_answer), since the partner
- * is likely waiting for it; scripts/run-tests also runs this test with
+ * is likely waiting for it; scripts/test/run-tests also runs this test with
  * OMNIBUS_STATS_FILE and checks flushes.answer: one answer per round.
  *
  * Round k of the pair (testlib.h), one round per Wait call:

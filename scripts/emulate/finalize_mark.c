@@ -1,7 +1,7 @@
 /* finalize_mark: a preload that records when each rank enters MPICH's own
  * MPI_Finalize.  MPICH 4.0.2 ch4:ucx over TCP hangs there in a fraction of
  * multi-rank runs, after all the work is done (docs/cluster.md, The
- * finalize hang; fixed in MPICH 4.2).  scripts/cluster reads the marks to
+ * finalize hang; fixed in MPICH 4.2).  scripts/emulate/cluster reads the marks to
  * tell such a job from one that never finished its work.
  *
  * Contract: with CLUSTER_FINALIZE_DIR set, the file

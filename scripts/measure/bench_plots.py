@@ -1,4 +1,4 @@
-"""bench_plots: the PNG plots of scripts/bench (--plots DIR).
+"""bench_plots: the PNG plots of scripts/measure/bench (--plots DIR).
 
 Contract: every function takes the runner's rows ({(case, mode): Row}) and
 cases, draws with matplotlib's non-interactive backend, writes into `outdir`

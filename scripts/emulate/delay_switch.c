@@ -1,6 +1,6 @@
 /* delay_switch: an Ethernet switch in user space whose ports are TAP devices
  * and which holds every frame for a fixed time before it leaves.
- * scripts/cluster uses it for links with added latency: this kernel has no
+ * scripts/emulate/cluster uses it for links with added latency: this kernel has no
  * netem, and a veth pair or a bridge cannot delay.
  *
  * usage: delay_switch DELAY_US PORT...
@@ -21,7 +21,7 @@
  *     address goes to every other port;
  *   - when the hold queue is full, or a port's TAP queue refuses a frame,
  *     the frame is dropped, as a real switch drops it (TCP resends).
- * Rate limits are not its business: scripts/cluster shapes each node's link
+ * Rate limits are not its business: scripts/emulate/cluster shapes each node's link
  * with tc tbf.
  */
 #include <errno.h>
