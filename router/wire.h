@@ -42,6 +42,9 @@
  *               the bytes asked for
  *   RELEASE     empty; a source gives back unused grown window; meta value
  *               = the bytes (the answer to a RECLAIM, or given unasked)
+ *   HOLD        empty; a destination whose answer to a STALL waits (it
+ *               sits in a call that waits for something else) still
+ *               polls: the source's wait is not silence
  *   RNDV        a message that waits in the sender's buffer for its
  *               receive: an 8-byte message size, the sender's 4-byte
  *               rendezvous id and an 8-byte address, 0 unless the receiver
@@ -80,7 +83,8 @@ enum rt_kind {
     RT_REFUSED = 12,
     RT_RECLAIM = 13,
     RT_RELEASE = 14,
-    RT_KIND_LAST = RT_RELEASE /* the highest kind: a new one goes above */
+    RT_HOLD = 15,
+    RT_KIND_LAST = RT_HOLD /* the highest kind: RT_KIND_BITS holds no more */
 };
 
 #define RT_KIND_BITS 4u

@@ -124,6 +124,8 @@ typedef struct omni_counters {
                                   short */
     uint64_t credit_refusals;  /* REFUSED answers that took effect */
     uint64_t credit_silences;  /* waits that ended with a silent destination */
+    uint64_t credit_holds;     /* HOLD items sent: a deferred STALL's
+                                  destination still polls */
     uint64_t window_grants;    /* growths this rank lent */
     uint64_t window_reclaims;  /* RECLAIM items this rank sent */
     uint64_t window_max;       /* the largest window this rank lent */
@@ -185,6 +187,7 @@ typedef struct omni_state {
     ad_policy adapt;        /* when partly filled buffers leave */
     omni_inflight *inflight;/* ring of blocks handed to MPICH */
     int inflight_cap, inflight_head, inflight_count;
+    uint64_t inflight_done; /* of those, how many MPICH completed, ever */
 
     /* receive side: a ring of posted wire receives, processed in order
      * (none when every other rank sends through a node ring) */
@@ -299,9 +302,11 @@ typedef struct omni_state {
     int *credit_grown_out;  /* destinations that lent this rank more */
     int credit_grown_out_n, credit_grown_out_cap;
     int credit_ranks;       /* P of the window rule (OMNIBUS_FLOW_RANKS) */
-    int *credit_deferred;   /* sources whose STALL waits for an answer
-                               while this rank sits in a wait (credit.c) */
+    struct credit_deferral *credit_deferred; /* STALLs that wait for an
+                               answer while this rank sits in a wait
+                               (credit.c) */
     int credit_deferred_n, credit_deferred_cap;
+    uint64_t credit_polled_ns; /* when the credit poller last ran */
     int credit_poller;      /* the poller that answers them */
     int credit_waiting;     /* this rank waits in credit_wait itself */
     int round_waits;        /* the current progress round is a step of a

@@ -15,7 +15,7 @@ enum {
     S_ACKS, S_WINDOW_FULL, S_RNDV, S_FULL, S_IDLE, S_AGE, S_BLOCK, S_URGENT,
     S_QUIET, S_ANSWER, S_FWD_HELD,
     S_OFF_NODE, S_OFF_NODE_BYTES, S_RING, S_RING_ALONE, S_WIRE_ALONE, S_EARLY,
-    S_FALLBACK, S_READ, S_STALLS, S_REFUSALS, S_SILENCES, S_GRANTS,
+    S_FALLBACK, S_READ, S_STALLS, S_REFUSALS, S_SILENCES, S_HOLDS, S_GRANTS,
     S_RECLAIMS,
     S_NBR_COLLS, S_NBR_MSGS, S_NBR_MPICH, S_COLL_ITEMS,
     S_DIM0, S_HOP0 = S_DIM0 + RT_MAX_DIMS, S_COUNT = S_HOP0 + RT_MAX_DIMS + 1
@@ -61,6 +61,7 @@ static void collect(uint64_t *v)
     v[S_STALLS] = c->credit_stalls;
     v[S_REFUSALS] = c->credit_refusals;
     v[S_SILENCES] = c->credit_silences;
+    v[S_HOLDS] = c->credit_holds;
     v[S_GRANTS] = c->window_grants;
     v[S_RECLAIMS] = c->window_reclaims;
     for (int d = 0; d < RT_MAX_DIMS; d++)
@@ -138,10 +139,12 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *peak)
     fprintf(f, "\"collectives\":{\"messages\":%llu},",
             (unsigned long long)t[S_COLL_ITEMS]);
     fprintf(f, "\"flow\":{\"stalls\":%llu,\"refusals\":%llu,"
-               "\"silences\":%llu,\"grants\":%llu,\"reclaims\":%llu,"
+               "\"silences\":%llu,\"holds\":%llu,\"grants\":%llu,"
+               "\"reclaims\":%llu,"
                "\"window_max_bytes\":%llu,\"window_ranks\":%d},",
             (unsigned long long)t[S_STALLS], (unsigned long long)t[S_REFUSALS],
-            (unsigned long long)t[S_SILENCES], (unsigned long long)t[S_GRANTS],
+            (unsigned long long)t[S_SILENCES], (unsigned long long)t[S_HOLDS],
+            (unsigned long long)t[S_GRANTS],
             (unsigned long long)t[S_RECLAIMS], (unsigned long long)peak[3],
             omni.credit_ranks);
     fprintf(f, "\"hops_histogram\":[");

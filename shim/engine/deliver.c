@@ -76,6 +76,9 @@ deliver_item(const char *at, omni_block *b, urgent_set *u)
     case RT_RELEASE:
         credit_released(h.src, rt_meta_value(h.meta));
         break;
+    case RT_HOLD:
+        credit_held(h.src);
+        break;
     case RT_CTS:
         rndv_clear_to_send(rt_meta_value(h.meta), body);
         break;

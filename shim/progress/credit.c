@@ -15,6 +15,29 @@
  * may stay silent: a receiver that works long on each message returns its
  * steps slowly, and is still consuming. */
 #define CREDIT_SILENCE_GAPS 8
+/* How long of its own running time a destination that sits in a call
+ * waiting for something else defers its answer to a STALL before it
+ * REFUSES: the wait may need the source to move on (a collective the
+ * source has not joined, a receive from a rank that waits for it), which
+ * plain MPICH's eager send would have let it do.  As the silence, far
+ * above a credit round trip. */
+#define CREDIT_DEFER_NS CREDIT_SILENCE_MIN_NS
+/* The most a gap between two of the destination's credit polls adds to
+ * that time: a longer gap is time it did not run (another process had
+ * its core), not time it waited. */
+#define CREDIT_POLL_GAP_NS 1000000ull
+/* How often a deferring destination tells the source it still polls: a
+ * tenth of the silence, so that several HOLDs fit in one. */
+#define CREDIT_HOLD_NS (CREDIT_SILENCE_MIN_NS / 10)
+
+/* A STALL whose answer waits (omni.credit_deferred): from which source,
+ * how long of this rank's running time it has waited, and when its last
+ * HOLD (or the deferral) began. */
+struct credit_deferral {
+    int src;
+    uint64_t waited_ns;
+    uint64_t held_ns;
+};
 
 /* One control item of `kind` to world rank `to`; it goes this round, not
  * at a later flush (every kind but EAGER and RNDV is urgent along the
@@ -158,6 +181,28 @@ static uint32_t lend_more(uint32_t src, struct credit_in *in, uint32_t accept)
     return (uint32_t)g;
 }
 
+/* Lists the STALL of source src for credit_poll to answer. */
+static void defer_answer(uint32_t src, struct credit_in *in)
+{
+    if (in->deferred)
+        return;
+    if (omni.credit_deferred_n == omni.credit_deferred_cap) {
+        int c = omni.credit_deferred_cap ? omni.credit_deferred_cap * 2 : 16;
+        struct credit_deferral *l =
+            realloc(omni.credit_deferred, sizeof *l * (size_t)c);
+        if (!l)
+            omni_out_of_memory("the list of deferred credit answers");
+        omni.credit_deferred = l;
+        omni.credit_deferred_cap = c;
+    }
+    if (omni.credit_deferred_n == 0)
+        omni.credit_polled_ns = omni_now_ns();
+    omni.credit_deferred[omni.credit_deferred_n++] = (struct credit_deferral){
+        .src = (int)src, .waited_ns = 0, .held_ns = omni.credit_polled_ns};
+    in->deferred = 1;
+    prog_has_work(omni.credit_poller);
+}
+
 void credit_stalled(uint32_t peer, uint32_t need, uint32_t accept)
 {
     struct credit_in *in = &omni.credit_in[peer];
@@ -173,9 +218,7 @@ void credit_stalled(uint32_t peer, uint32_t need, uint32_t accept)
          * the end of this round, or later if this rank waits. */
         in->stall_need = need;
         in->stall_accept = accept;
-        list_add(&omni.credit_deferred, &omni.credit_deferred_n,
-                 &omni.credit_deferred_cap, &in->deferred, (int)peer);
-        prog_has_work(omni.credit_poller);
+        defer_answer(peer, in);
         return;
     }
     in->held = in->lent;
@@ -186,19 +229,30 @@ void credit_stalled(uint32_t peer, uint32_t need, uint32_t accept)
 int credit_poll(void)
 {
     int refuse = !omni.round_waits || omni.credit_waiting, kept = 0;
+    uint64_t now = omni_now_ns(), ran = now - omni.credit_polled_ns;
+    omni.credit_polled_ns = now;
+    if (ran > CREDIT_POLL_GAP_NS)
+        ran = CREDIT_POLL_GAP_NS;
     for (int i = 0; i < omni.credit_deferred_n; i++) {
-        int s = omni.credit_deferred[i];
-        struct credit_in *in = &omni.credit_in[s];
+        struct credit_deferral d = omni.credit_deferred[i];
+        struct credit_in *in = &omni.credit_in[d.src];
         if (!in->deferred)
             continue; /* answered by credit_return */
+        d.waited_ns += ran;
         if (in->held < in->lent) {
             in->deferred = 0;
-            credit_stalled((uint32_t)s, in->stall_need, in->stall_accept);
-        } else if (refuse) {
+            credit_stalled((uint32_t)d.src, in->stall_need,
+                           in->stall_accept);
+        } else if (refuse || d.waited_ns > CREDIT_DEFER_NS) {
             in->deferred = 0;
-            credit_tell((uint32_t)s, RT_REFUSED, 0, 0);
+            credit_tell((uint32_t)d.src, RT_REFUSED, 0, 0);
         } else {
-            omni.credit_deferred[kept++] = s;
+            if (now - d.held_ns > CREDIT_HOLD_NS) {
+                d.held_ns = now;
+                omni.stats.credit_holds++;
+                credit_tell((uint32_t)d.src, RT_HOLD, 0, 0);
+            }
+            omni.credit_deferred[kept++] = d;
         }
     }
     omni.credit_deferred_n = kept;
@@ -317,6 +371,13 @@ void credit_reclaimed(uint32_t peer, uint32_t bytes)
     credit_tell(peer, RT_RELEASE, x, 0);
 }
 
+void credit_held(uint32_t peer)
+{
+    struct credit_out *o = &omni.credit_out[peer];
+    if (o->stalled)
+        o->last_ns = omni_now_ns();
+}
+
 /* How long dst may stay silent while this rank waits for it. */
 static uint64_t credit_silence_ns(const struct credit_out *o)
 {
@@ -347,6 +408,11 @@ int credit_wait(int dst, uint32_t size)
     prog_block_enter();
     uint32_t heard = o->heard;
     o->last_ns = omni_now_ns();
+    /* What MPICH carries before the STALL: until it has completed, the
+     * destination may not have the STALL yet (TCP moved a 4 MiB window to
+     * a receiver that shared its core with another process in 150 ms), and
+     * each block it completes restarts the silence. */
+    uint64_t mark = transport_wire_mark(), done = transport_wire_done();
     unsigned spins = 0;
     int outer = omni.credit_waiting, ok = 0; /* a wait inside a callback */
     omni.credit_waiting = 1;
@@ -359,6 +425,10 @@ int credit_wait(int dst, uint32_t size)
             heard = o->heard;
             heard_while_waiting(o, now);
             credit_stall(dst, size); /* answered, and still short */
+            mark = transport_wire_mark();
+        } else if (done < mark && transport_wire_done() != done) {
+            done = transport_wire_done();
+            o->last_ns = now;
         } else if (now - o->last_ns > credit_silence_ns(o)) {
             o->refused = 1;
             omni.stats.credit_silences++;

@@ -26,18 +26,26 @@
  *     call may still end and the next one take them: the answer waits
  *     until this rank consumes from the source (GRANT), polls outside a
  *     wait or itself waits for credit (REFUSED: the call it returned to
- *     did not take them, or the two ranks send to each other).  Otherwise
- *     it answers REFUSED at once (unless the window is too small for the
+ *     did not take them, or the two ranks send to each other), or has
+ *     waited CREDIT_DEFER_NS of its own running time (REFUSED: the wait
+ *     may need the source to move on); meanwhile a HOLD every
+ *     CREDIT_HOLD_NS tells the source it still polls.  Otherwise it
+ *     answers REFUSED at once (unless the window is too small for the
  *     message that stalled: then it grows it);
  *   - a source that was REFUSED with no CREDIT since its STALL sends its
  *     blocking standard sends past the window to MPICH (send.c) until the
  *     next CREDIT or GRANT: a pair that fell back returns to aggregation
  *     as soon as its destination drains.
- * The one clock: a destination that answers nothing at all (it computes,
- * or sits in a call Omnibus does not drive) is taken as not consuming once
+ * The clocks: a destination that answers nothing at all (it computes, or
+ * sits in a call Omnibus does not drive) is taken as not consuming once
  * it has been silent for credit_silence_ns(), which grows with the gaps
  * the pair's own credit has shown while the source waited, so a slow
- * consumer is not mistaken for a silent one.
+ * consumer is not mistaken for a silent one.  Neither a HOLD nor MPICH
+ * still moving what the source sent before its STALL is silence.  A
+ * deferred answer counts the destination's running time, not the wall's
+ * (a gap between two of its polls counts at most CREDIT_POLL_GAP_NS), so
+ * a rank that lost its core to another process is not taken for one
+ * whose wait needs the source.
  *
  * Lending within the pool: a destination that cannot grow a demanding
  * pair asks the pairs it grew earlier, and that consumed nothing since it
@@ -76,8 +84,9 @@ struct credit_out {
                            in omni.credit_asked) */
     uint32_t heard;     /* CREDIT, GRANT and REFUSED items received: a
                            waiting send sees the destination answer */
-    uint64_t last_ns;   /* when the destination was last heard from while
-                           this rank waited, 0 when it is not waiting */
+    uint64_t last_ns;   /* when the destination last showed life while
+                           this rank waited (an answer, a HOLD, or MPICH
+                           completing a block sent before the STALL) */
     uint64_t gap_ns;    /* the largest recent gap between two answers while
                            waiting (decays by an eighth a gap) */
     uint8_t stalled;    /* a STALL is unanswered */
@@ -157,11 +166,17 @@ void credit_refused(uint32_t peer);
 void credit_reclaimed(uint32_t peer, uint32_t bytes);
 void credit_released(uint32_t peer, uint32_t bytes);
 
+/* A HOLD from world rank peer: it answers this rank's STALL later, and
+ * still polls. */
+void credit_held(uint32_t peer);
+
 /* The progress poller (omni.credit_poller) of the STALLs credit_stalled
  * left unanswered: a source this rank consumed from since gets its GRANT;
  * the others are REFUSED unless this round is a step of a call that waits
- * for something else, and this rank is not itself waiting for credit.
- * Returns whether any is left unanswered. */
+ * for something else, this rank is not itself waiting for credit, and
+ * the STALL has waited less than CREDIT_DEFER_NS of this rank's running
+ * time; those left get a HOLD every CREDIT_HOLD_NS.  Returns whether any
+ * is left unanswered. */
 int credit_poll(void);
 
 /* The window towards world rank dst is too small for a send of `size`

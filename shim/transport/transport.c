@@ -428,6 +428,7 @@ void transport_reap_sends(void)
         block_put(f->block);
         omni.inflight_head = (omni.inflight_head + 1) % omni.inflight_cap;
         omni.inflight_count--;
+        omni.inflight_done++;
     }
 }
 

@@ -160,6 +160,20 @@ void transport_ship_soon(void);
 
 /* Ships every non-empty buffer. */
 void transport_flush_all(uint64_t *reason);
+/* The blocks handed to MPICH so far, as a mark: once
+ * transport_wire_done() reaches it, MPICH has completed every one of
+ * them.  Blocks complete in the order they left (the in-flight ring is
+ * reaped in order), and a send MPICH moves by rendezvous completes only
+ * when its receiver has taken it in, so a waiting sender can tell a
+ * receiver that has not yet had its words from one that is silent. */
+static inline uint64_t transport_wire_mark(void)
+{
+    return omni.inflight_done + (uint64_t)omni.inflight_count;
+}
+static inline uint64_t transport_wire_done(void)
+{
+    return omni.inflight_done;
+}
 /* Whether any buffer holds items: every one that does is on the list that
  * transport_flush_all ships. */
 static inline int transport_any_filling(void)
