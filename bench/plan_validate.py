@@ -22,6 +22,16 @@ are taken without them (the raw figure is in the CSV too).  Forwarded
 items are checked twice: against the measured hop histogram (every item a
 hops away is forwarded a - 1 times, exactly) and against the model's
 expectation, which differs from a run by its random destinations.
+
+Peak memory is compared in two parts.  The buffers filling at once
+(peak_fill_bytes_per_rank) follow from the traffic and the leaving rules
+alone, which the model runs.  The whole peak (peak_buffer_bytes_per_rank)
+adds the wire messages MPICH still carries and the blocks whose items
+wait for their receive: how many depends on how far a receiver runs
+behind its senders, a matter of timing the model leaves out (it takes
+every item as received at the next poll).  That part is bounded by the
+pairs' windows, so the whole peak is checked against the memory bound
+instead (docs/planning.md, What the model leaves out).
 """
 import csv, datetime, json, os, socket, subprocess, sys, tempfile
 
@@ -158,6 +168,9 @@ def main():
                 pt["predicted_user_sends"],
             "peak_measured": m["peak_buffer_bytes_per_rank"],
             "peak_predicted": p["predicted_peak_buffer_bytes_per_rank"],
+            "fill_measured": m["peak_fill_bytes_per_rank"],
+            "fill_predicted": p["predicted_peak_fill_bytes_per_rank"],
+            "bound": m["memory_bound_bytes"],
             "flushes_measured": "/".join(str(m["flushes"][k]) for k in
                                          ("full", "idle", "age",
                                           "before_blocking", "quiet")),
@@ -168,11 +181,13 @@ def main():
                                r["off_node_per_send_measured"]
                                if r["off_node_per_send_measured"] else 1.0)
         r["peak_ratio"] = r["peak_predicted"] / max(1, r["peak_measured"])
+        r["fill_ratio"] = r["fill_predicted"] / max(1, r["fill_measured"])
         rows.append(r)
         print(f"{name}: wire/send {r['wire_per_send_measured']:.5f} predicted "
               f"{r['wire_per_send_predicted']:.5f} ({r['wire_ratio']:.3f}), "
               f"fwd {r['fwd_per_send_measured']:.4f}/{r['fwd_per_send_predicted']:.4f}, "
-              f"peak {r['peak_measured']}/{r['peak_predicted']}", flush=True)
+              f"peak {r['peak_measured']}/{r['peak_predicted']}, "
+              f"filling {r['fill_measured']}/{r['fill_predicted']}", flush=True)
     prov = [("date", datetime.datetime.now().isoformat(timespec="minutes")),
             ("commit", git("rev-parse", "--short", "HEAD")),
             ("host", socket.gethostname()), ("cores", str(os.cpu_count())),
@@ -188,6 +203,8 @@ def main():
         w.writerows(rows)
     within = sum(abs(r["wire_ratio"] - 1) <= 0.10 for r in rows)
     pwithin = sum(abs(r["peak_ratio"] - 1) <= 0.10 for r in rows)
+    fwithin = sum(abs(r["fill_ratio"] - 1) <= 0.10 for r in rows)
+    bounded = sum(r["peak_measured"] <= r["bound"] for r in rows)
     with open(out + ".md", "w") as f:
         f.write("# omnibus-plan against the statistics file\n\n")
         for key, value in prov:
@@ -205,16 +222,20 @@ def main():
                 f"{sum(abs(r['off_node_ratio'] - 1) <= 0.10 for r in emulated)} "
                 f"of {len(emulated)} runs.\n")
         f.write(f"Wire messages per send within 10%: {within} of {len(rows)} "
-                f"runs. Peak buffer bytes within 10%: {pwithin} of "
-                f"{len(rows)}.\n\n")
+                f"runs. Peak bytes of the filling buffers within 10%: "
+                f"{fwithin} of {len(rows)}. The whole peak within 10% of the "
+                f"model's (which takes every item as received at the next "
+                f"poll): {pwithin} of {len(rows)}; within the memory bound: "
+                f"{bounded} of {len(rows)}.\n\n")
         f.write("| kernel | args | P | nodes | topology | B | cap | hops measured | "
                 "hops predicted | fwd/send measured | fwd/send from hops | "
                 "fwd/send predicted | collective msgs | "
                 "wire/send measured | wire/send predicted | ratio | "
                 "off-node/send measured | off-node/send predicted | "
                 "flushes full/idle/age/blocking/quiet | predicted trigger | "
-                "peak measured | peak predicted |\n")
-        f.write("|" + "---|" * 22 + "\n")
+                "filling peak measured | filling peak predicted | "
+                "peak measured | peak predicted | bound |\n")
+        f.write("|" + "---|" * 25 + "\n")
         for r in rows:
             f.write(f"| {r['kernel']} | `{r['args']}` | {r['ranks']} | "
                     f"{r['nodes']} | "
@@ -230,8 +251,9 @@ def main():
                     f"{r['off_node_per_send_measured']:.5f} | "
                     f"{r['off_node_per_send_predicted']:.5f} | "
                     f"{r['flushes_measured']} | "
-                    f"{r['trigger_predicted']} | {r['peak_measured']} | "
-                    f"{r['peak_predicted']} |\n")
+                    f"{r['trigger_predicted']} | {r['fill_measured']} | "
+                    f"{r['fill_predicted']} | {r['peak_measured']} | "
+                    f"{r['peak_predicted']} | {r['bound']} |\n")
     return 0
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ typedef struct {
     double sends, forwarded, wire, wire_dim[RT_MAX_DIMS], off_node;
     double hops[RT_MAX_DIMS + 1];
     double full, cap, idle, end, appended, items_dim[RT_MAX_DIMS];
-    double peak;
+    double peak, peak_fill; /* all blocks held; the filling buffers alone */
     int npeers, exact;
     int node_grid;     /* positions are node by node whatever the query's
                           placement (auto and nodes place ranks so) */
@@ -126,6 +126,11 @@ static int plan_row(row *w, const query *q)
         w->appended += r.appended * scale;
         if (r.peak_bytes > w->peak)
             w->peak = r.peak_bytes;
+        double fill = r.peak_filling * (double)pl_block_bytes(
+                                           q->cfg.buffer_size,
+                                           q->cfg.buffer_size);
+        if (fill > w->peak_fill)
+            w->peak_fill = fill;
         fl_params fp = {.pool = q->cfg.eager_pool,
                         .block = q->cfg.buffer_size, .nranks = P,
                         .npeers = t.npeers, .rx_blocks = q->rx_blocks,
@@ -189,10 +194,12 @@ static void print_json_row(const row *w, const query *q)
     printf("],\"predicted_wire_messages_per_dim\":[");
     print_list(w->wire_dim, g->ndims);
     printf("],\"predicted_peak_buffer_bytes_per_rank\":%.0f,"
+           "\"predicted_peak_fill_bytes_per_rank\":%.0f,"
            "\"predicted_memory_bound_bytes\":%llu,"
            "\"predicted_eager_pool_bytes\":%zu,"
            "\"predicted_window_bytes\":%llu}",
-           w->peak, (unsigned long long)w->bound, q->cfg.eager_pool,
+           w->peak, w->peak_fill, (unsigned long long)w->bound,
+           q->cfg.eager_pool,
            (unsigned long long)w->window);
 }
 

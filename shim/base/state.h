@@ -91,6 +91,9 @@ typedef struct omni_counters {
                                   more than one progress round after it
                                   went in (router/adapt.h) */
     uint64_t peak_bytes;       /* most block bytes allocated at once */
+    uint64_t peak_filling;     /* most buffers filling at once (the dirty
+                                  list's longest), the part of peak_bytes
+                                  that follows from the traffic alone */
     uint64_t acks_sent;        /* control items (ACK, CREDIT, STALL, ...)
                                   created here */
     uint64_t window_full;      /* small sends that found their pair's window

@@ -152,10 +152,12 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *peak)
     fprintf(f, "],\"wire_messages_per_dim\":[");
     print_list(f, t + S_DIM0, g->ndims);
     fprintf(f, "],\"peak_buffer_bytes_per_rank\":%llu,"
+               "\"peak_fill_bytes_per_rank\":%llu,"
                "\"memory_bound_bytes\":%llu,\"eager_pool_bytes\":%zu,"
                "\"ranks_over_memory_bound\":%llu,"
                "\"window_bytes\":%u,\"window_full_sends\":%llu}\n",
-            (unsigned long long)peak[0], (unsigned long long)peak[1],
+            (unsigned long long)peak[0], (unsigned long long)peak[4],
+            (unsigned long long)peak[1],
             omni.cfg.eager_pool, (unsigned long long)peak[2], omni.window,
             (unsigned long long)t[S_WINDOW_FULL]);
 }
@@ -220,16 +222,19 @@ void stats_report(void)
     uint64_t mine[S_COUNT], total[S_COUNT];
     /* Each rank's peak and bound; the file shows the largest of each, and
      * every rank's peak is within its own bound. */
-    uint64_t peak_mine[3] = {omni.stats.peak_bytes, stats_memory_bound(),
-                             omni.stats.window_max};
-    uint64_t peak[4] = {0, 0, 0, 0};
+    uint64_t peak_mine[4] = {omni.stats.peak_bytes, stats_memory_bound(),
+                             omni.stats.window_max,
+                             omni.stats.peak_filling *
+                                 (sizeof(omni_block) + omni.block_cap)};
+    uint64_t peak[5] = {0, 0, 0, 0, 0};
     collect(mine);
     PMPI_Reduce(mine, total, S_COUNT, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-    uint64_t most[3];
-    PMPI_Reduce(peak_mine, most, 3, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+    uint64_t most[4];
+    PMPI_Reduce(peak_mine, most, 4, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
     peak[0] = most[0];
     peak[1] = most[1];
     peak[3] = most[2];
+    peak[4] = most[3];
     uint64_t over_mine = peak_mine[0] > peak_mine[1];
     PMPI_Reduce(&over_mine, &peak[2], 1, MPI_UINT64_T, MPI_SUM, 0,
                 MPI_COMM_WORLD);

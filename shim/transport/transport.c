@@ -124,7 +124,8 @@ static void dirty_add(int p)
     peer->dirty = 1;
     peer->dirty_next = omni.dirty_head;
     omni.dirty_head = p;
-    omni.dirty_count++;
+    if (++omni.dirty_count > (int)omni.stats.peak_filling)
+        omni.stats.peak_filling = (uint64_t)omni.dirty_count;
 }
 
 /* At most FL_FILL_CAP buffers fill at once, whatever the number of peers;
