@@ -34,6 +34,7 @@ pairs' windows, so the whole peak is checked against the memory bound
 instead (docs/planning.md, What the model leaves out).
 """
 import csv, datetime, json, os, socket, subprocess, sys, tempfile
+import importlib.machinery, importlib.util
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = os.path.join(ROOT, "build")
@@ -78,6 +79,15 @@ def runs():
             out.append(("alltoall_items", P, topo, buf, "alltoall", 32, 64,
                         ["-m", str(N // (P - 1)), "-w", "0"], 64))
     return out
+
+def mpi_version():
+    """The MPI's version and device, as the benchmark runner reports them."""
+    path = os.path.join(ROOT, "scripts", "measure", "bench")
+    loader = importlib.machinery.SourceFileLoader("omnibus_bench", path)
+    spec = importlib.util.spec_from_loader("omnibus_bench", loader)
+    runner = importlib.util.module_from_spec(spec)
+    loader.exec_module(runner)
+    return runner.mpich_version()
 
 def git(*a):
     return subprocess.run(["git", "-C", ROOT] + list(a), capture_output=True,
@@ -191,7 +201,7 @@ def main():
     prov = [("date", datetime.datetime.now().isoformat(timespec="minutes")),
             ("commit", git("rev-parse", "--short", "HEAD")),
             ("host", socket.gethostname()), ("cores", str(os.cpu_count())),
-            ("MPI", "MPICH (mpiexec on PATH)"),
+            ("MPI", mpi_version()),
             ("command", "bench/plan_validate.py" +
              (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else "")),
             ("affected by", "shim router plan bench/*.c bench/*.h")]
