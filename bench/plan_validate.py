@@ -6,8 +6,9 @@ usage: bench/plan_validate.py [--out bench/results/plan_validation]
                               [--only SUBSTRING]
 
 Runs benchmark kernels at 2 to 8 ranks under several topologies, buffer
-sizes and message sizes with OMNIBUS_STATS_FILE, runs build/omnibus-plan with
-the same inputs, and writes OUT.csv and OUT.md (provenance: date, commit,
+sizes and message sizes with OMNIBUS_STATS_FILE (among them a stencil,
+halo -g moore2d -H, and runs predicted from their own file's histogram of
+sends by offset), runs build/omnibus-plan with the same inputs, and writes OUT.csv and OUT.md (provenance: date, commit,
 host, command).  Needs `make benches build/omnibus-plan` and, for the
 small-cap rows, `make BUILD=build/smallcap CFLAGS="-O2 -g -DFL_FILL_CAP=2"
 build/smallcap/libomnibus.so`.
@@ -39,6 +40,7 @@ import importlib.machinery, importlib.util
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = os.path.join(ROOT, "build")
 N = 20000
+HALO_ITERS = 2500
 
 # (kernel, ranks, topology, buffer, pattern, message, poll, args, cap[,
 # emulated nodes: OMNIBUS_FAKE_NODES, rank r on node r % nodes])
@@ -78,6 +80,23 @@ def runs():
                         (8, "2x2x2")):
             out.append(("alltoall_items", P, topo, buf, "alltoall", 32, 64,
                         ["-m", str(N // (P - 1)), "-w", "0"], 64))
+    # A stencil: each rank sends to its 8 neighbours on a periodic process
+    # grid and waits for them (halo -H: MPI_Isend to each, MPI_Waitall),
+    # HALO_ITERS times: poll 0, a blocking call every 8 sends.
+    for P, topo in ((4, "direct"), (4, "2x2"), (6, "direct"), (8, "direct"),
+                    (8, "2x4"), (8, "2x2x2")):
+        out.append(("halo", P, topo, 16384, "moore2d", 8, 0,
+                    ["-g", "moore2d", "-H", "-n", str(HALO_ITERS), "-w", "0"],
+                    64))
+    # The same programs predicted from their own statistics file's
+    # histogram of sends by offset (omnibus-plan --histogram), as a user
+    # would from a small run.
+    for P, topo in ((8, "direct"), (8, "2x4")):
+        out.append(("halo", P, topo, 16384, "histogram", 8, 0,
+                    ["-g", "moore2d", "-H", "-n", str(HALO_ITERS), "-w", "0"],
+                    64))
+        out.append(("gups", P, topo, 16384, "histogram", 8, 64,
+                    ["-n", str(N), "-w", "0", "-k", "64"], 64))
     return out
 
 def mpi_version():
@@ -108,17 +127,22 @@ def measure(kernel, P, topo, buf, args, cap, nodes):
                    stderr=subprocess.DEVNULL, timeout=300, check=True)
     with open(path) as f:
         s = json.load(f)
-    os.unlink(path)
-    return s
+    return s, path
 
-def predict(P, topo, buf, pattern, msg, poll, sends, cap, nodes):
+def predict(P, topo, buf, pattern, msg, poll, sends, cap, nodes, stats,
+            blocking):
     env = dict(os.environ, OMNIBUS_BUFFER_SIZE=str(buf))
     where = (["--nodes", str(nodes), "--round-robin", "--wire-receives", "0"]
              if nodes else [])
+    what = (["--histogram", stats] if pattern == "histogram"
+            else ["--pattern", pattern])
+    if pattern == "histogram" and blocking:
+        what.append("--in-turn") # a stencil sends to its neighbours in turn
     out = subprocess.run([os.path.join(B, "omnibus-plan"), "--ranks", str(P),
-                          "--topology", topo,
-                          "--pattern", pattern, "--message", str(msg),
-                          "--poll", str(poll), "--sends", str(sends),
+                          "--topology", topo] + what +
+                         ["--message", str(msg),
+                          "--poll", str(poll), "--blocking", str(blocking),
+                          "--sends", str(sends),
                           "--cap", str(cap), "--json"] + where, env=env,
                          capture_output=True, text=True, check=True).stdout
     return json.loads(out)["candidates"][0]
@@ -140,22 +164,29 @@ def main():
     for run in runs():
         kernel, P, topo, buf, pattern, msg, poll, args, cap = run[:9]
         nodes = run[9] if len(run) > 9 else 0
-        name = (f"{kernel} {' '.join(args)} P={P} {topo} B={buf} cap={cap}"
+        name = (f"{kernel} {' '.join(args)} {pattern} P={P} {topo} B={buf} "
+                f"cap={cap}"
                 f"{f' nodes={nodes}' if nodes else ''}")
         if only and only not in name:
             continue
-        m = measure(kernel, P, topo, buf, args, cap, nodes)
+        m, stats = measure(kernel, P, topo, buf, args, cap, nodes)
         t = m["totals"]
         sends_per_rank = (int(args[args.index("-n") + 1]) if "-n" in args
                           else (N // (P - 1)) * (P - 1))
+        blocking = 0
+        if kernel == "halo":
+            sends_per_rank *= 8
+            blocking = 8
         p = predict(P, topo, buf, pattern, msg, poll, sends_per_rank, cap,
-                    nodes)
+                    nodes, stats, blocking)
+        os.unlink(stats)
         pt = p["predicted_totals"]
         us = t["user_sends"]
         hist = m["hops_histogram"]
         phist = p["predicted_hops_histogram"]
         r = {
             "kernel": kernel, "args": " ".join(args), "ranks": P,
+            "pattern": pattern,
             "topology": topo, "buffer": buf, "message": msg, "poll": poll,
             "cap": cap, "nodes": nodes or 1,
             "hops_measured": "/".join(f"{h / us:.4f}" for h in hist),
@@ -237,7 +268,8 @@ def main():
                 f"model's (which takes every item as received at the next "
                 f"poll): {pwithin} of {len(rows)}; within the memory bound: "
                 f"{bounded} of {len(rows)}.\n\n")
-        f.write("| kernel | args | P | nodes | topology | B | cap | hops measured | "
+        f.write("| kernel | args | pattern | P | nodes | topology | B | cap | "
+                "hops measured | "
                 "hops predicted | fwd/send measured | fwd/send from hops | "
                 "fwd/send predicted | collective msgs | "
                 "wire/send measured | wire/send predicted | ratio | "
@@ -245,9 +277,10 @@ def main():
                 "flushes full/idle/age/blocking/quiet | predicted trigger | "
                 "filling peak measured | filling peak predicted | "
                 "peak measured | peak predicted | bound |\n")
-        f.write("|" + "---|" * 25 + "\n")
+        f.write("|" + "---|" * 26 + "\n")
         for r in rows:
-            f.write(f"| {r['kernel']} | `{r['args']}` | {r['ranks']} | "
+            f.write(f"| {r['kernel']} | `{r['args']}` | {r['pattern']} | "
+                    f"{r['ranks']} | "
                     f"{r['nodes']} | "
                     f"{r['topology']} | {r['buffer']} | {r['cap']} | "
                     f"{r['hops_measured']} | {r['hops_predicted']} | "

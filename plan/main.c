@@ -26,9 +26,12 @@
 
 typedef struct {
     int P, nodes, per_node, cap, rx_blocks, round_robin;
-    long k, n;
+    int in_turn;        /* --in-turn, or a pattern that sends so */
+    long k, n, blocking;
     uint64_t msg;
     pl_pattern pat;
+    double *histogram;  /* --histogram: sends by offset, P entries; owned */
+    int histogram_ranks;
     const char *topology;
     int json;
     cfg_settings cfg;
@@ -89,7 +92,8 @@ static int plan_row(row *w, const query *q)
     pl_sim_params sp = {.block = q->cfg.buffer_size,
                         .item = RT_HDR_SIZE + q->msg, .cap = q->cap,
                         .idle_rounds = (uint64_t)q->cfg.idle_rounds,
-                        .k = q->k, .n = q->n,
+                        .k = q->k, .n = q->n, .blocking = q->blocking,
+                        .ordered = q->in_turn,
                         .rx_blocks = q->rx_blocks};
     int each = P <= SIM_EACH_MAX;
     int nsim = each ? P : 1;
@@ -99,7 +103,7 @@ static int plan_row(row *w, const query *q)
         pl_sim_result r;
         pl_layout nodes = {.nodes = q->nodes, .per_node = q->per_node,
                            .round_robin = q->round_robin && !w->node_grid};
-        if (pl_traffic_of(g, q->pat, &nodes, me, &t) != 0)
+        if (pl_traffic_of(g, &q->pat, &nodes, me, &t) != 0)
             return -1;
         sp.seed = 0x9e3779b97f4a7c15ULL + (uint64_t)me * 7919;
         if (pl_sim_rank(&t, &sp, &r) != 0)
@@ -244,12 +248,88 @@ static void usage(void)
 {
     printf("usage: omnibus-plan [--ranks P | --nodes N --per-node R]\n"
            "         [--topology auto|direct|nodes|Nd|AxB..|all]\n"
-           "         [--pattern uniform|alltoall|pairs] [--message BYTES]\n"
-           "         [--poll K] [--sends N] [--cap C] [--wire-receives W]\n"
+           "         [--pattern uniform|alltoall|pairs|moore2d]\n"
+           "         [--histogram STATISTICS_FILE] [--message BYTES]\n"
+           "         [--poll K] [--blocking K] [--sends N] [--cap C]\n"
+           "         [--in-turn] [--wire-receives W]\n"
            "         [--round-robin] [--json]\n"
            "OMNIBUS_BUFFER_SIZE, _THRESHOLD, _IDLE_ROUNDS, _FLUSH_US and\n"
            "_EAGER_POOL are read from the environment.  docs/planning.md.\n");
     exit(0);
+}
+
+/* The whole of a file, NUL-terminated; fails the run when it cannot. */
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail("--histogram: cannot read %s", path);
+    size_t cap = 1 << 16, len = 0;
+    char *text = malloc(cap);
+    while (text) {
+        len += fread(text + len, 1, cap - 1 - len, f);
+        if (len < cap - 1)
+            break;
+        char *more = realloc(text, cap *= 2);
+        if (!more)
+            free(text);
+        text = more;
+    }
+    fclose(f);
+    if (!text)
+        fail("%s", "--histogram: out of memory");
+    text[len] = 0;
+    return text;
+}
+
+/* --histogram: the statistics file's sends_to (row s: what rank s sent to
+ * each rank), which sets the pattern (PL_MEASURED) and the job's size. */
+static void read_histogram(query *q, const char *path)
+{
+    char *text = read_file(path);
+    const char *key = "\"sends_to\":[";
+    char *at = strstr(text, key);
+    if (!at)
+        fail("--histogram: %s has no sends_to (the statistics file of a "
+             "job of at most 256 ranks, docs/statistics.md)", path);
+    at += strlen(key);
+    int n = 0, rows = 0, cap = 1024, depth = 1;
+    double *h = malloc(sizeof *h * (size_t)cap);
+    while (h && *at && depth > 0) {
+        if (*at == '[') {
+            depth++, rows++, at++;
+        } else if (*at == ']') {
+            depth--, at++;
+        } else if (*at == ',') {
+            at++;
+        } else {
+            char *end;
+            double x = strtod(at, &end);
+            if (end == at || x < 0)
+                fail("--histogram: sends_to in %s is not lists of counts",
+                     path);
+            if (n == cap) {
+                double *more = realloc(h, sizeof *h * (size_t)(cap *= 2));
+                if (!more)
+                    free(h);
+                h = more;
+            }
+            if (h)
+                h[n++] = x;
+            at = end;
+        }
+    }
+    free(text);
+    if (!h)
+        fail("%s", "--histogram: out of memory");
+    if (rows < 2 || n != rows * rows)
+        fail("--histogram: sends_to in %s is not P lists of P counts, P >= 2",
+             path);
+    q->histogram = h;
+    q->histogram_ranks = rows;
+    q->pat = (pl_pattern){.kind = PL_MEASURED, .sends = h};
+    if (!q->P)
+        q->P = rows;
 }
 
 static void parse(int argc, char **argv, query *q)
@@ -270,6 +350,8 @@ static void parse(int argc, char **argv, query *q)
             q->json = 1;
         else if (!strcmp(a, "--round-robin"))
             q->round_robin = 1;
+        else if (!strcmp(a, "--in-turn"))
+            q->in_turn = 1;
         else if (!v)
             fail("%s needs a value (see --help)", a);
         else if (!strcmp(a, "--ranks"))
@@ -290,16 +372,23 @@ static void parse(int argc, char **argv, query *q)
             q->rx_blocks = (int)num_arg(a, v, 0), i++;
         else if (!strcmp(a, "--topology"))
             q->topology = v, i++;
+        else if (!strcmp(a, "--blocking"))
+            q->blocking = num_arg(a, v, 0), i++;
+        else if (!strcmp(a, "--histogram"))
+            read_histogram(q, v), i++;
         else if (!strcmp(a, "--pattern")) {
             i++;
             if (!strcmp(v, "uniform"))
-                q->pat = PL_UNIFORM;
+                q->pat.kind = PL_UNIFORM;
             else if (!strcmp(v, "alltoall"))
-                q->pat = PL_ALLTOALL;
+                q->pat.kind = PL_ALLTOALL;
             else if (!strcmp(v, "pairs"))
-                q->pat = PL_PAIRS;
+                q->pat.kind = PL_PAIRS;
+            else if (!strcmp(v, "moore2d"))
+                q->pat.kind = PL_MOORE2D;
             else
-                fail("--pattern '%s' is not uniform, alltoall or pairs", v);
+                fail("--pattern '%s' is not uniform, alltoall, pairs or "
+                     "moore2d", v);
         } else
             fail("unknown option %s (see --help)", a);
     }
@@ -316,9 +405,11 @@ static void parse(int argc, char **argv, query *q)
         cfg_use_network_defaults(&q->cfg);
     if (q->rx_blocks < 0)
         q->rx_blocks = q->nodes > 1 ? 4 : 0;
-    if (q->pat == PL_PAIRS && q->P > PL_COUNT_MAX)
-        fail("%s", "--pattern pairs is counted route by route, for jobs of "
-                   "up to 2048 ranks");
+    if (q->pat.kind == PL_PAIRS || q->pat.kind == PL_MOORE2D)
+        q->in_turn = 1;
+    if (q->histogram && q->P != q->histogram_ranks)
+        fail("%s", "--histogram gives the shares of a job of its own size: "
+                   "--ranks (or --nodes x --per-node) must be that size");
     if (q->msg > q->cfg.threshold)
         fail("%s", "--message above OMNIBUS_THRESHOLD goes alone: the plan "
                    "covers aggregated messages");
@@ -409,5 +500,6 @@ int main(int argc, char **argv)
         printf("auto picks %s: %s\n", pick_name, rc_reason_text(pick.reason));
     }
     free(rows);
+    free(q.histogram);
     return 0;
 }

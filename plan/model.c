@@ -101,19 +101,102 @@ static int traffic_alloc(const rt_grid *g, int me, pl_traffic *t)
     return 0;
 }
 
-/* Sends from s that go to t, per send of s. */
-static double pair_weight(const rt_grid *g, pl_pattern pat, int s, int t)
+void pl_stencil_dims(int P, int dims[2])
+{
+    int small = 1;
+    for (int d = 1; (long long)d * d <= P; d++)
+        if (P % d == 0)
+            small = d;
+    dims[0] = P / small;
+    dims[1] = small;
+}
+
+/* Most destinations a sender of a sparse pattern has. */
+#define PL_FEW_MAX 8
+
+/* The destinations of sender s under a sparse pattern (pairs, stencil),
+ * each with the share of s's sends it takes, self-sends included (they
+ * take a share and go nowhere); returns how many, or -1 for a dense
+ * pattern. */
+static int few_destinations(const rt_grid *g, const pl_pattern *pat,
+                            const int dims[2], int s, int *d, double *w)
+{
+    int P = g->nranks;
+    if (pat->kind == PL_PAIRS) {
+        if (P % 2 == 0 && s < P / 2) {
+            d[0] = s + P / 2;
+            w[0] = 1;
+            return 1;
+        }
+        return 0;
+    }
+    if (pat->kind != PL_MOORE2D)
+        return -1;
+    int x = s / dims[1], y = s % dims[1], n = 0;
+    for (int dx = -1; dx <= 1; dx++)
+        for (int dy = -1; dy <= 1; dy++) {
+            if (!dx && !dy)
+                continue;
+            d[n] = ((x + dx + dims[0]) % dims[0]) * dims[1] +
+                   (y + dy + dims[1]) % dims[1];
+            w[n++] = 1.0 / PL_FEW_MAX;
+        }
+    return n;
+}
+
+/* Sends from s that go to t, per send of s, under a dense pattern. */
+static double pair_weight(const rt_grid *g, const pl_pattern *pat, int s,
+                          int t)
 {
     int P = g->nranks;
     if (s == t)
         return 0;
-    if (pat == PL_PAIRS)
-        return (P % 2 == 0 && s < P / 2 && t == s + P / 2) ? 1.0 : 0.0;
+    if (pat->kind == PL_MEASURED)
+        return pat->sends[(size_t)s * (size_t)P + (size_t)t];
     return 1.0 / (P - 1);
 }
 
-/* Route by route: exact on any grid. */
-static int traffic_counted(const rt_grid *g, pl_pattern pat, int me,
+/* Follows the route of w sends from s to d, as this rank (me) sees it. */
+static void count_route(const rt_grid *g, const int *index, int me, int s,
+                        int d, double w, pl_traffic *t)
+{
+    /* Each hop sets one coordinate to d's, so a rank with a coordinate
+     * that is neither s's nor d's is not on the route: most pairs of a
+     * large job are only counted in the histogram. */
+    int hops = 0, on_route = 1;
+    for (int k = 0; k < g->ndims; k++) {
+        int cs = (s / g->stride[k]) % g->dims[k];
+        int cd = (d / g->stride[k]) % g->dims[k];
+        int cm = (me / g->stride[k]) % g->dims[k];
+        hops += cs != cd;
+        on_route &= cm == cs || cm == cd;
+    }
+    t->hops[hops] += w;
+    for (int at = s, in = -1; on_route && at != d;) {
+        int next = rt_grid_next_hop(g, at, d);
+        int dim = rt_grid_hop_dim(g, at, next);
+        if (next == me)
+            t->in_dim[dim] += w;
+        if (at == me && in >= 0)
+            t->relay_dim[in][dim] += w;
+        in = dim;
+        if (at == me) {
+            int i = index[next];
+            if (s == me)
+                t->own[i] += w;
+            else
+                t->relay[i] += w;
+            if (next == d)
+                t->final[i] += w;
+        }
+        at = next;
+    }
+}
+
+/* Route by route: exact on any grid.  A sparse pattern walks each
+ * sender's few destinations; a dense one every pair, its weights scaled
+ * to one send of each sender. */
+static int traffic_counted(const rt_grid *g, const pl_pattern *pat, int me,
                            pl_traffic *t)
 {
     int P = g->nranks;
@@ -125,33 +208,26 @@ static int traffic_counted(const rt_grid *g, pl_pattern pat, int me,
     for (int i = 0; i < t->npeers; i++)
         index[t->peer[i]] = i;
     double senders = 0;
+    int dims[2];
+    pl_stencil_dims(P, dims);
     for (int s = 0; s < P; s++) {
-        double out = 0;
-        for (int d = 0; d < P; d++) {
-            double w = pair_weight(g, pat, s, d);
-            if (w == 0)
-                continue;
+        int few[PL_FEW_MAX];
+        double fw[PL_FEW_MAX], out = 0, sum = 0;
+        int n = few_destinations(g, pat, dims, s, few, fw);
+        for (int k = 0; k < n; k++) {
+            out += fw[k];
+            if (few[k] != s)
+                count_route(g, index, me, s, few[k], fw[k], t);
+            else
+                t->hops[0] += fw[k]; /* as the statistics file counts */
+        }
+        for (int d = 0; n < 0 && d < P; d++)
+            sum += pair_weight(g, pat, s, d);
+        for (int d = 0; n < 0 && sum > 0 && d < P; d++) {
+            double w = pair_weight(g, pat, s, d) / sum;
+            if (w > 0)
+                count_route(g, index, me, s, d, w, t);
             out += w;
-            t->hops[rt_grid_route_length(g, s, d)] += w;
-            for (int at = s, in = -1; at != d;) {
-                int next = rt_grid_next_hop(g, at, d);
-                int dim = rt_grid_hop_dim(g, at, next);
-                if (next == me)
-                    t->in_dim[dim] += w;
-                if (at == me && in >= 0)
-                    t->relay_dim[in][dim] += w;
-                in = dim;
-                if (at == me) {
-                    int i = index[next];
-                    if (s == me)
-                        t->own[i] += w;
-                    else
-                        t->relay[i] += w;
-                    if (next == d)
-                        t->final[i] += w;
-                }
-                at = next;
-            }
         }
         senders += out > 0;
         if (s == me)
@@ -248,18 +324,17 @@ static int node_of(const pl_layout *l, int pos)
     return l->round_robin ? pos % l->nodes : pos / l->per_node;
 }
 
-int pl_traffic_of(const rt_grid *g, pl_pattern pat, const pl_layout *nodes,
-                  int me, pl_traffic *t)
+int pl_traffic_of(const rt_grid *g, const pl_pattern *pat,
+                  const pl_layout *nodes, int me, pl_traffic *t)
 {
     if (traffic_alloc(g, me, t) != 0)
         return -1;
     int rc = 0;
+    int dense = pat->kind == PL_UNIFORM || pat->kind == PL_ALLTOALL;
     if (g->nranks < 2)
         t->sends = 0;
-    else if (g->nranks <= PL_COUNT_MAX)
+    else if (g->nranks <= PL_COUNT_MAX || !dense)
         rc = traffic_counted(g, pat, me, t);
-    else if (pat == PL_PAIRS)
-        rc = -1;
     else if (pl_grid_complete(g))
         traffic_closed(g, t);
     else

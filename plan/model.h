@@ -27,7 +27,20 @@ typedef enum {
                     fresh random order (alltoall_items): the rates of
                     PL_UNIFORM; the simulation draws its destinations at
                     random too */
-    PL_PAIRS     /* rank i < P/2 sends to i + P/2 only (stream) */
+    PL_PAIRS,    /* rank i < P/2 sends to i + P/2 only (stream) */
+    PL_MOORE2D,  /* an 8-point stencil: the ranks on a periodic process
+                    grid of MPI_Dims_create(P, 2)'s sizes, row-major, each
+                    sending alike to its 8 neighbours (halo -g moore2d -H);
+                    on a grid 2 wide, neighbours repeat */
+    PL_MEASURED  /* a small run's statistics file (its sends_to): what
+                    each rank sent to each */
+} pl_pattern_kind;
+
+typedef struct {
+    pl_pattern_kind kind;
+    const double *sends; /* PL_MEASURED: sends[s * P + d], what rank s sent
+                            to rank d, any scale (sends to self unused);
+                            owned by the caller */
 } pl_pattern;
 
 /* One rank's view.  Peers are listed in `peer` (grid positions); for each,
@@ -41,7 +54,7 @@ typedef struct {
     double *own, *relay, *final;
     unsigned char *off_node;
     double sends;      /* this rank's sends per send of a sending rank: 1,
-                          or 0 for a receiving rank of PL_PAIRS */
+                          or less for a rank that receives only */
     double senders;    /* share of ranks that send (1, or 1/2 for pairs) */
     double hops[RT_MAX_DIMS + 1]; /* job's sends by route length, shares */
     /* Items that reach this rank over dimension e (in_dim[e]), and those of
@@ -60,10 +73,16 @@ typedef struct {
     int nodes, per_node, round_robin;
 } pl_layout;
 
-/* Fills t for position me of g (nodes NULL: one node).  0, or -1 when out
- * of memory or for PL_PAIRS above PL_COUNT_MAX ranks (counted only). */
-int pl_traffic_of(const rt_grid *g, pl_pattern pat, const pl_layout *nodes,
-                  int me, pl_traffic *t);
+/* Fills t for position me of g (nodes NULL: one node).  Patterns whose
+ * senders have few destinations (pairs, stencils) are counted route by
+ * route at any size, in time linear in P; a histogram is counted pair by
+ * pair.  0, or -1 when out of memory. */
+int pl_traffic_of(const rt_grid *g, const pl_pattern *pat,
+                  const pl_layout *nodes, int me, pl_traffic *t);
+
+/* The sizes of the stencil's process grid, as MPI_Dims_create(P, 2) gives
+ * them: a product of exactly P, as square as possible, non-increasing. */
+void pl_stencil_dims(int P, int dims[2]);
 void pl_traffic_free(pl_traffic *t);
 
 /* The closed forms on a complete grid, uniform traffic (exported so the unit

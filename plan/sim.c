@@ -200,6 +200,60 @@ static int draw(const double *cdf, int n, uint64_t *x)
     return lo;
 }
 
+/* A blocking call ships every buffer; a relay keeps forwarding what
+ * still arrives, and ships it as it waits. */
+static void blocking_call(sim *s, double relay)
+{
+    for (int pass = 0; pass < 64 && (s->head >= 0 || relay > 0); pass++) {
+        while (s->head >= 0)
+            ship(s, s->head, &s->r->end);
+        if (!arrivals(s))
+            break;
+    }
+    while (s->head >= 0)
+        ship(s, s->head, &s->r->end);
+    s->held = 0; /* the call returns once the program has received */
+}
+
+/* Most destinations a rank's own sends are dealt to in order. */
+#define SIM_ORDERED_MAX 64
+
+/* The rank's own sends in turn, each destination in proportion to its
+ * weight and spread evenly (smooth weighted round robin), as a program
+ * that sends to a fixed set of neighbours does. */
+typedef struct {
+    int n;
+    int peer[SIM_ORDERED_MAX];
+    double weight[SIM_ORDERED_MAX], credit[SIM_ORDERED_MAX], total;
+} sim_turns;
+
+static int turns_init(sim_turns *u, const pl_traffic *t)
+{
+    memset(u, 0, sizeof *u);
+    for (int i = 0; i < t->npeers; i++) {
+        if (t->own[i] <= 0)
+            continue;
+        if (u->n == SIM_ORDERED_MAX)
+            return -1;
+        u->peer[u->n] = i;
+        u->weight[u->n++] = t->own[i];
+        u->total += t->own[i];
+    }
+    return 0;
+}
+
+static int turns_next(sim_turns *u)
+{
+    int best = 0;
+    for (int j = 0; j < u->n; j++) {
+        u->credit[j] += u->weight[j];
+        if (u->credit[j] > u->credit[best])
+            best = j;
+    }
+    u->credit[best] -= u->total;
+    return u->peer[best];
+}
+
 int pl_sim_rank(const pl_traffic *t, const pl_sim_params *p,
                 pl_sim_result *r)
 {
@@ -257,32 +311,39 @@ int pl_sim_rank(const pl_traffic *t, const pl_sim_params *p,
         }
     }
     /* The rank's own sends in rounds of k between two polls; at each poll
-     * what arrived is taken in (and forwarded) before the verdicts. */
+     * what arrived is taken in (and forwarded) before the verdicts.  A
+     * send to the rank itself (a stencil on a grid one wide) takes its
+     * share and appends nothing here. */
     s.rng = p->seed ? p->seed : 0x2545f4914f6cdd1dULL;
+    sim_turns turns;
+    int ordered = p->ordered && turns_init(&turns, t) == 0 && turns.n > 0;
+    double self = t->sends > own ? 1 - own / t->sends : 0;
     long k = p->k > 0 ? p->k : p->n;
-    for (long done = 0; done < p->n; done += k) {
+    long b = p->blocking > 0 ? p->blocking : p->n;
+    for (long done = 0; done < p->n;) {
         long batch = p->n - done < k ? p->n - done : k;
+        if (batch > b - done % b)
+            batch = b - done % b;
         int appended = 0;
         for (long j = 0; own > 0 && j < batch; j++) {
-            append(&s, draw(own_cdf, n, &s.rng));
+            if (self > 0 && rng_unit(&s.rng) < self)
+                continue;
+            append(&s, ordered ? turns_next(&turns)
+                               : draw(own_cdf, n, &s.rng));
             r->own++;
             appended = 1;
         }
-        if (p->k > 0) {
+        done += batch;
+        int blocks = done % b == 0 || done == p->n;
+        /* A blocking call ships before its first round (transport.h);
+         * the run's last call follows the poll of its last round. */
+        if (p->k > 0 && !(blocks && p->blocking > 0)) {
             appended |= arrivals(&s);
             round_end(&s, appended);
         }
+        if (blocks)
+            blocking_call(&s, relay);
     }
-    /* The blocking call at the end ships every buffer; a relay keeps
-     * forwarding what still arrives, and ships it as it waits. */
-    for (int pass = 0; pass < 64 && (s.head >= 0 || relay > 0); pass++) {
-        while (s.head >= 0)
-            ship(&s, s.head, &r->end);
-        if (!arrivals(&s))
-            break;
-    }
-    while (s.head >= 0)
-        ship(&s, s.head, &r->end);
     track_peak(&s);
     rc = 0;
 out:

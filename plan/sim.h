@@ -4,7 +4,8 @@
  * `k` sends between two polls, and its buffers leave by the library's
  * rules: full (the next item does not fit), the cap (router/evict.h, the
  * very functions the transport calls), idle (router/adapt.h's verdict), and
- * before the blocking call that ends the run.  The age flush
+ * before a blocking call (every `blocking` sends, and the one that ends the
+ * run).  The age flush
  * (OMNIBUS_FLUSH_US) depends on time, not counts: the model leaves it out,
  * which is exact when rounds come faster than it (docs/planning.md).
  */
@@ -21,7 +22,12 @@ typedef struct {
     uint64_t idle_rounds;
     long k;             /* sends between two polls; 0: none until the end */
     long n;             /* sends of a sending rank */
+    long blocking;      /* sends between two blocking calls, each of which
+                           ships every buffer; 0: only the call that ends
+                           the run */
     int rx_blocks;      /* wire receives kept posted */
+    int ordered;        /* the rank's own sends go to their destinations in
+                           turn (a stencil), not drawn at random (gups) */
     uint64_t seed;
 } pl_sim_params;
 

@@ -88,7 +88,12 @@ static void print_list(FILE *f, const uint64_t *v, int n)
         fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)v[i]);
 }
 
-static void write_json(FILE *f, const uint64_t *t, const uint64_t *peak)
+/* Jobs up to this size list what each rank sent to each in the statistics
+ * file (P lists of P counts), which omnibus-plan --histogram reads. */
+#define STATS_PAIRS_MAX 256
+
+static void write_json(FILE *f, const uint64_t *t, const uint64_t *peak,
+                       const uint64_t *pairs)
 {
     const rt_grid *g = &omni.grid;
     int maxhop = g->ndims;
@@ -151,6 +156,14 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *peak)
     print_list(f, t + S_HOP0, maxhop + 1);
     fprintf(f, "],\"wire_messages_per_dim\":[");
     print_list(f, t + S_DIM0, g->ndims);
+    if (pairs) {
+        fprintf(f, "],\"sends_to\":[");
+        for (int r = 0; r < omni.size; r++) {
+            fprintf(f, "%s[", r ? "," : "");
+            print_list(f, pairs + (size_t)r * (size_t)omni.size, omni.size);
+            fputc(']', f);
+        }
+    }
     fprintf(f, "],\"peak_buffer_bytes_per_rank\":%llu,"
                "\"peak_fill_bytes_per_rank\":%llu,"
                "\"memory_bound_bytes\":%llu,\"eager_pool_bytes\":%zu,"
@@ -163,7 +176,7 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *peak)
 }
 
 static void write_stats_file(const char *path, const uint64_t *t,
-                             const uint64_t *peak)
+                             const uint64_t *peak, const uint64_t *pairs)
 {
     size_t n = strlen(path) + 16;
     char *tmp = malloc(n);
@@ -176,7 +189,7 @@ static void write_stats_file(const char *path, const uint64_t *t,
         free(tmp);
         return;
     }
-    write_json(f, t, peak);
+    write_json(f, t, peak, pairs);
     if (fclose(f) != 0 || rename(tmp, path) != 0)
         fprintf(stderr, "omnibus: cannot write OMNIBUS_STATS_FILE=%s\n", path);
     free(tmp);
@@ -215,6 +228,23 @@ static void print_summary(const uint64_t *t, const uint64_t *peak)
         (unsigned long long)(peak[0] / 1024));
 }
 
+/* What each rank sent to each rank, rows by sender, gathered at rank 0
+ * (the collectives Omnibus runs as messages among them), for jobs of up
+ * to STATS_PAIRS_MAX ranks; NULL elsewhere, and on every other rank. */
+static uint64_t *sends_by_pair(void)
+{
+    int P = omni.size;
+    if (P > STATS_PAIRS_MAX)
+        return NULL;
+    uint64_t *all = NULL;
+    if (omni.rank == 0 &&
+        !(all = malloc(sizeof *all * (size_t)P * (size_t)P)))
+        omni_out_of_memory("the statistics file's sends by pair");
+    PMPI_Gather(omni.sent_to, P, MPI_UINT64_T, all, P, MPI_UINT64_T, 0,
+                MPI_COMM_WORLD);
+    return all;
+}
+
 void stats_report(void)
 {
     if (!omni.cfg.stats && !omni.cfg.stats_file)
@@ -238,10 +268,10 @@ void stats_report(void)
     uint64_t over_mine = peak_mine[0] > peak_mine[1];
     PMPI_Reduce(&over_mine, &peak[2], 1, MPI_UINT64_T, MPI_SUM, 0,
                 MPI_COMM_WORLD);
-    if (omni.rank != 0)
-        return;
-    if (omni.cfg.stats)
+    uint64_t *pairs = sends_by_pair();
+    if (omni.rank == 0 && omni.cfg.stats)
         print_summary(total, peak);
-    if (omni.cfg.stats_file)
-        write_stats_file(omni.cfg.stats_file, total, peak);
+    if (omni.rank == 0 && omni.cfg.stats_file)
+        write_stats_file(omni.cfg.stats_file, total, peak, pairs);
+    free(pairs);
 }

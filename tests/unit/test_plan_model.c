@@ -93,7 +93,7 @@ static void test_counted_rates_of_a_complete_grid_are_the_closed_forms(void)
     rt_grid g;
     rt_grid_init(&g, 60, 3, dims);
     pl_traffic t;
-    pl_traffic_of(&g, PL_UNIFORM, NULL, 17, &t);
+    pl_traffic_of(&g, &(pl_pattern){.kind = PL_UNIFORM}, NULL, 17, &t);
     double per_dim[3] = {0};
     for (int i = 0; i < t.npeers; i++)
         per_dim[t.dim[i]] += t.own[i] + t.relay[i];
@@ -113,7 +113,7 @@ static void test_relay_shares_by_dimension_match_counted_routes(void)
     rt_grid g;
     rt_grid_init(&g, 60, 3, dims);
     pl_traffic t;
-    pl_traffic_of(&g, PL_UNIFORM, NULL, 0, &t);
+    pl_traffic_of(&g, &(pl_pattern){.kind = PL_UNIFORM}, NULL, 0, &t);
     int bad = 0;
     for (int e = 0; e < 3; e++) {
         bad += !close_to(t.in_dim[e], pl_dim_hops_per_send(&g, e), 1e-12);
@@ -134,7 +134,7 @@ static void test_incomplete_grid_routes_are_counted_exactly(void)
     rt_grid g;
     rt_grid_init(&g, 7, 2, dims);
     pl_traffic t;
-    pl_traffic_of(&g, PL_UNIFORM, NULL, 0, &t);
+    pl_traffic_of(&g, &(pl_pattern){.kind = PL_UNIFORM}, NULL, 0, &t);
     double fwd = 0;
     for (int a = 2; a <= 2; a++)
         fwd += (a - 1) * t.hops[a];
@@ -157,7 +157,7 @@ static void simulate_direct(int nranks, const pl_sim_params *p,
     rt_grid g;
     rt_grid_init(&g, nranks, 1, dims);
     pl_traffic t;
-    pl_traffic_of(&g, PL_UNIFORM, NULL, 0, &t);
+    pl_traffic_of(&g, &(pl_pattern){.kind = PL_UNIFORM}, NULL, 0, &t);
     pl_sim_rank(&t, p, r);
     pl_traffic_free(&t);
 }
@@ -201,6 +201,83 @@ static void test_idle_regime_matches_its_closed_form(void)
           r.appended / r.blocks);
 }
 
+static void test_stencil_grid_is_mpi_dims_create(void)
+{
+    static const int cases[][3] = {{4, 2, 2}, {6, 3, 2}, {8, 4, 2},
+                                   {12, 4, 3}, {7, 7, 1}, {1000000, 1000,
+                                   1000}};
+    int bad = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int dims[2];
+        pl_stencil_dims(cases[i][0], dims);
+        bad += dims[0] != cases[i][1] || dims[1] != cases[i][2];
+    }
+    CHECK(bad == 0, "the stencil's process grid must be MPI_Dims_create(P, "
+                    "2)'s (4: 2x2, 6: 3x2, 8: 4x2, 12: 4x3, 7: 7x1, 10^6: "
+                    "1000x1000); %d differed", bad);
+}
+
+/* Rank 0's own sends per send under `pat`, on `direct` of P ranks. */
+static void own_shares(int P, const pl_pattern *pat, double *own)
+{
+    int dims[1] = {P};
+    rt_grid g;
+    rt_grid_init(&g, P, 1, dims);
+    pl_traffic t;
+    pl_traffic_of(&g, pat, NULL, 0, &t);
+    for (int i = 0; i < t.npeers; i++)
+        own[t.peer[i]] = t.own[i];
+    pl_traffic_free(&t);
+}
+
+static void test_moore_stencil_on_a_grid_two_wide_repeats_neighbours(void)
+{
+    double own[4] = {0};
+    own_shares(4, &(pl_pattern){.kind = PL_MOORE2D}, own);
+    CHECK(close_to(own[1], 2.0 / 8, 1e-12) && close_to(own[2], 2.0 / 8, 1e-12)
+              && close_to(own[3], 4.0 / 8, 1e-12),
+          "on the 2x2 process grid of 4 ranks, rank 0's 8 neighbours are "
+          "rank 1 twice, rank 2 twice and rank 3 (the diagonal) four times "
+          "(halo -g moore2d sends to each); got shares %g, %g, %g",
+          own[1], own[2], own[3]);
+}
+
+static void test_measured_sends_set_each_rank_s_shares(void)
+{
+    double sends[25] = {0};
+    sends[0 * 5 + 1] = 3; /* rank 0: three to rank 1, one to rank 4 */
+    sends[0 * 5 + 4] = 1;
+    sends[0 * 5 + 0] = 7; /* to itself: no share of the routes */
+    double own[5] = {0};
+    own_shares(5, &(pl_pattern){.kind = PL_MEASURED, .sends = sends}, own);
+    CHECK(close_to(own[1], 0.75, 1e-12) && close_to(own[4], 0.25, 1e-12) &&
+              own[2] == 0 && own[3] == 0,
+          "a statistics file in which rank 0 sent 3 messages to rank 1 and "
+          "1 to rank 4 must give rank 0's sends 3/4 to rank 1 and 1/4 to "
+          "rank 4, none elsewhere; got %g, %g, %g, %g",
+          own[1], own[2], own[3], own[4]);
+}
+
+static void test_blocking_calls_ship_one_block_per_neighbour(void)
+{
+    int dims[1] = {4};
+    rt_grid g;
+    rt_grid_init(&g, 4, 1, dims);
+    pl_traffic t;
+    pl_traffic_of(&g, &(pl_pattern){.kind = PL_MOORE2D}, NULL, 0, &t);
+    pl_sim_params p = {.block = 16384, .item = 32, .cap = 64,
+                       .idle_rounds = 16, .k = 0, .n = 8000,
+                       .blocking = 8, .ordered = 1};
+    pl_sim_result r;
+    pl_sim_rank(&t, &p, &r);
+    pl_traffic_free(&t);
+    CHECK(r.blocks == 3000 && r.end == 3000,
+          "a stencil rank of 4 that sends to its 8 neighbours (3 ranks) and "
+          "then blocks, 1,000 times, ships every buffer at each blocking "
+          "call: 3,000 blocks before blocking, got %.0f (%.0f before "
+          "blocking)", r.blocks, r.end);
+}
+
 int main(void)
 {
     RUN(test_hop_counts_match_counted_routes_on_complete_grids);
@@ -211,5 +288,9 @@ int main(void)
     RUN(test_cap_regime_carries_k_over_k_minus_cap_items);
     RUN(test_full_regime_fills_every_block);
     RUN(test_idle_regime_matches_its_closed_form);
+    RUN(test_stencil_grid_is_mpi_dims_create);
+    RUN(test_moore_stencil_on_a_grid_two_wide_repeats_neighbours);
+    RUN(test_measured_sends_set_each_rank_s_shares);
+    RUN(test_blocking_calls_ship_one_block_per_neighbour);
     CHECK_MAIN_END();
 }
