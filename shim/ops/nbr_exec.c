@@ -4,6 +4,7 @@
 #include "shim/progress/progress.h"
 #include "shim/progress/greq.h"
 #include "shim/base/dtype.h"
+#include "shim/base/grow.h"
 #include "shim/mpi/count_gen.h"
 #include <stdlib.h>
 #include <string.h>
@@ -133,14 +134,8 @@ static char *op_alloc(nbr_op *op, size_t n)
         op->arena_used += n;
         return p;
     }
-    if (op->nextra == op->extra_cap) {
-        int cap = op->extra_cap ? 2 * op->extra_cap : 8;
-        void **e = realloc(op->extra, sizeof *e * (size_t)cap);
-        if (!e)
-            omni_out_of_memory("a neighbourhood collective");
-        op->extra = e;
-        op->extra_cap = cap;
-    }
+    op->extra = omni_grow(op->extra, op->nextra, &op->extra_cap,
+                          sizeof *op->extra, 8, "a neighbourhood collective");
     char *p = malloc(n ? n : 1);
     if (!p)
         omni_out_of_memory("a neighbourhood collective");

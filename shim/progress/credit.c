@@ -2,6 +2,7 @@
 #include "shim/progress/progress.h"
 #include "shim/transport/transport.h"
 #include "router/flow.h"
+#include "shim/base/grow.h"
 #include <stdlib.h>
 
 /* The least a destination must have been silent before a waiting send
@@ -57,14 +58,8 @@ static void list_add(int **list, int *n, int *cap, uint8_t *listed, int r)
 {
     if (*listed)
         return;
-    if (*n == *cap) {
-        int c = *cap ? *cap * 2 : 16;
-        int *l = realloc(*list, sizeof *l * (size_t)c);
-        if (!l)
-            omni_out_of_memory("the list of grown windows");
-        *list = l;
-        *cap = c;
-    }
+    *list = omni_grow(*list, *n, cap, sizeof **list, 16,
+                      "the list of grown windows");
     (*list)[(*n)++] = r;
     *listed = 1;
 }
@@ -186,15 +181,10 @@ static void defer_answer(uint32_t src, struct credit_in *in)
 {
     if (in->deferred)
         return;
-    if (omni.credit_deferred_n == omni.credit_deferred_cap) {
-        int c = omni.credit_deferred_cap ? omni.credit_deferred_cap * 2 : 16;
-        struct credit_deferral *l =
-            realloc(omni.credit_deferred, sizeof *l * (size_t)c);
-        if (!l)
-            omni_out_of_memory("the list of deferred credit answers");
-        omni.credit_deferred = l;
-        omni.credit_deferred_cap = c;
-    }
+    omni.credit_deferred = omni_grow(
+        omni.credit_deferred, omni.credit_deferred_n,
+        &omni.credit_deferred_cap, sizeof *omni.credit_deferred, 16,
+        "the list of deferred credit answers");
     if (omni.credit_deferred_n == 0)
         omni.credit_polled_ns = omni_now_ns();
     omni.credit_deferred[omni.credit_deferred_n++] = (struct credit_deferral){

@@ -1,6 +1,7 @@
 #include "shim/progress/greq.h"
 #include "shim/progress/progress.h"
 #include "shim/base/dtype.h"
+#include "shim/base/grow.h"
 #include <stdlib.h>
 
 static int greq_poll(void *extra, MPI_Status *st)
@@ -37,15 +38,8 @@ int greq_query_send(void *extra, MPI_Status *st)
 
 void greq_ledger_add(MPI_Request greq, MPI_Comm comm, int error)
 {
-    if (omni.ledger_n == omni.ledger_cap) {
-        int cap = omni.ledger_cap ? 2 * omni.ledger_cap : 16;
-        struct req_error *grown =
-            realloc(omni.ledger, sizeof *grown * (size_t)cap);
-        if (!grown)
-            omni_out_of_memory("the error ledger");
-        omni.ledger = grown;
-        omni.ledger_cap = cap;
-    }
+    omni.ledger = omni_grow(omni.ledger, omni.ledger_n, &omni.ledger_cap,
+                            sizeof *omni.ledger, 16, "the error ledger");
     omni.ledger[omni.ledger_n++] = (struct req_error){greq, comm, error};
 }
 
