@@ -147,6 +147,52 @@ def predict(P, topo, buf, pattern, msg, poll, sends, cap, nodes, stats,
                          capture_output=True, text=True, check=True).stdout
     return json.loads(out)["candidates"][0]
 
+def plot(rows, path):
+    """Predicted against measured, beside the anchors other aggregation
+    libraries' analyses give: wire messages per send under full buffers,
+    and the memory of a full buffer (or two) for every peer."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("plan_validate: no matplotlib (scripts/setup/ensure-deps "
+              "plots installs it); no plot drawn", file=sys.stderr)
+        return False
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 5))
+    x = [r["wire_per_send_measured"] for r in rows]
+    a.scatter(x, [r["wire_per_send_predicted"] for r in rows], s=18,
+              label="omnibus-plan")
+    a.scatter(x, [r["anchor_wire_full"] for r in rows], s=18, marker="x",
+              label="full-buffer bound (hops x item / B)")
+    lo, hi = min(x) / 3, max(x) * 3
+    a.plot([lo, hi], [lo, hi], "k-", lw=0.8)
+    a.fill_between([lo, hi], [lo * 0.9, hi * 0.9], [lo * 1.1, hi * 1.1],
+                   color="0.85", label="within 10%", zorder=0)
+    a.set(xscale="log", yscale="log", xlabel="measured wire messages per send",
+          ylabel="predicted", title="Wire messages per send")
+    a.legend(fontsize=8)
+    x = [r["fill_measured"] for r in rows]
+    b.scatter(x, [r["fill_predicted"] for r in rows], s=18,
+              label="omnibus-plan (buffers filling at once)")
+    b.scatter(x, [r["peers"] * (r["buffer"] + 24) for r in rows], s=18,
+              marker="x", label="a full buffer per peer (peers x B)")
+    b.scatter(x, [2 * r["peers"] * (r["buffer"] + 24) for r in rows], s=18,
+              marker="+", label="two per peer (one filling, one travelling)")
+    b.scatter(x, [r["peak_measured"] for r in rows], s=10, marker=".",
+              color="0.5", label="measured whole peak (timing's)")
+    lo, hi = min(x) / 3, max(r["peak_measured"] for r in rows) * 3
+    b.plot([lo, hi], [lo, hi], "k-", lw=0.8)
+    b.set(xscale="log", yscale="log",
+          xlabel="measured peak of the filling buffers, bytes per rank",
+          ylabel="predicted (or measured whole peak)",
+          title="Buffer memory per rank")
+    b.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    return True
+
+
 def main():
     argv = sys.argv[1:]
     out = os.path.join(ROOT, "bench", "results", "plan_validation")
@@ -212,6 +258,9 @@ def main():
             "fill_measured": m["peak_fill_bytes_per_rank"],
             "fill_predicted": p["predicted_peak_fill_bytes_per_rank"],
             "bound": m["memory_bound_bytes"],
+            "peers": p["peers_per_rank"],
+            "anchor_wire_full": (1 + t["forwarded_items"] / us) *
+                                (24 + msg) / buf,
             "flushes_measured": "/".join(str(m["flushes"][k]) for k in
                                          ("full", "idle", "age",
                                           "before_blocking", "quiet")),
@@ -246,10 +295,14 @@ def main():
     pwithin = sum(abs(r["peak_ratio"] - 1) <= 0.10 for r in rows)
     fwithin = sum(abs(r["fill_ratio"] - 1) <= 0.10 for r in rows)
     bounded = sum(r["peak_measured"] <= r["bound"] for r in rows)
+    drawn = plot(rows, out + ".png")
     with open(out + ".md", "w") as f:
         f.write("# omnibus-plan against the statistics file\n\n")
         for key, value in prov:
             f.write(f"- {key}: {value}\n")
+        if drawn:
+            f.write(f"\n![predicted against measured, with the anchors]"
+                    f"({os.path.basename(out)}.png)\n")
         f.write(f"\nOMNIBUS_FLUSH_US=1000000 on every run; {N} sends per "
                 f"rank, no warmup.\n\n")
         exact = sum(abs(r["fwd_per_send_measured"] -
