@@ -190,9 +190,11 @@ def prototype(protos, name):
     return decls[0]
 
 
-def read_table(path):
-    """[(name, kind, argument or None)] in table order; a safe row's
-    argument is its reason."""
+def table_rows(path, parse, fail):
+    """The rows of a wrapper table, in order: parse(words, where) of each
+    line that holds more than a comment (# to the end of the line), where
+    `where` is "path:line"; fail(message) when a name is listed twice.
+    gen-yield-wrappers.py reads its own table with it too."""
     rows, seen = [], set()
     with open(path, encoding="utf-8") as f:
         for lineno, line in enumerate(f, 1):
@@ -200,26 +202,35 @@ def read_table(path):
             if not words:
                 continue
             where = "%s:%d" % (path, lineno)
-            if len(words) == 3 and words[1] == "nb":
-                row = (words[0], "nb", words[2])
-            elif len(words) == 2 and words[1] in ("flush", "drain", "hand"):
-                row = (words[0], words[1], None)
-            elif len(words) == 3 and words[1] in ("impl", "send", "init",
-                                                  "view"):
-                row = (words[0], words[1], words[2])
-            elif len(words) > 2 and words[1] == "safe":
-                row = (words[0], "safe", " ".join(words[2:]))
-            else:
-                die("%s: expected '<MPI_Name> nb <MPI_Iname>', '<MPI_Name> flush', "
-                    "'<MPI_Name> drain', '<MPI_Name> impl <function>', "
-                    "'<MPI_Name> send <MODE>', '<MPI_Name> view <function>', "
-                    "'<MPI_Name> init <MODE>', '<MPI_Name> hand' or "
-                    "'<MPI_Name> safe <reason>'" % where)
+            row = parse(words, where)
             if row[0] in seen:
-                die("%s: %s listed twice" % (where, row[0]))
+                fail("%s: %s listed twice" % (where, row[0]))
             seen.add(row[0])
             rows.append(row)
     return rows
+
+
+def parse_row(words, where):
+    """(name, kind, argument or None) of one row; a safe row's argument is
+    its reason."""
+    if len(words) == 3 and words[1] == "nb":
+        return (words[0], "nb", words[2])
+    if len(words) == 2 and words[1] in ("flush", "drain", "hand"):
+        return (words[0], words[1], None)
+    if len(words) == 3 and words[1] in ("impl", "send", "init", "view"):
+        return (words[0], words[1], words[2])
+    if len(words) > 2 and words[1] == "safe":
+        return (words[0], "safe", " ".join(words[2:]))
+    die("%s: expected '<MPI_Name> nb <MPI_Iname>', '<MPI_Name> flush', "
+        "'<MPI_Name> drain', '<MPI_Name> impl <function>', "
+        "'<MPI_Name> send <MODE>', '<MPI_Name> view <function>', "
+        "'<MPI_Name> init <MODE>', '<MPI_Name> hand' or "
+        "'<MPI_Name> safe <reason>'" % where)
+
+
+def read_table(path):
+    """[(name, kind, argument or None)] in table order."""
+    return table_rows(path, parse_row, die)
 
 
 # The kinds of row that generate nothing: a hand-written wrapper in shim/,

@@ -44,23 +44,17 @@ def die(msg):
 KINDS = {"nb": 3, "poll": 3, "impl": 3, "test": 2}
 
 
+def parse_row(words, where):
+    """(name, kind, argument or None) of one row."""
+    if len(words) < 2 or KINDS.get(words[1]) != len(words):
+        die("%s: expected '<MPI_X> nb <MPI_IX>', '<MPI_X> poll <MPI_TX>', "
+            "'<MPI_X> test' or '<MPI_X> impl <function>'" % where)
+    return (words[0], words[1], words[2] if len(words) == 3 else None)
+
+
 def read_table(path):
     """[(name, kind, argument or None)] in table order."""
-    rows, seen = [], set()
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            words = line.split("#", 1)[0].split()
-            if not words:
-                continue
-            where = "%s:%d" % (path, lineno)
-            if len(words) < 2 or KINDS.get(words[1]) != len(words):
-                die("%s: expected '<MPI_X> nb <MPI_IX>', '<MPI_X> poll <MPI_TX>', "
-                    "'<MPI_X> test' or '<MPI_X> impl <function>'" % where)
-            if words[0] in seen:
-                die("%s: %s listed twice" % (where, words[0]))
-            seen.add(words[0])
-            rows.append((words[0], words[1], words[2] if len(words) == 3 else None))
-    return rows
+    return gw.table_rows(path, parse_row, die)
 
 
 def proto(protos, name, what=""):
