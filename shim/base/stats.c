@@ -92,7 +92,13 @@ static void print_list(FILE *f, const uint64_t *v, int n)
  * file (P lists of P counts), which omnibus-plan --histogram reads. */
 #define STATS_PAIRS_MAX 256
 
-static void write_json(FILE *f, const uint64_t *t, const uint64_t *peak,
+/* The job's largest, over ranks, of each rank's figure (MPI_MAX). */
+enum { M_PEAK, M_BOUND, M_WINDOW, M_FILL, M_COUNT };
+
+/* most[]: the maxima above; over: how many ranks held more than their own
+ * bound. */
+static void write_json(FILE *f, const uint64_t *t, const uint64_t *most,
+                       uint64_t over,
                        const uint64_t *pairs)
 {
     const rt_grid *g = &omni.grid;
@@ -150,7 +156,8 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *peak,
             (unsigned long long)t[S_STALLS], (unsigned long long)t[S_REFUSALS],
             (unsigned long long)t[S_SILENCES], (unsigned long long)t[S_HOLDS],
             (unsigned long long)t[S_GRANTS],
-            (unsigned long long)t[S_RECLAIMS], (unsigned long long)peak[3],
+            (unsigned long long)t[S_RECLAIMS],
+            (unsigned long long)most[M_WINDOW],
             omni.credit_ranks);
     fprintf(f, "\"hops_histogram\":[");
     print_list(f, t + S_HOP0, maxhop + 1);
@@ -169,14 +176,15 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *peak,
                "\"memory_bound_bytes\":%llu,\"eager_pool_bytes\":%zu,"
                "\"ranks_over_memory_bound\":%llu,"
                "\"window_bytes\":%u,\"window_full_sends\":%llu}\n",
-            (unsigned long long)peak[0], (unsigned long long)peak[4],
-            (unsigned long long)peak[1],
-            omni.cfg.eager_pool, (unsigned long long)peak[2], omni.window,
+            (unsigned long long)most[M_PEAK], (unsigned long long)most[M_FILL],
+            (unsigned long long)most[M_BOUND],
+            omni.cfg.eager_pool, (unsigned long long)over, omni.window,
             (unsigned long long)t[S_WINDOW_FULL]);
 }
 
 static void write_stats_file(const char *path, const uint64_t *t,
-                             const uint64_t *peak, const uint64_t *pairs)
+                             const uint64_t *most, uint64_t over,
+                             const uint64_t *pairs)
 {
     size_t n = strlen(path) + 16;
     char *tmp = malloc(n);
@@ -189,7 +197,7 @@ static void write_stats_file(const char *path, const uint64_t *t,
         free(tmp);
         return;
     }
-    write_json(f, t, peak, pairs);
+    write_json(f, t, most, over, pairs);
     if (fclose(f) != 0 || rename(tmp, path) != 0)
         fprintf(stderr, "omnibus: cannot write OMNIBUS_STATS_FILE=%s\n", path);
     free(tmp);
@@ -201,7 +209,7 @@ static void write_stats_file(const char *path, const uint64_t *t,
  * a send past its pair's window went to MPICH (a blocking one, counted in
  * direct_sends) or by rendezvous (the rest of rendezvous_sends, which also
  * counts the single-copy reads). */
-static void print_summary(const uint64_t *t, const uint64_t *peak)
+static void print_summary(const uint64_t *t, const uint64_t *most)
 {
     double per = t[S_USER] ? (double)t[S_WIRE_MSGS] / (double)t[S_USER] : 0.0;
     uint64_t alone = t[S_RING_ALONE] + t[S_WIRE_ALONE];
@@ -225,7 +233,7 @@ static void print_summary(const uint64_t *t, const uint64_t *peak)
         (unsigned long long)past, (unsigned long long)t[S_FORWARDED],
         (unsigned long long)t[S_WIRE_MSGS], per,
         (unsigned long long)t[S_WIRE_BYTES],
-        (unsigned long long)(peak[0] / 1024));
+        (unsigned long long)(most[M_PEAK] / 1024));
 }
 
 /* What each rank sent to each rank, rows by sender, gathered at rank 0
@@ -252,26 +260,24 @@ void stats_report(void)
     uint64_t mine[S_COUNT], total[S_COUNT];
     /* Each rank's peak and bound; the file shows the largest of each, and
      * every rank's peak is within its own bound. */
-    uint64_t peak_mine[4] = {omni.stats.peak_bytes, stats_memory_bound(),
-                             omni.stats.window_max,
-                             omni.stats.peak_filling *
-                                 (sizeof(omni_block) + omni.block_cap)};
-    uint64_t peak[5] = {0, 0, 0, 0, 0};
+    uint64_t mine_most[M_COUNT] = {
+        [M_PEAK] = omni.stats.peak_bytes,
+        [M_BOUND] = stats_memory_bound(),
+        [M_WINDOW] = omni.stats.window_max,
+        [M_FILL] = omni.stats.peak_filling *
+                   (sizeof(omni_block) + omni.block_cap)};
+    uint64_t most[M_COUNT], over = 0;
+    uint64_t over_mine = mine_most[M_PEAK] > mine_most[M_BOUND];
     collect(mine);
     PMPI_Reduce(mine, total, S_COUNT, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-    uint64_t most[4];
-    PMPI_Reduce(peak_mine, most, 4, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
-    peak[0] = most[0];
-    peak[1] = most[1];
-    peak[3] = most[2];
-    peak[4] = most[3];
-    uint64_t over_mine = peak_mine[0] > peak_mine[1];
-    PMPI_Reduce(&over_mine, &peak[2], 1, MPI_UINT64_T, MPI_SUM, 0,
+    PMPI_Reduce(mine_most, most, M_COUNT, MPI_UINT64_T, MPI_MAX, 0,
+                MPI_COMM_WORLD);
+    PMPI_Reduce(&over_mine, &over, 1, MPI_UINT64_T, MPI_SUM, 0,
                 MPI_COMM_WORLD);
     uint64_t *pairs = sends_by_pair();
     if (omni.rank == 0 && omni.cfg.stats)
-        print_summary(total, peak);
+        print_summary(total, most);
     if (omni.rank == 0 && omni.cfg.stats_file)
-        write_stats_file(omni.cfg.stats_file, total, peak, pairs);
+        write_stats_file(omni.cfg.stats_file, total, most, over, pairs);
     free(pairs);
 }
