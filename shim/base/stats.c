@@ -1,6 +1,7 @@
 #include "shim/base/stats.h"
 #include "shim/base/state.h"
 #include "router/flow.h"
+#include "shim/base/fail.h"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -26,9 +27,9 @@ static void collect(uint64_t *v)
     const omni_counters *c = &omni.stats;
     for (int i = 0; i < S_COUNT; i++)
         v[i] = 0;
-    for (int r = 0; r < omni.size; r++) {
-        v[S_USER] += omni.sent_to[r];
-        v[S_HOP0 + omni.route_len[r]] += omni.sent_to[r];
+    for (int r = 0; r < omni.job.size; r++) {
+        v[S_USER] += omni.eng.sent_to[r];
+        v[S_HOP0 + omni.job.route_len[r]] += omni.eng.sent_to[r];
     }
     /* the program's sends only: a collective Omnibus runs is one call */
     v[S_USER] -= c->coll_items;
@@ -75,10 +76,10 @@ static void collect(uint64_t *v)
 /* This rank's bound on the block bytes it holds (router/flow.h). */
 uint64_t stats_memory_bound(void)
 {
-    fl_params p = {.pool = omni.cfg.eager_pool, .block = omni.block_cap,
-                   .nranks = omni.credit_ranks, .npeers = omni.npeers,
-                   .rx_blocks = omni.rx_count,
-                   .relay_pairs = fl_relay_pairs(&omni.grid, omni.grid_pos)};
+    fl_params p = {.pool = omni.job.cfg.eager_pool, .block = omni.job.block_cap,
+                   .nranks = omni.credit.ranks, .npeers = omni.job.npeers,
+                   .rx_blocks = omni.tx.rx_count,
+                   .relay_pairs = fl_relay_pairs(&omni.job.grid, omni.job.grid_pos)};
     return fl_memory_bound(&p);
 }
 
@@ -101,14 +102,14 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *most,
                        uint64_t over,
                        const uint64_t *pairs)
 {
-    const rt_grid *g = &omni.grid;
+    const rt_grid *g = &omni.job.grid;
     int maxhop = g->ndims;
     fprintf(f, "{\"version\":\"%s\",\"ranks\":%d,\"topology\":[",
-            OMNIBUS_VERSION, omni.size);
+            OMNIBUS_VERSION, omni.job.size);
     for (int d = 0; d < g->ndims; d++)
         fprintf(f, "%s%d", d ? "," : "", g->dims[d]);
     fprintf(f, "],\"buffer_size\":%zu,\"threshold\":%zu,\"yield\":%d,",
-            omni.block_cap, omni.threshold, omni.yield);
+            omni.job.block_cap, omni.job.threshold, omni.job.yield);
     fprintf(f, "\"totals\":{\"user_sends\":%llu,\"aggregated_items\":%llu,"
                "\"forwarded_items\":%llu,\"wire_messages\":%llu,"
                "\"wire_bytes\":%llu,\"direct_sends\":%llu,"
@@ -158,16 +159,16 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *most,
             (unsigned long long)t[S_GRANTS],
             (unsigned long long)t[S_RECLAIMS],
             (unsigned long long)most[M_WINDOW],
-            omni.credit_ranks);
+            omni.credit.ranks);
     fprintf(f, "\"hops_histogram\":[");
     print_list(f, t + S_HOP0, maxhop + 1);
     fprintf(f, "],\"wire_messages_per_dim\":[");
     print_list(f, t + S_DIM0, g->ndims);
     if (pairs) {
         fprintf(f, "],\"sends_to\":[");
-        for (int r = 0; r < omni.size; r++) {
+        for (int r = 0; r < omni.job.size; r++) {
             fprintf(f, "%s[", r ? "," : "");
-            print_list(f, pairs + (size_t)r * (size_t)omni.size, omni.size);
+            print_list(f, pairs + (size_t)r * (size_t)omni.job.size, omni.job.size);
             fputc(']', f);
         }
     }
@@ -178,7 +179,7 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *most,
                "\"window_bytes\":%u,\"window_full_sends\":%llu}\n",
             (unsigned long long)most[M_PEAK], (unsigned long long)most[M_FILL],
             (unsigned long long)most[M_BOUND],
-            omni.cfg.eager_pool, (unsigned long long)over, omni.window,
+            omni.job.cfg.eager_pool, (unsigned long long)over, omni.credit.window,
             (unsigned long long)t[S_WINDOW_FULL]);
 }
 
@@ -217,9 +218,9 @@ static void print_summary(const uint64_t *t, const uint64_t *most)
     uint64_t large = alone + t[S_READ] + split;
     uint64_t past = t[S_FALLBACK] + (t[S_RNDV] - t[S_READ]);
     fprintf(stderr,
-            "omnibus: %d ranks, topology", omni.size);
-    for (int d = 0; d < omni.grid.ndims; d++)
-        fprintf(stderr, "%s%d", d ? "x" : " ", omni.grid.dims[d]);
+            "omnibus: %d ranks, topology", omni.job.size);
+    for (int d = 0; d < omni.job.grid.ndims; d++)
+        fprintf(stderr, "%s%d", d ? "x" : " ", omni.job.grid.dims[d]);
     fprintf(
         stderr,
         ": %llu sends (%llu aggregated; %llu large: %llu alone, %llu "
@@ -241,21 +242,21 @@ static void print_summary(const uint64_t *t, const uint64_t *most)
  * to STATS_PAIRS_MAX ranks; NULL elsewhere, and on every other rank. */
 static uint64_t *sends_by_pair(void)
 {
-    int P = omni.size;
+    int P = omni.job.size;
     if (P > STATS_PAIRS_MAX)
         return NULL;
     uint64_t *all = NULL;
-    if (omni.rank == 0 &&
+    if (omni.job.rank == 0 &&
         !(all = malloc(sizeof *all * (size_t)P * (size_t)P)))
         omni_out_of_memory("the statistics file's sends by pair");
-    PMPI_Gather(omni.sent_to, P, MPI_UINT64_T, all, P, MPI_UINT64_T, 0,
+    PMPI_Gather(omni.eng.sent_to, P, MPI_UINT64_T, all, P, MPI_UINT64_T, 0,
                 MPI_COMM_WORLD);
     return all;
 }
 
 void stats_report(void)
 {
-    if (!omni.cfg.stats && !omni.cfg.stats_file)
+    if (!omni.job.cfg.stats && !omni.job.cfg.stats_file)
         return;
     uint64_t mine[S_COUNT], total[S_COUNT];
     /* Each rank's peak and bound; the file shows the largest of each, and
@@ -265,7 +266,7 @@ void stats_report(void)
         [M_BOUND] = stats_memory_bound(),
         [M_WINDOW] = omni.stats.window_max,
         [M_FILL] = omni.stats.peak_filling *
-                   (sizeof(omni_block) + omni.block_cap)};
+                   (sizeof(omni_block) + omni.job.block_cap)};
     uint64_t most[M_COUNT], over = 0;
     uint64_t over_mine = mine_most[M_PEAK] > mine_most[M_BOUND];
     collect(mine);
@@ -275,9 +276,9 @@ void stats_report(void)
     PMPI_Reduce(&over_mine, &over, 1, MPI_UINT64_T, MPI_SUM, 0,
                 MPI_COMM_WORLD);
     uint64_t *pairs = sends_by_pair();
-    if (omni.rank == 0 && omni.cfg.stats)
+    if (omni.job.rank == 0 && omni.job.cfg.stats)
         print_summary(total, most);
-    if (omni.rank == 0 && omni.cfg.stats_file)
-        write_stats_file(omni.cfg.stats_file, total, most, over, pairs);
+    if (omni.job.rank == 0 && omni.job.cfg.stats_file)
+        write_stats_file(omni.job.cfg.stats_file, total, most, over, pairs);
     free(pairs);
 }

@@ -1,4 +1,4 @@
-/* stats: the counters every rank keeps (omni.stats, omni.sent_to), summed
+/* stats: the counters every rank keeps (omni.stats, omni.eng.sent_to), summed
  * over the job at MPI_Finalize.  Rank 0 prints a short summary on stderr
  * (OMNIBUS_STATS=1) and writes the JSON file docs/statistics.md describes
  * (OMNIBUS_STATS_FILE),

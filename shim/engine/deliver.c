@@ -16,7 +16,7 @@ typedef struct {
 
 static void urgent_note(urgent_set *u, uint32_t dst)
 {
-    int p = omni.next_hop[dst];
+    int p = omni.job.next_hop[dst];
     if (u->n < 8)
         u->peers[u->n++] = p;
     else
@@ -44,12 +44,9 @@ deliver_item(const char *at, omni_block *b, urgent_set *u)
     rt_hdr_read(at, &h);
     const char *body = at + RT_HDR_SIZE;
     uint32_t size = rt_item_size(&h);
-    if ((int)h.dst != omni.rank) {
-        memcpy(transport_reserve((int)h.dst, size), at, size);
+    if ((int)h.dst != omni.job.rank) {
+        memcpy(transport_reserve_forward((int)h.dst, size), at, size);
         omni.stats.forwarded_items++;
-        omni_peer *next = &omni.peers[omni.next_hop[h.dst]];
-        if (!next->fwd_round)
-            next->fwd_round = omni.rounds + 1;
         if (rt_kind_is_urgent(rt_meta_kind(h.meta)))
             urgent_note(u, h.dst);
         return size;

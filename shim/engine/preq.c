@@ -1,17 +1,18 @@
 #include "shim/engine/preq.h"
 #include "shim/base/state.h"
+#include "shim/base/fail.h"
 #include <stdlib.h>
 
 preq_record *preq_get(MPI_Request h)
 {
-    preq_record *p = handle_get(&omni.persistent, mpi_request_bits(h));
+    preq_record *p = handle_get(&omni.eng.persistent, mpi_request_bits(h));
     return p && p->in_use ? p : NULL;
 }
 
 preq_record *preq_new(MPI_Request *handle)
 {
     int h;
-    preq_record *p = handle_new(&omni.persistent, &h);
+    preq_record *p = handle_new(&omni.eng.persistent, &h);
     *p = (preq_record){.in_use = 1, .inner = MPI_REQUEST_NULL};
     *handle = mpi_request_of((uintptr_t)h);
     return p;
@@ -20,17 +21,17 @@ preq_record *preq_new(MPI_Request *handle)
 void preq_release(MPI_Request h, preq_record *p)
 {
     p->in_use = 0;
-    handle_release(&omni.persistent, mpi_request_bits(h));
+    handle_release(&omni.eng.persistent, mpi_request_bits(h));
 }
 
 void preq_init(void)
 {
-    handle_pool_init(&omni.persistent, sizeof(preq_record));
+    handle_pool_init(&omni.eng.persistent, sizeof(preq_record));
 }
 
 void preq_finalize(void)
 {
-    handle_pool_destroy(&omni.persistent);
+    handle_pool_destroy(&omni.eng.persistent);
 }
 
 /* A one-shot handle is not persistent: MPI_Start refuses it, and the

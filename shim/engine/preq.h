@@ -1,6 +1,6 @@
 /* preq: Omnibus request handles that stand for another request.
  *
- * Three kinds of MPI_Request live in one handle pool (omni.persistent,
+ * Three kinds of MPI_Request live in one handle pool (omni.eng.persistent,
  * handles.h) and each holds an `inner` request, the one that really
  * completes:
  *  - a persistent send or receive on a managed communicator (ops/persist.h

@@ -7,17 +7,18 @@
 #include "shim/base/dtype.h"
 #include "shim/base/handles.h"
 #include "shim/mpi/count_gen.h"
+#include "shim/base/fail.h"
 #include <stdint.h>
 #include <stdlib.h>
 
 void recv_init(void)
 {
-    handle_pool_init(&omni.awaiting, sizeof(match_recv *));
+    handle_pool_init(&omni.eng.awaiting, sizeof(match_recv *));
 }
 
 void recv_finalize(void)
 {
-    handle_pool_destroy(&omni.awaiting);
+    handle_pool_destroy(&omni.eng.awaiting);
 }
 
 /* Unpacks n bytes into a derived datatype (out of line, so that
@@ -96,7 +97,7 @@ static inline void recv_finish(match_recv *r)
  * the receive named `recv_id` (recv_rndv_data). */
 static void recv_answer_rndv(uint32_t src_world, uint32_t id, uint32_t recv_id)
 {
-    rt_item_hdr h = {.dst = src_world, .src = (uint32_t)omni.rank, .comm = 0,
+    rt_item_hdr h = {.dst = src_world, .src = (uint32_t)omni.job.rank, .comm = 0,
                      .tag = 0, .len = RT_CTS_BODY, .meta = rt_meta(RT_CTS, id)};
     char *at = transport_reserve((int)src_world, RT_HDR_SIZE + RT_CTS_BODY);
     rt_hdr_write(at, &h);
@@ -153,8 +154,8 @@ static void recv_read(match_recv *r, const match_msg *m)
 static void recv_await_payload(match_recv *r)
 {
     r->state = RECV_PAYLOAD;
-    pending_add(&omni.payloads, r, r->payload);
-    prog_has_work(omni.payload_poller);
+    pending_add(&omni.eng.payloads, r, r->payload);
+    prog_has_work(omni.eng.payload_poller);
 }
 
 void recv_take_message(match_recv *r, match_msg *m)
@@ -180,7 +181,7 @@ void recv_take_message(match_recv *r, match_msg *m)
         /* The data comes in an RNDV_DATA item once the sender has the CTS;
          * the receive waits under an id the CTS carries. */
         int id;
-        match_recv **slot = handle_new(&omni.awaiting, &id);
+        match_recv **slot = handle_new(&omni.eng.awaiting, &id);
         *slot = r;
         r->state = RECV_PAYLOAD;
         recv_answer_rndv(m->src_world, m->rndv_id, (uint32_t)id);
@@ -206,10 +207,10 @@ void recv_take_message(match_recv *r, match_msg *m)
         if (!r->spill)
             omni_out_of_memory("a truncated message");
         rc = mpi_Irecv_c(r->spill, m->bytes, MPI_BYTE, (int)m->src_world,
-                          (int)m->value, omni.payload_comm, &r->payload);
+                          (int)m->value, omni.job.payload_comm, &r->payload);
     } else {
         rc = mpi_Irecv_c(r->buf, r->count, r->dtype, (int)m->src_world,
-                          (int)m->value, omni.payload_comm, &r->payload);
+                          (int)m->value, omni.job.payload_comm, &r->payload);
     }
     if (rc != MPI_SUCCESS) {
         r->error = rc;
@@ -221,9 +222,9 @@ void recv_take_message(match_recv *r, match_msg *m)
 
 void recv_rndv_data(uint32_t id, const char *data, uint32_t bytes)
 {
-    match_recv **slot = handle_get(&omni.awaiting, id);
+    match_recv **slot = handle_get(&omni.eng.awaiting, id);
     match_recv *r = *slot;
-    handle_release(&omni.awaiting, id);
+    handle_release(&omni.eng.awaiting, id);
     recv_copy_in(r, data, bytes);
     recv_finish(r);
 }
@@ -239,8 +240,7 @@ static void recv_payload_done(void *owner, const MPI_Status *st, int rc)
         free(r->spill);
         r->spill = NULL;
         if (r->spill_early) {
-            omni.early_bytes -= (size_t)r->spill_early;
-            omni.early_count--;
+            match_early_return((size_t)r->spill_early);
         }
     } else if (rc != MPI_SUCCESS) {
         int cls;
@@ -250,10 +250,11 @@ static void recv_payload_done(void *owner, const MPI_Status *st, int rc)
     recv_finish(r);
 }
 
-int recv_poll_payloads(void)
+/* Returns whether any large-payload receive is still pending. */
+static int recv_poll_payloads(void)
 {
-    pending_poll(&omni.payloads, recv_payload_done);
-    return pending_any(&omni.payloads);
+    pending_poll(&omni.eng.payloads, recv_payload_done);
+    return pending_any(&omni.eng.payloads);
 }
 
 /* An arrival while receives are posted, or for a freed communicator: m
@@ -324,21 +325,20 @@ static inline void recv_describe(match_msg *m, const comm_rec *c,
 
 static void recv_receive_early(match_msg *m)
 {
-    if (m->bytes > RECV_EARLY_MAX || omni.early_count >= OMNI_EARLY_MAX ||
-        omni.early_bytes + omni_early_charge(m->bytes) > omni.cfg.eager_pool)
+    if (m->bytes > RECV_EARLY_MAX || omni.match.early_count >= OMNI_EARLY_MAX ||
+        omni.match.early_bytes + omni_early_charge(m->bytes) > omni.job.cfg.eager_pool)
         return;
     char *buf = malloc(m->bytes > 0 ? (size_t)m->bytes : 1);
     if (!buf)
         return; /* it waits in MPICH, as it would have */
     if (mpi_Irecv_c(buf, m->bytes, MPI_BYTE, (int)m->src_world,
-                     (int)m->value, omni.payload_comm,
+                     (int)m->value, omni.job.payload_comm,
                      &m->early_req) != MPI_SUCCESS) {
         free(buf);
         return;
     }
     m->early = buf;
-    omni.early_bytes += omni_early_charge(m->bytes);
-    omni.early_count++;
+    match_early_take(omni_early_charge(m->bytes));
     omni.stats.early_payloads++;
 }
 
@@ -412,7 +412,7 @@ void recv_wait(match_recv *r)
 static int recv_args_valid(MPI_Count count, int source, int tag, comm_rec *c)
 {
     return count >= 0 && (tag >= 0 || tag == MPI_ANY_TAG) &&
-           tag <= omni.tag_ub && source >= MPI_ANY_SOURCE && source < c->size;
+           tag <= omni.job.tag_ub && source >= MPI_ANY_SOURCE && source < c->size;
 }
 
 int recv_general(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
@@ -556,4 +556,9 @@ int impl_Sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dtype,
                            dtype, source, recvtag, comm, status);
     free(tmp);
     return rc;
+}
+
+void recv_add_poller(void)
+{
+    omni.eng.payload_poller = prog_add_poller(recv_poll_payloads, 0);
 }

@@ -29,9 +29,9 @@ int recv_arrived_if_taken(const rt_item_hdr *h, const char *body);
  * waits for arrived: the receive completes. */
 void recv_rndv_data(uint32_t id, const char *data, uint32_t bytes);
 
-/* Tests pending large-payload receives; completes those that are done.
- * Returns whether any is still pending (a progress poller). */
-int recv_poll_payloads(void);
+/* Registers the progress poller that tests pending large-payload receives
+ * and completes those that are done (omni.eng.payload_poller). */
+void recv_add_poller(void);
 
 /* Starts a receive into r (already filled with buffer, source, tag, comm and
  * req): takes a matching unexpected message or posts r. */
@@ -57,7 +57,7 @@ static inline match_msg *recv_head_taken(comm_rec *c, MPI_Count count,
     int esize = dtype_builtin_size(dtype);
     if (!m || m->kind != RT_EAGER || !esize ||
         !match_fits(source, tag, m->src, m->tag) || m->bytes > esize * count ||
-        tag > omni.tag_ub || count < 0)
+        tag > omni.job.tag_ub || count < 0)
         return NULL;
     c->unx_head = m->next;
     if (!m->next)

@@ -3,6 +3,7 @@
 #include "shim/progress/progress.h"
 #include "shim/progress/greq.h"
 #include "shim/base/dtype.h"
+#include "shim/base/fail.h"
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -24,7 +25,7 @@ static inline __attribute__((always_inline)) match_recv *recv_of(MPI_Request h)
         return NULL;
     if (bits == HANDLE_SENT)
         return (match_recv *)&sent_record;
-    return handle_get(&omni.recv_reqs, bits & ~(uintptr_t)HANDLE_RECV_BIT);
+    return handle_get(&omni.eng.recv_reqs, bits & ~(uintptr_t)HANDLE_RECV_BIT);
 }
 
 static int recv_is_done(const match_recv *r)
@@ -37,7 +38,7 @@ recv_handle_drop(match_recv *r)
 {
     if (r == &sent_record)
         return;
-    handle_release_slot(&omni.recv_reqs, r,
+    handle_release_slot(&omni.eng.recv_reqs, r,
                         (int)(mpi_request_bits(r->req) & ~(uintptr_t)HANDLE_RECV_BIT));
 }
 
@@ -161,22 +162,22 @@ static int sync_wait_fn(int n, void **states, double timeout, MPI_Status *st)
 
 int request_init(void)
 {
-    handle_pool_init(&omni.recv_reqs, sizeof(match_recv));
+    handle_pool_init(&omni.eng.recv_reqs, sizeof(match_recv));
     if (greq_class_create(greq_query_send, sync_free, sync_wait_fn,
-                          &omni.sync_class) != MPI_SUCCESS)
+                          &omni.eng.sync_class) != MPI_SUCCESS)
         return -1;
     return 0;
 }
 
 void request_finalize(void)
 {
-    handle_pool_destroy(&omni.recv_reqs);
+    handle_pool_destroy(&omni.eng.recv_reqs);
 }
 
 MPI_Request request_start_sync(uint32_t id)
 {
     MPI_Request req;
-    mpi_gclass_start(omni.sync_class, (void *)(uintptr_t)id, &req);
+    mpi_gclass_start(omni.eng.sync_class, (void *)(uintptr_t)id, &req);
     return req;
 }
 
@@ -200,7 +201,7 @@ static void snapshot_take(req_snapshot *s, int n, const MPI_Request *reqs)
 {
     s->n = 0;
     s->handles = NULL;
-    if (omni.err_pending == 0 || n <= 0)
+    if (omni.ops.err_pending == 0 || n <= 0)
         return;
     s->handles = n <= 64 ? s->small : malloc(sizeof *s->handles * (size_t)n);
     if (!s->handles)
@@ -228,10 +229,10 @@ static int snapshot_index(const req_snapshot *s, MPI_Request greq)
  * not set by MPI_Wait/MPI_Test). */
 static int ledger_raise_single(int rc)
 {
-    if (omni.ledger_n == 0)
+    if (omni.prog.ledger_n == 0)
         return rc;
-    struct req_error e = omni.ledger[0];
-    omni.ledger_n = 0;
+    struct req_error e = omni.prog.ledger[0];
+    greq_ledger_clear();
     return omni_raise(e.comm, e.error);
 }
 
@@ -241,28 +242,28 @@ static int ledger_raise_multi(int rc, const req_snapshot *s, int n,
                               MPI_Status statuses[], const int *which,
                               int nwhich)
 {
-    if (omni.ledger_n == 0)
+    if (omni.prog.ledger_n == 0)
         return rc;
-    MPI_Comm comm = omni.ledger[0].comm;
+    MPI_Comm comm = omni.prog.ledger[0].comm;
     if (statuses != MPI_STATUSES_IGNORE) {
         if (rc != MPI_ERR_IN_STATUS) {
             for (int k = 0; k < (which ? nwhich : n); k++)
                 statuses[k].MPI_ERROR = MPI_SUCCESS;
         }
-        for (int e = 0; e < omni.ledger_n; e++) {
-            int i = snapshot_index(s, omni.ledger[e].greq);
+        for (int e = 0; e < omni.prog.ledger_n; e++) {
+            int i = snapshot_index(s, omni.prog.ledger[e].greq);
             if (i < 0)
                 continue;
             if (which) {
                 for (int k = 0; k < nwhich; k++)
                     if (which[k] == i)
-                        statuses[k].MPI_ERROR = omni.ledger[e].error;
+                        statuses[k].MPI_ERROR = omni.prog.ledger[e].error;
             } else {
-                statuses[i].MPI_ERROR = omni.ledger[e].error;
+                statuses[i].MPI_ERROR = omni.prog.ledger[e].error;
             }
         }
     }
-    omni.ledger_n = 0;
+    greq_ledger_clear();
     return omni_raise(comm, MPI_ERR_IN_STATUS);
 }
 
@@ -331,10 +332,10 @@ static int early_test(MPI_Request *req, early_done *d)
     PMPI_Comm_set_errhandler(MPI_COMM_WORLD, held);
     PMPI_Errhandler_free(&held);
     d->comm = MPI_COMM_WORLD;
-    if (omni.ledger_n) {
-        d->err = omni.ledger[0].error;
-        d->comm = omni.ledger[0].comm;
-        omni.ledger_n = 0;
+    if (omni.prog.ledger_n) {
+        d->err = omni.prog.ledger[0].error;
+        d->comm = omni.prog.ledger[0].comm;
+        greq_ledger_clear();
     }
     return flag || d->err != MPI_SUCCESS;
 }
@@ -356,7 +357,7 @@ static int mpich_await_one(MPI_Request *req, early_done *d, unsigned *spins)
         } else {
             int flag = 0;
             int rc = prog_get_status(*req, &flag, MPI_STATUS_IGNORE);
-            omni.ledger_n = 0; /* query_fn's entry: raised by the Waitall */
+            greq_ledger_clear(); /* query_fn's entry: raised by the Waitall */
             if (flag || rc != MPI_SUCCESS)
                 return 0;
         }
@@ -858,7 +859,7 @@ int request_get_status(MPI_Request request, int *flag, MPI_Status *status)
                         r->cancelled);
     } else {
         rc = prog_get_status(request, flag, status);
-        omni.ledger_n = 0;
+        greq_ledger_clear();
     }
     polled(*flag, rc);
     return rc;

@@ -20,7 +20,7 @@
  * complete several (MPI_ERR_IN_STATUS), as MPI does.  A generalized
  * request cannot carry an error that way (MPICH reports a query_fn error
  * as MPI_ERR_OTHER, on no communicator), so Isendrecv's query_fn leaves it
- * in omni.ledger for the completion calls to raise.
+ * in omni.prog.ledger for the completion calls to raise.
  *
  * State table: each kind of request, who completes it, and what each
  * completion call does with it.
@@ -34,7 +34,7 @@
  *                           (Imrecv)         (recv.c: state RECV_DONE)
  *  large send's one-shot   send_start        MPICH (the payload's request);
  *   (preq record, pool     (send.c, preq.h)  the preq view frees the handle
- *   omni.persistent)                         when the inner one completes
+ *   omni.eng.persistent)                         when the inner one completes
  *  persistent send/recv    persist.c         its inner Omnibus request, one
  *   (preq record)                            per MPI_Start; then inactive
  *  persistent operation    neighbor.c,       its inner request (generalized
@@ -94,7 +94,7 @@ void request_finalize(void);
 static inline match_recv *request_new_recv(MPI_Request *req)
 {
     int h;
-    match_recv *r = handle_take(&omni.recv_reqs, &h);
+    match_recv *r = handle_take(&omni.eng.recv_reqs, &h);
     *req = mpi_request_of((uintptr_t)(h | HANDLE_RECV_BIT));
     return r;
 }

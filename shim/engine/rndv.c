@@ -5,6 +5,7 @@
 #include "shim/engine/request.h"
 #include "shim/transport/transport.h"
 #include "shim/base/handles.h"
+#include "shim/base/fail.h"
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -31,19 +32,19 @@ typedef struct rndv_send {
  * the slot's handle, small enough for an item's meta value. */
 static rndv_send *rndv_slot(uint32_t id)
 {
-    return handle_get(&omni.rndv, id);
+    return handle_get(&omni.eng.rndv, id);
 }
 
 static uint32_t rndv_get(void)
 {
     int id;
-    handle_new(&omni.rndv, &id);
+    handle_new(&omni.eng.rndv, &id);
     return (uint32_t)id;
 }
 
 static void rndv_put(uint32_t id)
 {
-    handle_release(&omni.rndv, id);
+    handle_release(&omni.eng.rndv, id);
 }
 
 /* --- the generalized request of a nonblocking rendezvous send ---------- */
@@ -76,16 +77,16 @@ static int rndv_wait_fn(int n, void **states, double timeout, MPI_Status *st)
 
 int rndv_init(void)
 {
-    handle_pool_init(&omni.rndv, sizeof(rndv_send));
+    handle_pool_init(&omni.eng.rndv, sizeof(rndv_send));
     return greq_class_create(greq_query_send, rndv_free_fn, rndv_wait_fn,
-                             &omni.rndv_class) == MPI_SUCCESS
+                             &omni.eng.rndv_class) == MPI_SUCCESS
                ? 0
                : -1;
 }
 
 void rndv_finalize(void)
 {
-    handle_pool_destroy(&omni.rndv);
+    handle_pool_destroy(&omni.eng.rndv);
 }
 
 /* --- the sender ------------------------------------------------------- */
@@ -109,8 +110,8 @@ static int rndv_copy_aside(rndv_send *s, MPI_Count bytes)
     s->count = pos;
     s->dtype = MPI_PACKED;
     s->charge = bytes + MPI_BSEND_OVERHEAD;
-    omni.bsend_used += (size_t)s->charge;
-    omni.rndv_bsends++;
+    omni.eng.bsend_used += (size_t)s->charge;
+    omni.eng.rndv_bsends++;
     return MPI_SUCCESS;
 }
 
@@ -119,8 +120,8 @@ static void rndv_finish(uint32_t id)
     rndv_send *s = rndv_slot(id);
     if (s->copy) {
         free(s->copy);
-        omni.bsend_used -= (size_t)s->charge;
-        omni.rndv_bsends--;
+        omni.eng.bsend_used -= (size_t)s->charge;
+        omni.eng.rndv_bsends--;
     } else {
         dtype_release(s->dtype);
     }
@@ -140,7 +141,7 @@ static int rndv_announce(uint32_t id, uint64_t addr, int tag, comm_rec *c,
 {
     rndv_send *s = rndv_slot(id);
     int dst = s->dst;
-    rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.rank,
+    rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.job.rank,
                      .comm = c->id, .tag = tag, .len = RT_RNDV_BODY,
                      .meta = rt_meta(RT_RNDV, 0)};
     char *at = transport_reserve(dst, RT_HDR_SIZE + RT_RNDV_BODY);
@@ -149,7 +150,7 @@ static int rndv_announce(uint32_t id, uint64_t addr, int tag, comm_rec *c,
     memcpy(at + RT_HDR_SIZE, &size, sizeof size);
     memcpy(at + RT_HDR_SIZE + sizeof size, &id, sizeof id);
     memcpy(at + RT_HDR_SIZE + sizeof size + sizeof id, &addr, sizeof addr);
-    omni.sent_to[dst]++;
+    omni.eng.sent_to[dst]++;
     omni.stats.rndv_sends++;
 
     if (mode == SEND_BUFFERED) {
@@ -159,7 +160,7 @@ static int rndv_announce(uint32_t id, uint64_t addr, int tag, comm_rec *c,
         return req ? request_complete_send(c->handle, req) : MPI_SUCCESS;
     }
     if (req) {
-        mpi_gclass_start(omni.rndv_class, (void *)(uintptr_t)id,
+        mpi_gclass_start(omni.eng.rndv_class, (void *)(uintptr_t)id,
                                      &s->greq);
         *req = s->greq;
         return MPI_SUCCESS;
@@ -219,7 +220,7 @@ void rndv_clear_to_send(uint32_t id, const char *cts_body)
         rndv_finish(id);
         return;
     }
-    rt_item_hdr h = {.dst = (uint32_t)s->dst, .src = (uint32_t)omni.rank,
+    rt_item_hdr h = {.dst = (uint32_t)s->dst, .src = (uint32_t)omni.job.rank,
                      .comm = 0, .tag = 0, .len = (uint32_t)s->bytes,
                      .meta = rt_meta(RT_RNDV_DATA, recv_id)};
     char *at = transport_reserve(s->dst, RT_HDR_SIZE + s->bytes);
@@ -243,5 +244,5 @@ void rndv_clear_to_send(uint32_t id, const char *cts_body)
 
 int rndv_bsends_pending(void)
 {
-    return omni.rndv_bsends > 0;
+    return omni.eng.rndv_bsends > 0;
 }

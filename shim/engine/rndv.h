@@ -27,7 +27,7 @@
  *
  * Single-copy reads.  rndv_start_read is the same rendezvous for a large
  * contiguous message to a rank of the node that may read this rank's
- * memory (shm.h, omni.read_pid): the header also carries the buffer's
+ * memory (shm.h, omni.tx.read_pid): the header also carries the buffer's
  * address, the receiver copies the message straight from there into its
  * receive buffer once it has matched (one copy, where a node ring takes
  * two and MPICH's eager path two), and its CTS then only says that the
@@ -51,7 +51,7 @@ int rndv_start(const void *buf, MPI_Count count, MPI_Datatype dtype,
 
 /* The same for a message the receiver reads itself: a builtin datatype
  * (buf holds `bytes` contiguous bytes), standard or synchronous mode, and
- * dst with omni.read_pid[dst] set. */
+ * dst with omni.tx.read_pid[dst] set. */
 int rndv_start_read(const void *buf, MPI_Count bytes, int dst, int tag,
                     comm_rec *c, MPI_Request *req);
 

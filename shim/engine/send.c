@@ -7,6 +7,7 @@
 #include "shim/engine/preq.h"
 #include "shim/engine/rndv.h"
 #include "shim/mpi/count_gen.h"
+#include "shim/base/fail.h"
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -20,33 +21,33 @@ typedef struct sync_slot {
 
 static uint32_t sync_slot_get(void)
 {
-    if (omni.sync_free < 0) {
-        int cap = omni.sync_cap ? omni.sync_cap * 2 : 64;
-        sync_slot *s = realloc(omni.sync, sizeof *s * (size_t)cap);
+    if (omni.eng.sync_free < 0) {
+        int cap = omni.eng.sync_cap ? omni.eng.sync_cap * 2 : 64;
+        sync_slot *s = realloc(omni.eng.sync, sizeof *s * (size_t)cap);
         if (!s || (uint32_t)cap > RT_META_MAX)
             omni_out_of_memory("a synchronous-send slot");
-        for (int i = omni.sync_cap; i < cap; i++)
+        for (int i = omni.eng.sync_cap; i < cap; i++)
             s[i].next_free = i + 1 < cap ? i + 1 : -1;
-        omni.sync_free = omni.sync_cap;
-        omni.sync = s;
-        omni.sync_cap = cap;
+        omni.eng.sync_free = omni.eng.sync_cap;
+        omni.eng.sync = s;
+        omni.eng.sync_cap = cap;
     }
-    uint32_t id = (uint32_t)omni.sync_free;
-    omni.sync_free = omni.sync[id].next_free;
-    omni.sync[id].done = 0;
-    omni.sync[id].greq = MPI_REQUEST_NULL;
+    uint32_t id = (uint32_t)omni.eng.sync_free;
+    omni.eng.sync_free = omni.eng.sync[id].next_free;
+    omni.eng.sync[id].done = 0;
+    omni.eng.sync[id].greq = MPI_REQUEST_NULL;
     return id;
 }
 
 static void sync_slot_put(uint32_t id)
 {
-    omni.sync[id].next_free = omni.sync_free;
-    omni.sync_free = (int)id;
+    omni.eng.sync[id].next_free = omni.eng.sync_free;
+    omni.eng.sync_free = (int)id;
 }
 
 void send_sync_acked(uint32_t id)
 {
-    sync_slot *s = &omni.sync[id];
+    sync_slot *s = &omni.eng.sync[id];
     s->done = 1;
     if (s->greq != MPI_REQUEST_NULL) {
         MPI_Request greq = s->greq;
@@ -57,7 +58,7 @@ void send_sync_acked(uint32_t id)
 
 void send_ack(uint32_t src_world, uint32_t id)
 {
-    rt_item_hdr h = {.dst = src_world, .src = (uint32_t)omni.rank, .comm = 0,
+    rt_item_hdr h = {.dst = src_world, .src = (uint32_t)omni.job.rank, .comm = 0,
                      .tag = 0, .len = 0, .meta = rt_meta(RT_ACK, id)};
     rt_hdr_write(transport_reserve((int)src_world, RT_HDR_SIZE), &h);
     omni.stats.acks_sent++;
@@ -84,7 +85,7 @@ static inline int item_write(char *at, const void *buf, MPI_Count count,
         send_item_write_builtin(at, buf, bytes, dst, tag, c, meta);
         return MPI_SUCCESS;
     }
-    rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.rank,
+    rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.job.rank,
                      .comm = c->id, .tag = tag, .len = bytes, .meta = meta};
     rt_hdr_write(at, &h);
     if (bytes == 0)
@@ -113,7 +114,7 @@ send_eager(const void *buf, MPI_Count count, MPI_Datatype dtype, int builtin,
         credit_refund(dst, size);
         return -1;
     }
-    omni.sent_to[dst]++;
+    omni.eng.sent_to[dst]++;
     return 1;
 }
 
@@ -141,8 +142,8 @@ send_eager(const void *buf, MPI_Count count, MPI_Datatype dtype, int builtin,
 static inline int send_by_read_ok(MPI_Count bytes, int builtin, int dst,
                                   enum send_mode mode, int blocking, int alone)
 {
-    return bytes >= SEND_READ_MIN && builtin && omni.read_pid &&
-           omni.read_pid[dst] && omni.next_hop[dst] == dst &&
+    return bytes >= SEND_READ_MIN && builtin && omni.tx.read_pid &&
+           omni.tx.read_pid[dst] && omni.job.next_hop[dst] == dst &&
            (mode == SEND_SYNC ||
             (mode == SEND_STANDARD && (!blocking || !alone)));
 }
@@ -159,7 +160,7 @@ static int send_alone(const void *buf, MPI_Count count, MPI_Datatype dtype,
     uint32_t size = RT_HDR_SIZE + bytes;
     if (!credit_try_take(dst, size))
         return 0;
-    int ring = omni.peers[dst].ring != NULL;
+    int ring = omni.tx.peers[dst].ring != NULL;
     char *at = ring && bytes >= SEND_RING_DIRECT_MIN
                    ? transport_ring_reserve(dst, size)
                    : NULL;
@@ -176,7 +177,7 @@ static int send_alone(const void *buf, MPI_Count count, MPI_Datatype dtype,
         transport_ship_block(dst, b);
     else
         transport_ring_commit(dst, size);
-    omni.sent_to[dst]++;
+    omni.eng.sent_to[dst]++;
     if (ring)
         omni.stats.ring_alone++;
     else
@@ -214,22 +215,23 @@ static int send_bsend_payload(const void *buf, MPI_Count count,
     b->charge = packed + MPI_BSEND_OVERHEAD;
     if (rc == MPI_SUCCESS)
         rc = mpi_Isend_c(data, pos, MPI_PACKED, dst, (int)ptag,
-                          omni.payload_comm, &b->req);
+                          omni.job.payload_comm, &b->req);
     if (rc != MPI_SUCCESS) {
         free(data);
         free(b);
         return omni_raise(c->handle, rc);
     }
-    omni.bsend_used += (size_t)b->charge;
-    b->next = omni.bsends;
-    omni.bsends = b;
-    prog_has_work(omni.bsend_poller);
+    omni.eng.bsend_used += (size_t)b->charge;
+    b->next = omni.eng.bsends;
+    omni.eng.bsends = b;
+    prog_has_work(omni.eng.bsend_poller);
     return MPI_SUCCESS;
 }
 
-int send_poll_bsends(void)
+/* Returns whether any buffered-send payload is left. */
+static int send_poll_bsends(void)
 {
-    bsend_copy **link = (bsend_copy **)&omni.bsends;
+    bsend_copy **link = (bsend_copy **)&omni.eng.bsends;
     while (*link) {
         bsend_copy *b = *link;
         int done = 0;
@@ -239,11 +241,11 @@ int send_poll_bsends(void)
             continue;
         }
         *link = b->next;
-        omni.bsend_used -= (size_t)b->charge;
+        omni.eng.bsend_used -= (size_t)b->charge;
         free(b->data);
         free(b);
     }
-    return omni.bsends != NULL;
+    return omni.eng.bsends != NULL;
 }
 
 /* A message above the threshold: a LARGE header along the ordered route and
@@ -256,23 +258,23 @@ static int send_large(const void *buf, MPI_Count count, MPI_Datatype dtype,
                       MPI_Count bytes, int dst, int tag, comm_rec *c,
                       enum send_mode mode, MPI_Request *req, int user_req)
 {
-    uint32_t ptag = omni.next_payload_tag;
-    omni.next_payload_tag =
-        ptag >= (uint32_t)omni.payload_tag_max ? 0 : ptag + 1;
+    uint32_t ptag = omni.eng.next_payload_tag;
+    omni.eng.next_payload_tag =
+        ptag >= (uint32_t)omni.job.payload_tag_max ? 0 : ptag + 1;
     MPI_Request preq = MPI_REQUEST_NULL;
     int rc;
     if (mode == SEND_BUFFERED)
         rc = send_bsend_payload(buf, count, dtype, dst, ptag, c);
     else if (mode == SEND_SYNC)
-        rc = mpi_Issend_c(buf, count, dtype, dst, (int)ptag, omni.payload_comm,
+        rc = mpi_Issend_c(buf, count, dtype, dst, (int)ptag, omni.job.payload_comm,
                            &preq);
     else
-        rc = mpi_Isend_c(buf, count, dtype, dst, (int)ptag, omni.payload_comm,
+        rc = mpi_Isend_c(buf, count, dtype, dst, (int)ptag, omni.job.payload_comm,
                           &preq);
     if (rc != MPI_SUCCESS)
         return mode == SEND_BUFFERED ? rc : omni_raise(c->handle, rc);
 
-    rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.rank,
+    rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.job.rank,
                      .comm = c->id, .tag = tag, .len = RT_LARGE_BODY,
                      .meta = rt_meta(mode == SEND_SYNC ? RT_LARGE_SYNC
                                                        : RT_LARGE,
@@ -281,7 +283,7 @@ static int send_large(const void *buf, MPI_Count count, MPI_Datatype dtype,
     rt_hdr_write(at, &h);
     uint64_t size = (uint64_t)bytes;
     memcpy(at + RT_HDR_SIZE, &size, sizeof size);
-    omni.sent_to[dst]++;
+    omni.eng.sent_to[dst]++;
     omni.stats.direct_sends++;
     /* Not pushed: a blocking send flushes before it waits, and a burst of
      * nonblocking ones aggregates its headers like any other items. */
@@ -314,13 +316,13 @@ static int send_sync_eager(const void *buf, MPI_Count count,
     if (req) {
         /* Nobody waits on the item until the request is waited on, which
          * flushes: a burst of MPI_Issend aggregates like any other. */
-        omni.sync[id].greq = request_start_sync(id);
-        *req = omni.sync[id].greq;
+        omni.eng.sync[id].greq = request_start_sync(id);
+        *req = omni.eng.sync[id].greq;
         return 1;
     }
     prog_block_enter();
     unsigned spins = 0;
-    while (!omni.sync[id].done) {
+    while (!omni.eng.sync[id].done) {
         prog_poll();
         prog_pause(&spins);
     }
@@ -421,13 +423,13 @@ send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
     int dst = c->to_world[dest];
     MPI_Count bytes = esize * count;
     if (mode == SEND_BUFFERED &&
-        (MPI_Count)(omni.bsend_size - omni.bsend_used) <
+        (MPI_Count)(omni.eng.bsend_size - omni.eng.bsend_used) <
             bytes + MPI_BSEND_OVERHEAD)
         /* No room left in the attached buffer: MPI refuses the send
          * (MPI_ERR_BUFFER through the communicator) and nothing is sent. */
         return omni_raise(c->handle, MPI_ERR_BUFFER);
     int rc = MPI_SUCCESS;
-    if ((size_t)bytes > omni.threshold) {
+    if ((size_t)bytes > omni.job.threshold) {
         int alone = mode != SEND_SYNC &&
                     transport_alone_ok(dst, (size_t)bytes, blocking);
         if (send_by_read_ok(bytes, builtin, dst, mode, blocking, alone))
@@ -487,16 +489,19 @@ int send_start_blocking_half(const void *buf, MPI_Count count,
 
 int send_init(void)
 {
-    omni.sync = NULL;
-    omni.sync_cap = 0;
-    omni.sync_free = -1;
-    return 0;
+    omni.eng.sync = NULL;
+    omni.eng.sync_cap = 0;
+    omni.eng.sync_free = -1;
+    omni.eng.sent_to = calloc((size_t)omni.job.size, sizeof *omni.eng.sent_to);
+    return omni.eng.sent_to ? 0 : -1;
 }
 
 void send_finalize(void)
 {
-    free(omni.sync);
-    omni.sync = NULL;
+    free(omni.eng.sync);
+    omni.eng.sync = NULL;
+    free(omni.eng.sent_to);
+    omni.eng.sent_to = NULL;
 }
 
 /* --- the buffered-send buffer ------------------------------------------ */
@@ -508,7 +513,7 @@ int impl_Buffer_attach(void *buffer, MPI_Count size)
 {
     int rc = mpi_Buffer_attach_c(buffer, size);
     if (rc == MPI_SUCCESS)
-        omni.bsend_size = (size_t)size;
+        omni.eng.bsend_size = (size_t)size;
     return rc;
 }
 
@@ -519,7 +524,7 @@ static void bsends_drain(void)
 {
     prog_block_enter();
     unsigned spins = 0;
-    while (omni.bsends || rndv_bsends_pending()) {
+    while (omni.eng.bsends || rndv_bsends_pending()) {
         prog_poll();
         prog_pause(&spins);
     }
@@ -530,7 +535,7 @@ int impl_Buffer_detach(void *buffer_addr, int *size)
     bsends_drain();
     int rc = PMPI_Buffer_detach(buffer_addr, size);
     if (rc == MPI_SUCCESS)
-        omni.bsend_size = 0;
+        omni.eng.bsend_size = 0;
     return rc;
 }
 
@@ -539,6 +544,11 @@ int impl_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
     bsends_drain();
     int rc = mpi_Buffer_detach_c(buffer_addr, size);
     if (rc == MPI_SUCCESS)
-        omni.bsend_size = 0;
+        omni.eng.bsend_size = 0;
     return rc;
+}
+
+void send_add_poller(void)
+{
+    omni.eng.bsend_poller = prog_add_poller(send_poll_bsends, 0);
 }

@@ -1,6 +1,6 @@
 /* send: every send mode on a managed communicator.
  *
- * A message of at most omni.threshold bytes is copied into the buffer of its
+ * A message of at most omni.job.threshold bytes is copied into the buffer of its
  * next hop and the send is complete at once (standard, ready and buffered
  * modes: MPI allows a send to complete once its data is copied); the
  * program's request is HANDLE_SENT (request.h), Omnibus's own callers get a
@@ -56,9 +56,9 @@ void send_sync_acked(uint32_t id);
 /* Answers a synchronous send: its receive has matched. */
 void send_ack(uint32_t src_world, uint32_t id);
 
-/* Frees the buffered-send payloads MPICH has finished sending; returns
- * whether any is left (a progress poller). */
-int send_poll_bsends(void);
+/* Registers the progress poller that frees the buffered-send payloads
+ * MPICH has finished sending (omni.eng.bsend_poller). */
+void send_add_poller(void);
 
 int send_init(void);
 void send_finalize(void);
@@ -68,7 +68,7 @@ void send_finalize(void);
 static inline int send_args_valid(MPI_Count count, int dest, int tag,
                                   const comm_rec *c)
 {
-    return count >= 0 && tag >= 0 && tag <= omni.tag_ub && dest >= 0 &&
+    return count >= 0 && tag >= 0 && tag <= omni.job.tag_ub && dest >= 0 &&
            dest < c->size;
 }
 
@@ -78,7 +78,7 @@ static inline void send_item_write_builtin(char *at, const void *buf,
                                            uint32_t bytes, int dst, int tag,
                                            const comm_rec *c, uint32_t meta)
 {
-    rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.rank,
+    rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.job.rank,
                      .comm = c->id, .tag = tag, .len = bytes, .meta = meta};
     rt_hdr_write(at, &h);
     rt_copy(at + RT_HDR_SIZE, buf, bytes);
@@ -99,7 +99,7 @@ send_copy_small(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
     if (!builtin || !send_args_valid(count, dest, tag, c))
         return 0;
     MPI_Count bytes = builtin * count;
-    if ((size_t)bytes > omni.threshold)
+    if ((size_t)bytes > omni.job.threshold)
         return 0;
     int dst = c->to_world[dest];
     uint32_t size = RT_HDR_SIZE + (uint32_t)bytes;
@@ -111,7 +111,7 @@ send_copy_small(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
     credit_take(dst, size);
     send_item_write_builtin(at, buf, (uint32_t)bytes, dst, tag, c,
                             rt_meta(RT_EAGER, 0));
-    omni.sent_to[dst]++;
+    omni.eng.sent_to[dst]++;
     return 1;
 }
 

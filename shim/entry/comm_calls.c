@@ -23,14 +23,13 @@ static int comm_register_new(MPI_Comm comm)
         return MPI_SUCCESS;
     /* Every member proposes its next free id; the largest is free on all of
      * them, since each rank's ids only grow. */
-    uint32_t mine = omni.next_comm_id, id = 0;
+    uint32_t mine = omni.match.next_comm_id, id = 0;
     MPI_Request req;
     int rc = PMPI_Iallreduce(&mine, &id, 1, MPI_UINT32_T, MPI_MAX, comm, &req);
     if (rc == MPI_SUCCESS)
         rc = prog_wait(&req, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS)
         return rc;
-    omni.next_comm_id = id + 1;
     if (comm_add(comm, id) != 0)
         return PMPI_Comm_call_errhandler(comm, MPI_ERR_NO_MEM), MPI_ERR_NO_MEM;
     return MPI_SUCCESS;
@@ -40,12 +39,9 @@ static int comm_register_new(MPI_Comm comm)
  * receives still refer to it. */
 static void comm_forget(MPI_Comm comm)
 {
-    comm_rec *c = table_remove(&omni.comm_by_handle, mpi_comm_key(comm));
+    comm_rec *c = comm_unregister(comm);
     if (!c)
         return;
-    if (omni.last_comm == c)
-        omni.last_comm = NULL;
-    c->freed = 1;
     if (c->nbr)
         nbr_comm_freed(c);
     if (c->coll)
@@ -136,9 +132,9 @@ static void comm_drain_group(MPI_Comm parent, MPI_Group group)
         char out = 0, in;
         MPI_Request req[2];
         PMPI_Irecv(&in, 1, MPI_CHAR, members[(me + n - dist) % n],
-                   COMM_DRAIN_TAG, omni.wire_comm, &req[0]);
+                   COMM_DRAIN_TAG, omni.job.wire_comm, &req[0]);
         PMPI_Isend(&out, 1, MPI_CHAR, members[(me + dist) % n], COMM_DRAIN_TAG,
-                   omni.wire_comm, &req[1]);
+                   omni.job.wire_comm, &req[1]);
         prog_wait(&req[0], MPI_STATUS_IGNORE);
         prog_wait(&req[1], MPI_STATUS_IGNORE);
     }

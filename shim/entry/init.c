@@ -4,7 +4,7 @@
  * (a bad value stops the job with one line from rank 0), then every rank
  * confirms that all ranks read the same settings, then the private
  * communicators, the route table, the communicator table and the transport
- * are built.  Only then does `omni.on` let the wrappers act.
+ * are built.  Only then does `omni.job.on` let the wrappers act.
  */
 #include "shim/base/state.h"
 #include "shim/mpi/family.h"
@@ -30,6 +30,7 @@
 #include "shim/base/stats.h"
 #include "shim/entry/topology.h"
 #include "shim/transport/transport.h"
+#include "shim/base/fail.h"
 #include <limits.h>
 #include <sched.h>
 #include <stdio.h>
@@ -55,7 +56,7 @@ static const char *env_lookup(const char *name, void *ctx)
  * omni_out_of_memory. */
 static _Noreturn void init_refuse(int speaker, const char *why)
 {
-    if (omni.rank == speaker)
+    if (omni.job.rank == speaker)
         fprintf(stderr, "omnibus: %s\n", why);
     fflush(stderr);
     PMPI_Finalize();
@@ -67,7 +68,7 @@ static void warn_unknown_variables(void)
     char suggestion[64];
     const char *bad =
         cfg_unknown_variable(environ, suggestion, sizeof suggestion);
-    if (bad && omni.rank == 0)
+    if (bad && omni.job.rank == 0)
         fprintf(stderr, "omnibus: warning: %s is not an Omnibus variable "
                         "(did you mean %s?)\n", bad, suggestion);
 }
@@ -88,10 +89,10 @@ static void check_same_settings(int loaded, const char *err)
     /* Signed: MPICH 4.0.2's MPI_MIN orders unsigned 64-bit integers as if
      * they were signed. */
     long long mine[2 * N + 1], lo[2 * N + 1];
-    cfg_record(&omni.cfg, mine);
+    cfg_record(&omni.job.cfg, mine);
     for (int i = 0; i < N; i++)
         mine[N + i] = ~mine[i];
-    mine[2 * N] = loaded ? LLONG_MAX : omni.rank;
+    mine[2 * N] = loaded ? LLONG_MAX : omni.job.rank;
     PMPI_Allreduce(mine, lo, 2 * N + 1, MPI_LONG_LONG, MPI_MIN,
                    MPI_COMM_WORLD);
     if (lo[2 * N] != LLONG_MAX)
@@ -105,10 +106,10 @@ static void check_same_settings(int loaded, const char *err)
     long long first[N], other[N], key;
     memcpy(first, mine, sizeof first);
     PMPI_Bcast(first, N, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
-    int row = cfg_record_diff(first, 0, mine, omni.rank, NULL, 0);
-    long long me = row < 0 ? LLONG_MAX : (long long)row * omni.size + omni.rank;
+    int row = cfg_record_diff(first, 0, mine, omni.job.rank, NULL, 0);
+    long long me = row < 0 ? LLONG_MAX : (long long)row * omni.job.size + omni.job.rank;
     PMPI_Allreduce(&me, &key, 1, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
-    int who = (int)(key % omni.size);
+    int who = (int)(key % omni.job.size);
     memcpy(other, mine, sizeof other);
     PMPI_Bcast(other, N, MPI_LONG_LONG, who, MPI_COMM_WORLD);
     char line[CFG_ERR_LEN], why[CFG_ERR_LEN + 128];
@@ -161,17 +162,17 @@ static void choose_yield_and_neighbor_mode(void)
     int crowded = node_crowded(), crowded_anywhere = crowded;
     PMPI_Allreduce(&crowded, &crowded_anywhere, 1, MPI_INT, MPI_MAX,
                    MPI_COMM_WORLD);
-    omni.nbr_mode = cfg_neighbor_mode(&omni.cfg, rt_grid_one_hop(&omni.grid),
+    omni.job.nbr_mode = cfg_neighbor_mode(&omni.job.cfg, rt_grid_one_hop(&omni.job.grid),
                                       crowded_anywhere);
-    switch (omni.cfg.yield) {
+    switch (omni.job.cfg.yield) {
     case CFG_YIELD_ON:
-        omni.yield = 1;
+        omni.job.yield = 1;
         break;
     case CFG_YIELD_OFF:
-        omni.yield = 0;
+        omni.job.yield = 0;
         break;
     default:
-        omni.yield = crowded;
+        omni.job.yield = crowded;
     }
 }
 
@@ -179,35 +180,33 @@ static void choose_yield_and_neighbor_mode(void)
  * round does it (progress.h). */
 static void register_pollers(void)
 {
-    omni.npollers = 0;
-    omni.after_round = omni.poll_work = 0;
-    omni.payload_poller = prog_add_poller(recv_poll_payloads, 0);
-    omni.pair_poller = prog_add_poller(isendrecv_poll, 0);
-    omni.bsend_poller = prog_add_poller(send_poll_bsends, 0);
-    omni.nbr_poller = prog_add_poller(nbr_poll, 1);
-    omni.credit_poller = prog_add_poller(credit_poll, 0);
+    recv_add_poller();
+    isendrecv_add_poller();
+    send_add_poller();
+    nbr_add_poller();
+    credit_add_poller();
 }
 
 static void omni_setup(int app_level, int real_level)
 {
     char err[CFG_ERR_LEN];
-    PMPI_Comm_rank(MPI_COMM_WORLD, &omni.rank);
-    PMPI_Comm_size(MPI_COMM_WORLD, &omni.size);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &omni.job.rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &omni.job.size);
     int loaded =
-        cfg_load(&omni.cfg, env_lookup, NULL, err, sizeof err) == 0 &&
-        cfg_check_job(&omni.cfg, omni.size, err, sizeof err) == 0;
+        cfg_load(&omni.job.cfg, env_lookup, NULL, err, sizeof err) == 0 &&
+        cfg_check_job(&omni.job.cfg, omni.job.size, err, sizeof err) == 0;
     if (loaded)
         warn_unknown_variables();
     check_same_settings(loaded, err);
-    omni.initialized = 1;
-    if (omni.cfg.disable)
+    omni.job.initialized = 1;
+    if (omni.job.cfg.disable)
         return;
     /* Only a guard: the reserved range is Omnibus's own memory whether or
      * not it could be made inaccessible. */
     (void)mpi_handles_reserve();
-    omni.app_thread_level = app_level;
+    omni.entry.app_thread_level = app_level;
     if (app_level == MPI_THREAD_MULTIPLE) {
-        if (omni.rank == 0)
+        if (omni.job.rank == 0)
             fprintf(stderr,
                     "omnibus: MPI_THREAD_MULTIPLE: running pass-through "
                     "(Omnibus serves one thread at a time)\n");
@@ -216,42 +215,38 @@ static void omni_setup(int app_level, int real_level)
     void *ub = NULL;
     int found = 0;
     PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &found);
-    omni.tag_ub = found ? *(int *)ub : 32767;
-    omni.payload_tag_max = omni.tag_ub < (int)RT_META_MAX ? omni.tag_ub
+    omni.job.tag_ub = found ? *(int *)ub : 32767;
+    omni.job.payload_tag_max = omni.job.tag_ub < (int)RT_META_MAX ? omni.job.tag_ub
                                                           : (int)RT_META_MAX;
-    PMPI_Comm_dup(MPI_COMM_WORLD, &omni.wire_comm);
-    PMPI_Comm_dup(MPI_COMM_WORLD, &omni.payload_comm);
-    PMPI_Comm_set_errhandler(omni.wire_comm, MPI_ERRORS_RETURN);
-    PMPI_Comm_set_errhandler(omni.payload_comm, MPI_ERRORS_RETURN);
+    PMPI_Comm_dup(MPI_COMM_WORLD, &omni.job.wire_comm);
+    PMPI_Comm_dup(MPI_COMM_WORLD, &omni.job.payload_comm);
+    PMPI_Comm_set_errhandler(omni.job.wire_comm, MPI_ERRORS_RETURN);
+    PMPI_Comm_set_errhandler(omni.job.payload_comm, MPI_ERRORS_RETURN);
     if (topology_setup(err, sizeof err) != 0)
         init_refuse(0, err);
     /* All ranks see the same launcher environment (mpi/hint.h), so they
      * choose alike; check_same_settings covers what they set. */
-    if (omni.nodes > 1 || mpi_transport_is_network())
-        cfg_use_network_defaults(&omni.cfg);
-    omni.block_cap = omni.cfg.buffer_size;
+    if (omni.job.nodes > 1 || mpi_transport_is_network())
+        cfg_use_network_defaults(&omni.job.cfg);
+    omni.job.block_cap = omni.job.cfg.buffer_size;
     /* An item and its header must fit one block. */
-    size_t room = omni.block_cap - RT_HDR_SIZE;
-    omni.threshold = omni.cfg.threshold < room ? omni.cfg.threshold : room;
-    omni.flush_ns = omni.cfg.flush_us * 1000L;
-    omni.adapt = (ad_policy){.idle_rounds = (uint64_t)omni.cfg.idle_rounds,
-                             .flush_ns = omni.flush_ns};
-    omni.sent_to = calloc((size_t)omni.size, sizeof *omni.sent_to);
+    size_t room = omni.job.block_cap - RT_HDR_SIZE;
+    omni.job.threshold = omni.job.cfg.threshold < room ? omni.job.cfg.threshold : room;
     choose_yield_and_neighbor_mode();
     mprobe_init();
     recv_init();
     preq_init();
-    if (!omni.sent_to || comm_table_init() != 0 || comm_register_world() != 0 ||
+    if (comm_table_init() != 0 || comm_register_world() != 0 ||
         request_init() != 0 || send_init() != 0 || rndv_init() != 0 ||
         credit_init() != 0 ||
         transport_init(deliver_block, deliver_in_place) != 0 ||
         prog_init() != 0)
         omni_out_of_memory("its state at start-up");
     register_pollers();
-    omni.on = 1;
-    if (omni.cfg.progress == CFG_PROGRESS_THREAD) {
+    omni.job.on = 1;
+    if (omni.job.cfg.progress == CFG_PROGRESS_THREAD) {
         if (real_level < MPI_THREAD_MULTIPLE || prog_thread_start() != 0)
-            if (omni.rank == 0)
+            if (omni.job.rank == 0)
                 fprintf(stderr,
                         "omnibus: OMNIBUS_PROGRESS=thread needs "
                         "MPI_THREAD_MULTIPLE and a thread, which this "
@@ -293,7 +288,7 @@ static int initialize(int *argc, char ***argv, int required, int *provided)
 
 int impl_Query_thread(int *provided)
 {
-    *provided = omni.app_thread_level;
+    *provided = omni.entry.app_thread_level;
     return MPI_SUCCESS;
 }
 
@@ -312,8 +307,8 @@ OMNI_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required,
 static uint64_t injected_here(void)
 {
     uint64_t n = omni.stats.acks_sent;
-    for (int r = 0; r < omni.size; r++)
-        n += omni.sent_to[r];
+    for (int r = 0; r < omni.job.size; r++)
+        n += omni.eng.sent_to[r];
     return n;
 }
 
@@ -329,7 +324,7 @@ static void finalize_until_quiescent(void)
         prog_block_enter();
         uint64_t local[2] = {injected_here(), omni.stats.delivered}, sum[2];
         MPI_Request req;
-        PMPI_Iallreduce(local, sum, 2, MPI_UINT64_T, MPI_SUM, omni.wire_comm,
+        PMPI_Iallreduce(local, sum, 2, MPI_UINT64_T, MPI_SUM, omni.job.wire_comm,
                         &req);
         prog_wait(&req, MPI_STATUS_IGNORE);
         if (sum[0] == sum[1] && sum[0] == prev[0] && sum[1] == prev[1])
@@ -341,12 +336,12 @@ static void finalize_until_quiescent(void)
 
 OMNI_EXPORT int MPI_Finalize(void)
 {
-    if (omni.on) {
+    if (omni.job.on) {
         prog_thread_stop();
         finalize_until_quiescent();
-        omni.in_progress = 1; /* no callback may run progress from here on */
+        prog_close();
         stats_report();
-        omni.on = 0;
+        omni.job.on = 0;
         prog_finalize();
         transport_finalize();
         nbr_finalize();
@@ -363,9 +358,8 @@ OMNI_EXPORT int MPI_Finalize(void)
         request_finalize();
         greq_finalize();
         topology_free();
-        free(omni.sent_to);
-        PMPI_Comm_free(&omni.wire_comm);
-        PMPI_Comm_free(&omni.payload_comm);
+        PMPI_Comm_free(&omni.job.wire_comm);
+        PMPI_Comm_free(&omni.job.payload_comm);
     }
     return PMPI_Finalize();
 }

@@ -2,6 +2,7 @@
 #include "shim/base/state.h"
 #include "router/choose.h"
 #include "router/flow.h"
+#include "shim/base/fail.h"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -11,32 +12,32 @@
  * blocks. */
 static void node_layout(int *node_of, int *local_of, int *nnodes)
 {
-    int my_node, my_local, k = omni.cfg.fake_nodes;
+    int my_node, my_local, k = omni.job.cfg.fake_nodes;
     if (k > 0) {
-        my_node = omni.rank % k;
-        my_local = omni.rank / k;
+        my_node = omni.job.rank % k;
+        my_local = omni.job.rank / k;
     } else {
         MPI_Comm shared;
         PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
                              MPI_INFO_NULL, &shared);
         PMPI_Comm_rank(shared, &my_local);
         /* A node is named by its lowest world rank. */
-        int leader = omni.rank;
+        int leader = omni.job.rank;
         PMPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, shared);
         PMPI_Comm_free(&shared);
         my_node = leader;
     }
     int mine[2] = {my_node, my_local};
-    int *all = malloc(sizeof(int) * 2 * (size_t)omni.size);
-    int *dense = malloc(sizeof(int) * (size_t)omni.size);
+    int *all = malloc(sizeof(int) * 2 * (size_t)omni.job.size);
+    int *dense = malloc(sizeof(int) * (size_t)omni.job.size);
     if (!all || !dense)
         omni_out_of_memory("the node layout");
     PMPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, MPI_COMM_WORLD);
     /* Number nodes densely in order of their first rank. */
-    for (int r = 0; r < omni.size; r++)
+    for (int r = 0; r < omni.job.size; r++)
         dense[r] = -1;
     *nnodes = 0;
-    for (int r = 0; r < omni.size; r++) {
+    for (int r = 0; r < omni.job.size; r++) {
         int n = all[2 * r];
         if (dense[n] < 0)
             dense[n] = (*nnodes)++;
@@ -59,15 +60,15 @@ static void node_layout(int *node_of, int *local_of, int *nnodes)
 static void auto_grid(const int *node_of, const int *local_of, int nnodes,
                       int always, int *pos_of, int *dims, int *ndims)
 {
-    int per = (omni.size + nnodes - 1) / nnodes;
+    int per = (omni.job.size + nnodes - 1) / nnodes;
     /* P = nnodes x per with no node above per ranks means every node has
      * exactly per: a count that merely divides (3, 2, 1 on three nodes)
      * would put two ranks on one position. */
-    int equal = nnodes > 1 && omni.size % nnodes == 0;
-    for (int r = 0; equal && r < omni.size; r++)
+    int equal = nnodes > 1 && omni.job.size % nnodes == 0;
+    for (int r = 0; equal && r < omni.job.size; r++)
         if (local_of[r] >= per)
             equal = 0;
-    cfg_settings cfg = omni.cfg;
+    cfg_settings cfg = omni.job.cfg;
     if (nnodes > 1)
         cfg_use_network_defaults(&cfg);
     rc_rule rule = {.block = cfg.buffer_size, .item = RT_HDR_SIZE + 8,
@@ -75,7 +76,7 @@ static void auto_grid(const int *node_of, const int *local_of, int nnodes,
                     .cap = FL_FILL_CAP, .poll = RC_POLL,
                     .age_sends = (double)cfg.flush_us * RC_SENDS_PER_US};
     rc_choice pick;
-    rc_choose(&rule, omni.size, nnodes, equal, &pick);
+    rc_choose(&rule, omni.job.size, nnodes, equal, &pick);
     if (always && equal) {
         pick.ndims = 2;
         pick.dims[0] = nnodes;
@@ -84,94 +85,94 @@ static void auto_grid(const int *node_of, const int *local_of, int nnodes,
     *ndims = pick.ndims;
     for (int d = 0; d < pick.ndims; d++)
         dims[d] = pick.dims[d];
-    for (int r = 0; pick.ndims > 1 && equal && r < omni.size; r++)
+    for (int r = 0; pick.ndims > 1 && equal && r < omni.job.size; r++)
         pos_of[r] = node_of[r] * per + local_of[r];
 }
 
-/* omni.nodes and omni.off_node, for every topology (the defaults depend on
+/* omni.job.nodes and omni.job.off_node, for every topology (the defaults depend on
  * the one, the statistics on the other), and for `auto` the grid. */
 static void node_grid(int *pos_of, int *dims, int *ndims)
 {
-    int *node_of = malloc(sizeof(int) * (size_t)omni.size);
-    int *local_of = malloc(sizeof(int) * (size_t)omni.size);
+    int *node_of = malloc(sizeof(int) * (size_t)omni.job.size);
+    int *local_of = malloc(sizeof(int) * (size_t)omni.job.size);
     int nnodes = 1;
     if (!node_of || !local_of)
         omni_out_of_memory("the node layout");
     node_layout(node_of, local_of, &nnodes);
-    omni.nodes = nnodes;
-    for (int r = 0; r < omni.size; r++)
-        omni.off_node[r] = node_of[r] != node_of[omni.rank];
-    if (omni.cfg.topo_kind == CFG_TOPO_AUTO ||
-        omni.cfg.topo_kind == CFG_TOPO_NODES)
+    omni.job.nodes = nnodes;
+    for (int r = 0; r < omni.job.size; r++)
+        omni.job.off_node[r] = node_of[r] != node_of[omni.job.rank];
+    if (omni.job.cfg.topo_kind == CFG_TOPO_AUTO ||
+        omni.job.cfg.topo_kind == CFG_TOPO_NODES)
         auto_grid(node_of, local_of, nnodes,
-                  omni.cfg.topo_kind == CFG_TOPO_NODES, pos_of, dims, ndims);
+                  omni.job.cfg.topo_kind == CFG_TOPO_NODES, pos_of, dims, ndims);
     free(node_of);
     free(local_of);
 }
 
 /* The grid and this rank's routes, with pos_of and rank_at as scratch of
- * omni.size entries each; 0, or -1 with err set. */
+ * omni.job.size entries each; 0, or -1 with err set. */
 static int routes_build(int *pos_of, int *rank_at, char *err, size_t errlen)
 {
-    int dims[RT_MAX_DIMS], ndims = 1, P = omni.size;
+    int dims[RT_MAX_DIMS], ndims = 1, P = omni.job.size;
     for (int r = 0; r < P; r++)
         pos_of[r] = r;
     dims[0] = P;
     node_grid(pos_of, dims, &ndims);
-    switch (omni.cfg.topo_kind) {
+    switch (omni.job.cfg.topo_kind) {
     case CFG_TOPO_DIRECT:
     case CFG_TOPO_AUTO:
     case CFG_TOPO_NODES:
         break;
     case CFG_TOPO_BALANCED:
-        ndims = omni.cfg.ndims;
+        ndims = omni.job.cfg.ndims;
         rt_grid_balanced_dims(P, ndims, dims);
         break;
     case CFG_TOPO_EXPLICIT:
-        ndims = omni.cfg.ndims;
+        ndims = omni.job.cfg.ndims;
         for (int d = 0; d < ndims; d++)
-            dims[d] = omni.cfg.dims[d];
+            dims[d] = omni.job.cfg.dims[d];
         break;
     }
-    if (rt_grid_init(&omni.grid, P, ndims, dims) != 0) {
+    if (rt_grid_init(&omni.job.grid, P, ndims, dims) != 0) {
         snprintf(err, errlen, "the grid of %d dimensions cannot hold %d ranks",
                  ndims, P);
         return -1;
     }
     for (int r = 0; r < P; r++)
         rank_at[pos_of[r]] = r;
-    int me = pos_of[omni.rank];
-    omni.grid_pos = me;
-    omni.npeers = 0;
+    int me = pos_of[omni.job.rank];
+    omni.job.grid_pos = me;
+    omni.job.npeers = 0;
     for (int r = 0; r < P; r++) {
         int pos = pos_of[r];
-        int next = rt_grid_next_hop(&omni.grid, me, pos);
-        omni.next_hop[r] = rank_at[next];
-        omni.route_len[r] = rt_grid_route_length(&omni.grid, me, pos);
+        int next = rt_grid_next_hop(&omni.job.grid, me, pos);
+        omni.job.next_hop[r] = rank_at[next];
+        omni.job.route_len[r] = rt_grid_route_length(&omni.job.grid, me, pos);
     }
     for (int r = 0; r < P; r++) {
         /* hop_dim is indexed by next-hop rank: what dimension a block sent
          * to that neighbour travels along. */
-        omni.hop_dim[r] = r == omni.rank
+        omni.job.hop_dim[r] = r == omni.job.rank
                               ? -1
-                              : rt_grid_hop_dim(&omni.grid, me, pos_of[r]);
-        if (omni.hop_dim[r] >= 0 && omni.next_hop[r] == r)
-            omni.npeers++;
+                              : rt_grid_hop_dim(&omni.job.grid, me, pos_of[r]);
+        if (omni.job.hop_dim[r] >= 0 && omni.job.next_hop[r] == r)
+            omni.job.npeers++;
     }
     return 0;
 }
 
 int topology_setup(char *err, size_t errlen)
 {
-    size_t P = (size_t)omni.size;
+    size_t P = (size_t)omni.job.size;
     int *pos_of = malloc(sizeof(int) * P);
     int *rank_at = malloc(sizeof(int) * P);
-    omni.next_hop = malloc(sizeof(int) * P);
-    omni.hop_dim = malloc(sizeof(int) * P);
-    omni.route_len = malloc(sizeof(int) * P);
-    omni.off_node = calloc(P, 1);
-    if (!pos_of || !rank_at || !omni.next_hop || !omni.hop_dim ||
-        !omni.route_len || !omni.off_node)
+    omni.job.next_hop = malloc(sizeof(int) * P);
+    omni.job.hop_dim = malloc(sizeof(int) * P);
+    omni.job.route_len = malloc(sizeof(int) * P);
+    omni.job.off_node = calloc(P, 1);
+    if (!pos_of || !rank_at || !omni.job.next_hop || !omni.job.hop_dim ||
+        !omni.job.route_len || !omni.job.off_node)
         omni_out_of_memory("the route table");
     int rc = routes_build(pos_of, rank_at, err, errlen);
     free(pos_of);
@@ -181,10 +182,10 @@ int topology_setup(char *err, size_t errlen)
 
 void topology_free(void)
 {
-    free(omni.next_hop);
-    free(omni.hop_dim);
-    free(omni.route_len);
-    free(omni.off_node);
-    omni.next_hop = omni.hop_dim = omni.route_len = NULL;
-    omni.off_node = NULL;
+    free(omni.job.next_hop);
+    free(omni.job.hop_dim);
+    free(omni.job.route_len);
+    free(omni.job.off_node);
+    omni.job.next_hop = omni.job.hop_dim = omni.job.route_len = NULL;
+    omni.job.off_node = NULL;
 }

@@ -1,5 +1,5 @@
 /* topology: turns OMNIBUS_TOPOLOGY and the job's node layout into the
- * route table, omni.next_hop[world rank], that the send and forward paths
+ * route table, omni.job.next_hop[world rank], that the send and forward paths
  * read per item.
  *
  * Grid positions are not ranks: `auto` over several nodes puts node n's
@@ -12,8 +12,8 @@
 
 #include <stddef.h>
 
-/* Builds omni.grid, omni.next_hop, omni.hop_dim, omni.route_len and
- * omni.npeers; collective over MPI_COMM_WORLD.  0, or -1 with a message
+/* Builds omni.job.grid, omni.job.next_hop, omni.job.hop_dim, omni.job.route_len and
+ * omni.job.npeers; collective over MPI_COMM_WORLD.  0, or -1 with a message
  * for settings the job cannot use, a verdict every rank reaches alike;
  * running out of memory, which one rank may alone, aborts the job. */
 int topology_setup(char *err, size_t errlen);

@@ -1,23 +1,24 @@
 #include "shim/match/comm.h"
 #include "shim/match/match.h"
+#include "shim/base/fail.h"
 #include <stdlib.h>
 #include <string.h>
 
 int comm_table_init(void)
 {
-    return table_init(&omni.comm_by_handle) || table_init(&omni.comm_by_id)
+    return table_init(&omni.match.comm_by_handle) || table_init(&omni.match.comm_by_id)
                ? -1 : 0;
 }
 
 comm_rec *comm_for_arrival_slow(uint32_t id)
 {
-    comm_rec *c = table_get(&omni.comm_by_id, id);
+    comm_rec *c = table_get(&omni.match.comm_by_id, id);
     if (c && !c->placeholder)
-        omni.last_arrival = c;
-    if (c || id < omni.next_comm_id)
+        omni.match.last_arrival = c;
+    if (c || id < omni.match.next_comm_id)
         return c;
     c = calloc(1, sizeof *c);
-    if (!c || table_put(&omni.comm_by_id, id, c) != 0)
+    if (!c || table_put(&omni.match.comm_by_id, id, c) != 0)
         omni_out_of_memory("a communicator placeholder");
     c->id = id;
     c->handle = MPI_COMM_NULL;
@@ -47,6 +48,8 @@ static void comm_rec_free(comm_rec *c)
 
 int comm_add(MPI_Comm comm, uint32_t id)
 {
+    if (id >= omni.match.next_comm_id)
+        omni.match.next_comm_id = id + 1;
     comm_rec *c = calloc(1, sizeof *c);
     if (!c)
         return -1;
@@ -55,7 +58,7 @@ int comm_add(MPI_Comm comm, uint32_t id)
     PMPI_Comm_rank(comm, &c->rank);
     PMPI_Comm_size(comm, &c->size);
     c->to_world = malloc(sizeof(int) * (size_t)c->size);
-    c->from_world = malloc(sizeof(int) * (size_t)omni.size);
+    c->from_world = malloc(sizeof(int) * (size_t)omni.job.size);
     int *ranks = malloc(sizeof(int) * (size_t)c->size);
     if (!c->to_world || !c->from_world || !ranks) {
         free(ranks);
@@ -71,17 +74,17 @@ int comm_add(MPI_Comm comm, uint32_t id)
     PMPI_Group_free(&group);
     PMPI_Group_free(&world);
     free(ranks);
-    for (int w = 0; w < omni.size; w++)
+    for (int w = 0; w < omni.job.size; w++)
         c->from_world[w] = -1;
     for (int i = 0; i < c->size; i++)
         c->from_world[c->to_world[i]] = i;
     c->unx_tail = &c->unx_head;
     c->posted_tail = &c->posted_head;
-    comm_rec *early = table_get(&omni.comm_by_id, id);
+    comm_rec *early = table_get(&omni.match.comm_by_id, id);
     if (early)
         comm_adopt(c, early);
-    if (table_put(&omni.comm_by_handle, mpi_comm_key(comm), c) ||
-        table_put(&omni.comm_by_id, id, c)) {
+    if (table_put(&omni.match.comm_by_handle, mpi_comm_key(comm), c) ||
+        table_put(&omni.match.comm_by_id, id, c)) {
         comm_rec_free(c);
         return -1;
     }
@@ -98,21 +101,21 @@ comm_rec *comm_add_shadow(const comm_rec *c, uint32_t id)
     s->rank = c->rank;
     s->size = c->size;
     s->to_world = malloc(sizeof(int) * (size_t)c->size);
-    s->from_world = malloc(sizeof(int) * (size_t)omni.size);
+    s->from_world = malloc(sizeof(int) * (size_t)omni.job.size);
     if (!s->to_world || !s->from_world) {
         comm_rec_free(s);
         return NULL;
     }
     memcpy(s->to_world, c->to_world, sizeof(int) * (size_t)c->size);
-    memcpy(s->from_world, c->from_world, sizeof(int) * (size_t)omni.size);
+    memcpy(s->from_world, c->from_world, sizeof(int) * (size_t)omni.job.size);
     s->unx_tail = &s->unx_head;
     s->posted_tail = &s->posted_head;
-    if (!(id & COMM_ID_COLL_BIT) && id >= omni.next_comm_id)
-        omni.next_comm_id = id + 1;
-    comm_rec *early = table_get(&omni.comm_by_id, id);
+    if (!(id & COMM_ID_COLL_BIT) && id >= omni.match.next_comm_id)
+        omni.match.next_comm_id = id + 1;
+    comm_rec *early = table_get(&omni.match.comm_by_id, id);
     if (early)
         comm_adopt(s, early);
-    if (table_put(&omni.comm_by_id, id, s)) {
+    if (table_put(&omni.match.comm_by_id, id, s)) {
         comm_rec_free(s);
         return NULL;
     }
@@ -128,25 +131,33 @@ void comm_drop_shadow(comm_rec *s)
 
 int comm_register_world(void)
 {
-    if (comm_add(MPI_COMM_WORLD, 0) || comm_add(MPI_COMM_SELF, 1))
-        return -1;
-    omni.next_comm_id = 2;
-    return 0;
+    return comm_add(MPI_COMM_WORLD, 0) || comm_add(MPI_COMM_SELF, 1) ? -1 : 0;
+}
+
+comm_rec *comm_unregister(MPI_Comm comm)
+{
+    comm_rec *c = table_remove(&omni.match.comm_by_handle, mpi_comm_key(comm));
+    if (!c)
+        return NULL;
+    if (omni.match.last_comm == c)
+        omni.match.last_comm = NULL;
+    c->freed = 1;
+    return c;
 }
 
 void comm_release_if_idle(comm_rec *c)
 {
     if (!c->freed || c->posted_head)
         return;
-    table_remove(&omni.comm_by_id, c->id);
-    if (omni.last_arrival == c)
-        omni.last_arrival = NULL;
+    table_remove(&omni.match.comm_by_id, c->id);
+    if (omni.match.last_arrival == c)
+        omni.match.last_arrival = NULL;
     comm_rec_free(c);
 }
 
 void comm_table_destroy(void)
 {
-    table_map *by_id = &omni.comm_by_id;
+    table_map *by_id = &omni.match.comm_by_id;
     for (size_t i = 0; i < by_id->cap; i++) {
         comm_rec *c = by_id->slots[i].value;
         if (c) {
@@ -155,7 +166,7 @@ void comm_table_destroy(void)
         }
     }
     table_destroy(by_id);
-    omni.last_arrival = NULL;
-    table_destroy(&omni.comm_by_handle);
-    omni.last_comm = NULL;
+    omni.match.last_arrival = NULL;
+    table_destroy(&omni.match.comm_by_handle);
+    omni.match.last_comm = NULL;
 }

@@ -37,12 +37,12 @@ void comm_table_destroy(void);
 /* The record of a managed communicator, or NULL (pass it through). */
 static inline comm_rec *comm_lookup(MPI_Comm comm)
 {
-    comm_rec *c = omni.last_comm;
+    comm_rec *c = omni.match.last_comm;
     if (c && c->handle == comm)
         return c;
-    c = table_get(&omni.comm_by_handle, mpi_comm_key(comm));
+    c = table_get(&omni.match.comm_by_handle, mpi_comm_key(comm));
     if (c)
-        omni.last_comm = c;
+        omni.match.last_comm = c;
     return c;
 }
 
@@ -53,13 +53,19 @@ static inline comm_rec *comm_lookup(MPI_Comm comm)
 comm_rec *comm_for_arrival_slow(uint32_t id);
 static inline comm_rec *comm_for_arrival(uint32_t id)
 {
-    comm_rec *c = omni.last_arrival;
+    comm_rec *c = omni.match.last_arrival;
     return c && c->id == id ? c : comm_for_arrival_slow(id);
 }
 
 /* Builds the record of an intracommunicator whose members agreed on `id`
- * (comm_calls.c agrees on it); -1 when out of memory. */
+ * (comm_calls.c agrees on it), and takes every id up to `id` out of the
+ * next agreement, even when it fails; -1 when out of memory. */
 int comm_add(MPI_Comm comm, uint32_t id);
+
+/* Removes comm from the table of handles and marks its record freed; the
+ * record, or NULL for an unmanaged communicator.  The caller drops what
+ * waits on it and releases it (comm_release_if_idle). */
+comm_rec *comm_unregister(MPI_Comm comm);
 
 /* Releases a freed record once nothing refers to it. */
 void comm_release_if_idle(comm_rec *c);

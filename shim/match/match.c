@@ -1,6 +1,7 @@
 #include "shim/match/match.h"
 #include "shim/transport/transport.h"
 #include "shim/progress/credit.h"
+#include "shim/base/fail.h"
 #include <stdlib.h>
 
 match_msg *match_find_unexpected(comm_rec *c, int src, int tag, int take)
@@ -70,20 +71,20 @@ static void *slab_new(size_t size, const char *what)
     void **slab = malloc(sizeof(void *) + size * MATCH_SLAB);
     if (!slab)
         omni_out_of_memory(what);
-    *slab = omni.slabs;
-    omni.slabs = slab;
+    *slab = omni.match.slabs;
+    omni.match.slabs = slab;
     return slab + 1;
 }
 
 void match_release_slabs(void)
 {
-    while (omni.slabs) {
-        void **slab = omni.slabs;
-        omni.slabs = *slab;
+    while (omni.match.slabs) {
+        void **slab = omni.match.slabs;
+        omni.match.slabs = *slab;
         free(slab);
     }
-    omni.free_msgs = NULL;
-    omni.free_recvs = NULL;
+    omni.match.free_msgs = NULL;
+    omni.match.free_recvs = NULL;
 }
 
 void match_msgs_refill(void)
@@ -92,26 +93,26 @@ void match_msgs_refill(void)
     for (int i = 0; i < MATCH_SLAB - 1; i++)
         m[i].next = &m[i + 1];
     m[MATCH_SLAB - 1].next = NULL;
-    omni.free_msgs = m;
+    omni.match.free_msgs = m;
 }
 
 match_recv *match_recv_alloc(void)
 {
-    match_recv *r = omni.free_recvs;
+    match_recv *r = omni.match.free_recvs;
     if (!r) {
         r = slab_new(sizeof *r, "receives");
         for (int i = 0; i < MATCH_SLAB - 1; i++)
             r[i].next = &r[i + 1];
         r[MATCH_SLAB - 1].next = NULL;
     }
-    omni.free_recvs = r->next;
+    omni.match.free_recvs = r->next;
     return r;
 }
 
 void match_recv_free(match_recv *r)
 {
-    r->next = omni.free_recvs;
-    omni.free_recvs = r;
+    r->next = omni.match.free_recvs;
+    omni.match.free_recvs = r;
 }
 
 /* Withdraws the early payload receive of a message that no receive will
@@ -123,8 +124,7 @@ static void drop_early(match_msg *m)
     PMPI_Wait(&m->early_req, MPI_STATUS_IGNORE);
     free(m->early);
     m->early = NULL;
-    omni.early_bytes -= omni_early_charge(m->bytes);
-    omni.early_count--;
+    match_early_return(omni_early_charge(m->bytes));
 }
 
 long match_drop_unexpected(comm_rec *c)

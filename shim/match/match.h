@@ -153,12 +153,26 @@ void match_msgs_refill(void);
 
 /* A message record off the free list: inline, since every message that
  * waits in the unexpected queue takes one. */
+/* An unexpected message's early payload (match_msg.early), received by the
+ * engine before its receive was posted, holds `charge` bytes of
+ * OMNIBUS_EAGER_POOL (omni_early_charge) until it is taken or dropped. */
+static inline void match_early_take(size_t charge)
+{
+    omni.match.early_bytes += charge;
+    omni.match.early_count++;
+}
+static inline void match_early_return(size_t charge)
+{
+    omni.match.early_bytes -= charge;
+    omni.match.early_count--;
+}
+
 static inline match_msg *match_msg_alloc(void)
 {
-    if (!omni.free_msgs)
+    if (!omni.match.free_msgs)
         match_msgs_refill();
-    match_msg *m = omni.free_msgs;
-    omni.free_msgs = m->next;
+    match_msg *m = omni.match.free_msgs;
+    omni.match.free_msgs = m->next;
     return m;
 }
 /* Frees every record at MPI_Finalize. */
@@ -182,8 +196,8 @@ static inline void match_msg_free(match_msg *m)
     match_msg_settle(m);
     if (m->block)
         transport_block_unref(m->block);
-    m->next = omni.free_msgs;
-    omni.free_msgs = m;
+    m->next = omni.match.free_msgs;
+    omni.match.free_msgs = m;
 }
 match_recv *match_recv_alloc(void);
 void match_recv_free(match_recv *r);

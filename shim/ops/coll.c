@@ -5,6 +5,7 @@
 #include "shim/engine/send.h"
 #include "shim/mpi/count_gen.h"
 #include "omni_have.h"
+#include "shim/base/fail.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,8 +131,8 @@ static void reduce(const void *in, void *inout, MPI_Count n, MPI_Datatype t,
  * the same on every rank of the job. */
 static int coll_on(const comm_rec *c)
 {
-    return c && omni.cfg.collectives == CFG_COLLECTIVES_OMNIBUS &&
-           rt_grid_one_hop(&omni.grid);
+    return c && omni.job.cfg.collectives == CFG_COLLECTIVES_OMNIBUS &&
+           rt_grid_one_hop(&omni.job.grid);
 }
 
 /* Runs the call as MPICH's nonblocking form plus Omnibus progress, and
@@ -172,7 +173,7 @@ static void *kept(coll_kept *k, size_t bytes, const char *what)
 /* Scratch for what a partner sends. */
 static char *scratch(size_t bytes)
 {
-    return kept(&omni.coll_scratch, bytes, "a collective's scratch buffer");
+    return kept(&omni.ops.coll_scratch, bytes, "a collective's scratch buffer");
 }
 
 static void kept_free(coll_kept *k)
@@ -183,9 +184,9 @@ static void kept_free(coll_kept *k)
 
 void coll_finalize(void)
 {
-    kept_free(&omni.coll_scratch);
-    kept_free(&omni.coll_recvs);
-    kept_free(&omni.coll_displs);
+    kept_free(&omni.ops.coll_scratch);
+    kept_free(&omni.ops.coll_recvs);
+    kept_free(&omni.ops.coll_displs);
 }
 
 /* Omnibus's point-to-point steps on the shadow s, `count` elements of
@@ -205,7 +206,7 @@ static void step_send(comm_rec *s, const void *buf, MPI_Count count,
                       MPI_Datatype dtype, int dest, int tag)
 {
     omni.stats.coll_items++;
-    omni.stats.coll_by_hops[omni.route_len[s->to_world[dest]]]++;
+    omni.stats.coll_by_hops[omni.job.route_len[s->to_world[dest]]]++;
     send_start(buf, count, dtype, dest, tag, s, SEND_STANDARD, NULL);
 }
 
@@ -239,8 +240,8 @@ static int reduction_ours(const comm_rec *c, MPI_Count count,
     int cls = type_class(dtype);
     if (!cls || !(op_classes(op) & cls))
         return 0;
-    return (size_t)count <= omni.threshold &&
-           (size_t)count * (size_t)dtype_builtin_size(dtype) <= omni.threshold;
+    return (size_t)count <= omni.job.threshold &&
+           (size_t)count * (size_t)dtype_builtin_size(dtype) <= omni.job.threshold;
 }
 
 /* Buffers MPI accepts for a reduction into recvbuf from sendbuf. */
@@ -453,9 +454,9 @@ int impl_Bcast(void *buf, MPI_Count count, MPI_Datatype dtype, int root,
     if (!coll_on(c) || count < 0 ||
         size < 0 || root < 0 || root >= c->size ||
         (count > 0 && ((!buf && dtype_builtin_size(dtype)) ||
-                       (size_t)size > omni.threshold ||
-                       (size_t)count > omni.threshold ||
-                       (size_t)(count * size) > omni.threshold))) {
+                       (size_t)size > omni.job.threshold ||
+                       (size_t)count > omni.job.threshold ||
+                       (size_t)(count * size) > omni.job.threshold))) {
         BY_MPICH(mpi_Ibcast_c(buf, count, dtype, root, comm, &req));
     }
     if (c->size == 1)
@@ -570,8 +571,8 @@ static int piece_small(const void *buf, MPI_Count count, MPI_Count size,
 {
     return count >= 0 && size >= 0 &&
            (count == 0 || buf || !dtype_builtin_size(dtype)) &&
-           (size_t)count <= omni.threshold && (size_t)size <= omni.threshold &&
-           (size_t)(count * size) <= omni.threshold;
+           (size_t)count <= omni.job.threshold && (size_t)size <= omni.job.threshold &&
+           (size_t)(count * size) <= omni.job.threshold;
 }
 
 /* The pieces of count elements of dtype at buf, one per member; their
@@ -611,7 +612,7 @@ static int vpieces_of(coll_pieces *p, const void *buf, const int *counts_i,
 /* Receive records for every member. */
 static match_recv *recv_slots(int n)
 {
-    return kept(&omni.coll_recvs, sizeof(match_recv) * (size_t)n,
+    return kept(&omni.ops.coll_recvs, sizeof(match_recv) * (size_t)n,
                 "a collective's receive records");
 }
 
@@ -797,7 +798,7 @@ int impl_Allgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
 /* Block displacements for every member. */
 static MPI_Aint *displ_slots(int n)
 {
-    return kept(&omni.coll_displs, sizeof(MPI_Aint) * (size_t)n,
+    return kept(&omni.ops.coll_displs, sizeof(MPI_Aint) * (size_t)n,
                 "a collective's displacements");
 }
 

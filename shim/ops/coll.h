@@ -23,10 +23,10 @@
  *    rank), unless OMNIBUS_COLLECTIVES=mpich,
  *    MPI_Barrier; MPI_Bcast, MPI_Gather, MPI_Scatter, MPI_Allgather and
  *    MPI_Alltoall (not in place) whose piece per member is at most
- *    omni.threshold bytes; MPI_Allgatherv whose every piece is (every
+ *    omni.job.threshold bytes; MPI_Allgatherv whose every piece is (every
  *    member has every count); MPI_Allreduce and MPI_Reduce with a predefined
  *    operation on a predefined, contiguous datatype it is valid for, with
- *    at most omni.threshold bytes of data; MPI_Scan, MPI_Exscan and
+ *    at most omni.job.threshold bytes of data; MPI_Scan, MPI_Exscan and
  *    MPI_Reduce_scatter(_block) (per block) as those, on datatypes whose
  *    reductions are exact in any order (not floating point).  Every
  *    other call is MPICH's nonblocking form plus Omnibus progress.  The

@@ -20,8 +20,8 @@ struct drain_rec {
 static int drain_relays_exist(void)
 {
     int long_dims = 0;
-    for (int d = 0; d < omni.grid.ndims; d++)
-        long_dims += omni.grid.dims[d] > 1;
+    for (int d = 0; d < omni.job.grid.ndims; d++)
+        long_dims += omni.job.grid.dims[d] > 1;
     return long_dims > 1;
 }
 
@@ -38,7 +38,7 @@ static int drain_needed(MPI_Comm comm)
 
 static struct drain_rec **drain_find(enum drain_kind kind, uintptr_t handle)
 {
-    struct drain_rec **at = &omni.drains;
+    struct drain_rec **at = &omni.ops.drains;
     while (*at && ((*at)->kind != kind || (*at)->handle != handle))
         at = &(*at)->next;
     return at;
@@ -82,8 +82,8 @@ void drain_made(enum drain_kind kind, uintptr_t handle, MPI_Comm dup, int rc)
         PMPI_Comm_free(&dup);
         return;
     }
-    *r = (struct drain_rec){kind, handle, dup, omni.drains};
-    omni.drains = r;
+    *r = (struct drain_rec){kind, handle, dup, omni.ops.drains};
+    omni.ops.drains = r;
 }
 
 void drain_object(enum drain_kind kind, uintptr_t handle)
@@ -106,6 +106,6 @@ void drain_forget(enum drain_kind kind, uintptr_t handle)
 
 void drain_finalize(void)
 {
-    while (omni.drains)
-        drain_forget(omni.drains->kind, omni.drains->handle);
+    while (omni.ops.drains)
+        drain_forget(omni.ops.drains->kind, omni.ops.drains->handle);
 }

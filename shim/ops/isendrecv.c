@@ -15,6 +15,7 @@
 #include "shim/engine/send.h"
 #include "shim/base/dtype.h"
 #include "omni_have.h"
+#include "shim/base/fail.h"
 #include <stdlib.h>
 
 /* MPI-4.0's MPI_Isendrecv and MPI_Isendrecv_replace come together. */
@@ -50,7 +51,7 @@ static int pair_free(void *extra)
         return MPI_SUCCESS;
     }
     if (p->recv->error != MPI_SUCCESS)
-        omni.err_pending--;
+        omni.ops.err_pending--;
     match_recv_free(p->recv);
     free(p->packed);
     free(p);
@@ -72,9 +73,9 @@ static int pair_wait(int n, void **states, double timeout, MPI_Status *st)
     return MPI_SUCCESS;
 }
 
-int isendrecv_poll(void)
+static int isendrecv_poll(void)
 {
-    sendrecv_pair **link = (sendrecv_pair **)&omni.pairs;
+    sendrecv_pair **link = (sendrecv_pair **)&omni.ops.pairs;
     while (*link) {
         sendrecv_pair *p = *link;
         int sent = p->send == MPI_REQUEST_NULL;
@@ -87,7 +88,7 @@ int isendrecv_poll(void)
         *link = p->next;
         p->done = 1;
         if (p->recv->error != MPI_SUCCESS)
-            omni.err_pending++;
+            omni.ops.err_pending++;
         if (p->greq == MPI_REQUEST_NULL) {
             p->done = 1;
             pair_free(p); /* the user freed it already */
@@ -95,7 +96,7 @@ int isendrecv_poll(void)
             PMPI_Grequest_complete(p->greq);
         }
     }
-    return omni.pairs != NULL;
+    return omni.ops.pairs != NULL;
 }
 
 static int pair_start(const void *sendbuf, MPI_Count sendcount,
@@ -104,9 +105,9 @@ static int pair_start(const void *sendbuf, MPI_Count sendcount,
                       MPI_Datatype recvtype, int source, int recvtag,
                       comm_rec *c, void *packed, MPI_Request *request)
 {
-    if (!omni.pair_class &&
+    if (!omni.ops.pair_class &&
         greq_class_create(pair_query, pair_free, pair_wait,
-                          &omni.pair_class) != MPI_SUCCESS)
+                          &omni.ops.pair_class) != MPI_SUCCESS)
         return omni_raise(c->handle, MPI_ERR_OTHER);
     sendrecv_pair *p = calloc(1, sizeof *p);
     if (!p)
@@ -139,11 +140,11 @@ static int pair_start(const void *sendbuf, MPI_Count sendcount,
     } else {
         recv_start(p->recv);
     }
-    mpi_gclass_start(omni.pair_class, p, &p->greq);
+    mpi_gclass_start(omni.ops.pair_class, p, &p->greq);
     *request = p->greq;
-    p->next = omni.pairs;
-    omni.pairs = p;
-    prog_has_work(omni.pair_poller);
+    p->next = omni.ops.pairs;
+    omni.ops.pairs = p;
+    prog_has_work(omni.ops.pair_poller);
     return MPI_SUCCESS;
 }
 
@@ -152,7 +153,7 @@ static int pair_start(const void *sendbuf, MPI_Count sendcount,
 static int recv_half_valid(MPI_Count count, MPI_Datatype dtype, int source,
                            int tag, comm_rec *c)
 {
-    return count >= 0 && dtype_size(dtype) >= 0 && tag <= omni.tag_ub &&
+    return count >= 0 && dtype_size(dtype) >= 0 && tag <= omni.job.tag_ub &&
            (tag >= 0 || tag == MPI_ANY_TAG) && source >= MPI_PROC_NULL &&
            source < c->size;
 }
@@ -191,9 +192,14 @@ int impl_Isendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dtype,
 #else
 
 /* An MPI without MPI_Isendrecv (Open MPI 4.1): no pair ever exists. */
-int isendrecv_poll(void)
+static int isendrecv_poll(void)
 {
     return 0;
 }
 
 #endif
+
+void isendrecv_add_poller(void)
+{
+    omni.ops.pair_poller = prog_add_poller(isendrecv_poll, 0);
+}

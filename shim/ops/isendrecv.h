@@ -13,8 +13,8 @@ int impl_Isendrecv(const void *sendbuf, MPI_Count sendcount,
 int impl_Isendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dtype,
                            int dest, int sendtag, int source, int recvtag,
                            MPI_Comm comm, MPI_Request *request);
-/* Completes the pairs whose two halves are done; returns whether any is
- * left (a progress poller). */
-int isendrecv_poll(void);
+/* Registers the progress poller that completes the pairs whose two halves
+ * are done (omni.ops.pair_poller). */
+void isendrecv_add_poller(void);
 
 #endif

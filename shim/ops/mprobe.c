@@ -13,6 +13,7 @@
 #include "shim/engine/request.h"
 #include "shim/base/dtype.h"
 #include "shim/mpi/count_gen.h"
+#include "shim/base/fail.h"
 
 typedef struct {
     int pool_link;
@@ -23,17 +24,17 @@ typedef struct {
 
 void mprobe_init(void)
 {
-    handle_pool_init(&omni.messages, sizeof(held_message));
+    handle_pool_init(&omni.ops.messages, sizeof(held_message));
 }
 
 void mprobe_finalize(void)
 {
-    handle_pool_destroy(&omni.messages);
+    handle_pool_destroy(&omni.ops.messages);
 }
 
 static held_message *held_get(MPI_Message m)
 {
-    held_message *h = handle_get(&omni.messages, mpi_message_bits(m));
+    held_message *h = handle_get(&omni.ops.messages, mpi_message_bits(m));
     return h && h->in_use ? h : NULL;
 }
 
@@ -41,7 +42,7 @@ static void held_make(match_msg *msg, comm_rec *c, MPI_Message *message,
                       MPI_Status *status)
 {
     int handle;
-    held_message *h = handle_new(&omni.messages, &handle);
+    held_message *h = handle_new(&omni.ops.messages, &handle);
     h->in_use = 1;
     h->msg = msg;
     h->comm = c;
@@ -92,7 +93,7 @@ static void held_receive(held_message *h, MPI_Message *message, match_recv *r)
 {
     match_msg *m = h->msg;
     h->in_use = 0;
-    handle_release(&omni.messages, mpi_message_bits(*message));
+    handle_release(&omni.ops.messages, mpi_message_bits(*message));
     *message = MPI_MESSAGE_NULL;
     recv_take_message(r, m);
     match_msg_free(m);

@@ -6,6 +6,7 @@
 #include "shim/base/dtype.h"
 #include "shim/base/grow.h"
 #include "shim/mpi/count_gen.h"
+#include "shim/base/fail.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,7 +113,7 @@ void nbr_topo_unref(nbr_topo *t)
 {
     if (--t->refs > 0)
         return;
-    nbr_module *mod = omni.nbr;
+    nbr_module *mod = omni.ops.nbr;
     for (nbr_topo **link = &mod->topos; *link; link = &(*link)->next)
         if (*link == t) {
             *link = t->next;
@@ -397,18 +398,19 @@ static void op_finish(nbr_op *op)
     op->err_counted =
         op->error != MPI_SUCCESS && g != MPI_REQUEST_NULL && !orphan;
     if (op->err_counted)
-        omni.err_pending++;
+        omni.ops.err_pending++;
     if (g != MPI_REQUEST_NULL)
         PMPI_Grequest_complete(g);
     if (orphan)
         nbr_op_put(op);
 }
 
-int nbr_poll(void)
+/* Returns whether any operation is still in flight. */
+static int nbr_poll(void)
 {
     if (!nbr_busy())
         return 0;
-    nbr_module *mod = omni.nbr;
+    nbr_module *mod = omni.ops.nbr;
     if (mod->polling)
         return 1;
     mod->polling = 1;
@@ -470,7 +472,7 @@ int nbr_op_start(nbr_op *op, MPI_Request *request)
     if (pl->nsend)
         prog_block_enter();
     if (request) {
-        mpi_gclass_start(omni.nbr->cls, op, &op->greq);
+        mpi_gclass_start(omni.ops.nbr->cls, op, &op->greq);
         *request = op->greq;
     }
     /* What is already here (self-sends, early arrivals) is taken now. */
@@ -479,9 +481,9 @@ int nbr_op_start(nbr_op *op, MPI_Request *request)
         op_finish(op);
         return MPI_SUCCESS;
     }
-    op->next = omni.nbr->active;
-    omni.nbr->active = op;
-    prog_has_work(omni.nbr_poller);
+    op->next = omni.ops.nbr->active;
+    omni.ops.nbr->active = op;
+    prog_has_work(omni.ops.nbr_poller);
     return MPI_SUCCESS;
 }
 
@@ -519,7 +521,7 @@ static int op_free_fn(void *extra)
 {
     nbr_op *op = extra;
     if (op->err_counted) {
-        omni.err_pending--;
+        omni.ops.err_pending--;
         op->err_counted = 0;
     }
     if (op->persistent)
@@ -543,4 +545,9 @@ static int op_wait_fn(int n, void **states, double timeout, MPI_Status *st)
 int nbr_exec_init(nbr_module *m)
 {
     return greq_class_create(op_query, op_free_fn, op_wait_fn, &m->cls);
+}
+
+void nbr_add_poller(void)
+{
+    omni.ops.nbr_poller = prog_add_poller(nbr_poll, 1);
 }

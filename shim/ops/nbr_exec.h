@@ -62,14 +62,13 @@ typedef struct nbr_module {
 
 static inline int nbr_busy(void)
 {
-    return omni.nbr && omni.nbr->active;
+    return omni.ops.nbr && omni.ops.nbr->active;
 }
 
-/* Advances every operation in flight, if any; registered as a poller that
- * runs after each progress round (progress.h), with Omnibus's own progress
- * free to run again (sending may need it).  Returns whether any is still in
- * flight. */
-int nbr_poll(void);
+/* Registers the poller that advances every operation in flight, if any
+ * (omni.ops.nbr_poller); it runs after each progress round (progress.h),
+ * with Omnibus's own progress free to run again (sending may need it). */
+void nbr_add_poller(void);
 
 typedef struct nbr_op {
     struct nbr_op *next;      /* active list, or the topology's spares */
@@ -83,7 +82,7 @@ typedef struct nbr_op {
     int done, orphan;         /* orphan: its request was freed early */
     int error;
     int err_counted;          /* finished with an error that a Wait or Test
-                                 will raise (omni.err_pending) */
+                                 will raise (omni.ops.err_pending) */
     MPI_Request done_greq;    /* the finished run's request, for the ledger */
     /* Nonblocking and persistent runs outlive the call, and MPI lets the
      * program free its datatypes at once (MPI-4.1 §5.1.9): the slots use

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "omni_have.h"
+#include "shim/base/fail.h"
 
 /* Only a persistent neighbourhood collective comes here (MPI-4.0; none in
  * Open MPI 4.1, whose programs cannot make one). */

@@ -4,6 +4,7 @@
 #include "shim/ops/neighbor.h"
 #include "shim/ops/nbr_exec.h"
 #include "shim/progress/progress.h"
+#include "shim/base/fail.h"
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,12 +83,12 @@ static int *mirror_of(const int *in, int indeg)
 
 static nbr_module *module_get(void)
 {
-    if (!omni.nbr) {
-        omni.nbr = nbr_alloc(sizeof *omni.nbr);
-        if (nbr_exec_init(omni.nbr) != MPI_SUCCESS)
+    if (!omni.ops.nbr) {
+        omni.ops.nbr = nbr_alloc(sizeof *omni.ops.nbr);
+        if (nbr_exec_init(omni.ops.nbr) != MPI_SUCCESS)
             omni_out_of_memory("a generalized-request class");
     }
-    return omni.nbr;
+    return omni.ops.nbr;
 }
 
 /* Every member learns every list (one allgather of degrees and ids, one
@@ -98,7 +99,7 @@ static nbr_module *module_get(void)
  * built a plan before any uses it. */
 int nbr_comm_created(comm_rec *c)
 {
-    cfg_neighbor mode = omni.nbr_mode;
+    cfg_neighbor mode = omni.job.nbr_mode;
     int kind = MPI_UNDEFINED;
     if (mode == CFG_NEIGHBOR_PLAIN ||
         PMPI_Topo_test(c->handle, &kind) != MPI_SUCCESS ||
@@ -108,7 +109,7 @@ int nbr_comm_created(comm_rec *c)
     int n = c->size, indeg, outdeg, *in, *out;
     topo_lists(comm, kind, c->rank, &indeg, &in, &outdeg, &out);
 
-    int mine[3] = {outdeg, indeg, (int)omni.next_comm_id};
+    int mine[3] = {outdeg, indeg, (int)omni.match.next_comm_id};
     int *all = nbr_alloc(sizeof(int) * 3 * (size_t)n);
     MPI_Request req;
     int rc = prog_wait_started(
@@ -151,7 +152,7 @@ int nbr_comm_created(comm_rec *c)
     }
     ns_graph g = {n, out_off, gout, in_off, gin};
     ns_plan plan;
-    int theta = mode == CFG_NEIGHBOR_GRID ? INT_MAX : omni.cfg.neighbor_theta;
+    int theta = mode == CFG_NEIGHBOR_GRID ? INT_MAX : omni.job.cfg.neighbor_theta;
     int flags = mode == CFG_NEIGHBOR_GRID ? 0 : NS_TRY_DIMS;
     int ok = rc == MPI_SUCCESS &&
              ns_build(&g, theta, flags, c->rank, 1, &plan) == 0;
@@ -202,7 +203,7 @@ void nbr_comm_freed(comm_rec *c)
 
 void nbr_finalize(void)
 {
-    nbr_module *mod = omni.nbr;
+    nbr_module *mod = omni.ops.nbr;
     if (!mod)
         return;
     while (mod->topos) {
@@ -211,6 +212,6 @@ void nbr_finalize(void)
         nbr_topo_destroy(t); /* the shadow records go with the table */
     }
     free(mod);
-    omni.nbr = NULL;
+    omni.ops.nbr = NULL;
 }
 

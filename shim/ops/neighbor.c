@@ -8,6 +8,7 @@
 #include "shim/base/dtype.h"
 #include "shim/mpi/count_gen.h"
 #include "omni_have.h"
+#include "shim/base/fail.h"
 #include <stdlib.h>
 
 static int slot(MPI_Datatype type, MPI_Count cnt, MPI_Aint *ext,
@@ -126,7 +127,7 @@ static int hold_types(nbr_op *op, const nbr_args *a)
 static int next_tag(nbr_topo *t)
 {
     uint32_t nph = (uint32_t)(t->plan.nphase > 0 ? t->plan.nphase : 1);
-    uint32_t range = (uint32_t)omni.tag_ub / nph;
+    uint32_t range = (uint32_t)omni.job.tag_ub / nph;
     return (int)(nph * (t->seq++ % range));
 }
 
@@ -166,7 +167,7 @@ static int nbr_run(const nbr_args *a, MPI_Comm comm, enum nbr_how how,
         if (how != NBR_PERSISTENT) {
             /* MPICH's, or MPICH's error; counted in plain mode only (no
              * call to find the topology on every collective) */
-            if (omni.nbr_mode == CFG_NEIGHBOR_PLAIN)
+            if (omni.job.nbr_mode == CFG_NEIGHBOR_PLAIN)
                 omni.stats.nbr_mpich++;
             return MPI_SUCCESS;
         }

@@ -5,6 +5,7 @@
 #include "shim/base/dtype.h"
 #include "shim/engine/request.h"
 #include "shim/mpi/count_gen.h"
+#include "shim/base/fail.h"
 #include <stdlib.h>
 
 /* A persistent request keeps its own reference to its datatype from

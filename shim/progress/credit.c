@@ -31,7 +31,7 @@
  * tenth of the silence, so that several HOLDs fit in one. */
 #define CREDIT_HOLD_NS (CREDIT_SILENCE_MIN_NS / 10)
 
-/* A STALL whose answer waits (omni.credit_deferred): from which source,
+/* A STALL whose answer waits (omni.credit.deferred): from which source,
  * how long of this rank's running time it has waited, and when its last
  * HOLD (or the deferral) began. */
 struct credit_deferral {
@@ -46,7 +46,7 @@ struct credit_deferral {
 static void credit_tell(uint32_t to, enum rt_kind kind, uint32_t value,
                         int32_t tag)
 {
-    rt_item_hdr h = {.dst = to, .src = (uint32_t)omni.rank, .comm = 0,
+    rt_item_hdr h = {.dst = to, .src = (uint32_t)omni.job.rank, .comm = 0,
                      .tag = tag, .len = 0, .meta = rt_meta(kind, value)};
     rt_hdr_write(transport_reserve((int)to, RT_HDR_SIZE), &h);
     omni.stats.acks_sent++;
@@ -66,55 +66,55 @@ static void list_add(int **list, int *n, int *cap, uint8_t *listed, int r)
 
 int credit_init(void)
 {
-    int P = omni.cfg.flow_ranks ? omni.cfg.flow_ranks : omni.size;
-    omni.credit_ranks = P;
-    omni.window = (uint32_t)fl_window(omni.cfg.eager_pool, P);
-    omni.credit = malloc(sizeof *omni.credit * (size_t)omni.size);
-    omni.credit_in = calloc((size_t)omni.size, sizeof *omni.credit_in);
-    omni.credit_out = calloc((size_t)omni.size, sizeof *omni.credit_out);
-    if (!omni.credit || !omni.credit_in || !omni.credit_out)
+    int P = omni.job.cfg.flow_ranks ? omni.job.cfg.flow_ranks : omni.job.size;
+    omni.credit.ranks = P;
+    omni.credit.window = (uint32_t)fl_window(omni.job.cfg.eager_pool, P);
+    omni.credit.left = malloc(sizeof *omni.credit.left * (size_t)omni.job.size);
+    omni.credit.in = calloc((size_t)omni.job.size, sizeof *omni.credit.in);
+    omni.credit.out = calloc((size_t)omni.job.size, sizeof *omni.credit.out);
+    if (!omni.credit.left || !omni.credit.in || !omni.credit.out)
         return -1;
-    for (int r = 0; r < omni.size; r++) {
-        omni.credit[r] = omni.window;
-        omni.credit_in[r] = (struct credit_in){
-            .lent = omni.window, .held = omni.window,
-            .step = fl_step(omni.window)};
+    for (int r = 0; r < omni.job.size; r++) {
+        omni.credit.left[r] = omni.credit.window;
+        omni.credit.in[r] = (struct credit_in){
+            .lent = omni.credit.window, .held = omni.credit.window,
+            .step = fl_step(omni.credit.window)};
     }
     /* Self-sends: a window no program exhausts, returned in steps as any. */
-    omni.credit[omni.rank] = UINT32_MAX;
-    omni.credit_in[omni.rank].lent = omni.credit_in[omni.rank].held =
+    omni.credit.left[omni.job.rank] = UINT32_MAX;
+    omni.credit.in[omni.job.rank].lent = omni.credit.in[omni.job.rank].held =
         UINT32_MAX / 2;
-    omni.credit_in[omni.rank].step = FL_STEP_MAX;
+    omni.credit.in[omni.job.rank].step = FL_STEP_MAX;
     /* What the base windows lend (P-1 of them, the rule's P). */
-    omni.credit_lent = (uint64_t)omni.window * (uint64_t)(P > 1 ? P - 1 : 0);
-    omni.credit_grown = 0;
-    omni.stats.window_max = omni.window;
+    omni.credit.lent = (uint64_t)omni.credit.window * (uint64_t)(P > 1 ? P - 1 : 0);
+    omni.credit.grown = 0;
+    omni.stats.window_max = omni.credit.window;
     return 0;
 }
 
 void credit_finalize(void)
 {
-    free(omni.credit);
-    free(omni.credit_in);
-    free(omni.credit_out);
-    free(omni.credit_grown_in);
-    free(omni.credit_grown_out);
-    free(omni.credit_deferred);
-    omni.credit_deferred = NULL;
-    omni.credit_deferred_n = omni.credit_deferred_cap = 0;
-    omni.credit = NULL;
-    omni.credit_in = NULL;
-    omni.credit_out = NULL;
-    omni.credit_grown_in = omni.credit_grown_out = NULL;
-    omni.credit_grown_in_n = omni.credit_grown_in_cap = 0;
-    omni.credit_grown_out_n = omni.credit_grown_out_cap = 0;
+    free(omni.credit.left);
+    free(omni.credit.in);
+    free(omni.credit.out);
+    free(omni.credit.grown_in);
+    free(omni.credit.grown_out);
+    free(omni.credit.deferred);
+    omni.credit.deferred = NULL;
+    omni.credit.deferred_n = omni.credit.deferred_cap = 0;
+    omni.credit.left = NULL;
+    omni.credit.in = NULL;
+    omni.credit.out = NULL;
+    omni.credit.grown_in = omni.credit.grown_out = NULL;
+    omni.credit.grown_in_n = omni.credit.grown_in_cap = 0;
+    omni.credit.grown_out_n = omni.credit.grown_out_cap = 0;
 }
 
 /* --- the destination's side -------------------------------------------- */
 
 void credit_return(uint32_t src)
 {
-    struct credit_in *in = &omni.credit_in[src];
+    struct credit_in *in = &omni.credit.in[src];
     if (in->deferred) { /* the consumption answers the STALL */
         in->deferred = 0;
         credit_stalled(src, in->stall_need, in->stall_accept);
@@ -122,8 +122,8 @@ void credit_return(uint32_t src)
     }
     uint32_t give = in->lent - in->held;
     in->held = in->lent;
-    if ((int)src == omni.rank) {
-        omni.credit[src] += give;
+    if ((int)src == omni.job.rank) {
+        omni.credit.left[src] += give;
         return;
     }
     in->consumed = 1;
@@ -136,30 +136,30 @@ void credit_return(uint32_t src)
 static void reclaim_sweep(uint32_t except)
 {
     int kept = 0;
-    for (int i = 0; i < omni.credit_grown_in_n; i++) {
-        int s = omni.credit_grown_in[i];
-        struct credit_in *in = &omni.credit_in[s];
-        if (in->lent <= omni.window) {
+    for (int i = 0; i < omni.credit.grown_in_n; i++) {
+        int s = omni.credit.grown_in[i];
+        struct credit_in *in = &omni.credit.in[s];
+        if (in->lent <= omni.credit.window) {
             in->listed = 0;
             continue;
         }
-        omni.credit_grown_in[kept++] = s;
+        omni.credit.grown_in[kept++] = s;
         if ((uint32_t)s != except && !in->consumed && !in->reclaiming) {
             in->reclaiming = 1;
             omni.stats.window_reclaims++;
-            credit_tell((uint32_t)s, RT_RECLAIM, in->lent - omni.window, 0);
+            credit_tell((uint32_t)s, RT_RECLAIM, in->lent - omni.credit.window, 0);
         }
         in->consumed = 0;
     }
-    omni.credit_grown_in_n = kept;
+    omni.credit.grown_in_n = kept;
 }
 
 /* Grows the window of source src by what fl_growth allows, within the
  * pool; returns the growth. */
 static uint32_t lend_more(uint32_t src, struct credit_in *in, uint32_t accept)
 {
-    uint64_t pool = omni.cfg.eager_pool;
-    uint64_t unlent = pool > omni.credit_lent ? pool - omni.credit_lent : 0;
+    uint64_t pool = omni.job.cfg.eager_pool;
+    uint64_t unlent = pool > omni.credit.lent ? pool - omni.credit.lent : 0;
     uint64_t g = fl_growth(in->lent, unlent, accept);
     if (g < fl_growth(in->lent, UINT64_MAX, accept))
         reclaim_sweep(src);
@@ -167,12 +167,12 @@ static uint32_t lend_more(uint32_t src, struct credit_in *in, uint32_t accept)
         return 0;
     in->lent += (uint32_t)g;
     in->step = fl_step(in->lent);
-    omni.credit_lent += g;
+    omni.credit.lent += g;
     omni.stats.window_grants++;
     if (in->lent > omni.stats.window_max)
         omni.stats.window_max = in->lent;
-    list_add(&omni.credit_grown_in, &omni.credit_grown_in_n,
-             &omni.credit_grown_in_cap, &in->listed, (int)src);
+    list_add(&omni.credit.grown_in, &omni.credit.grown_in_n,
+             &omni.credit.grown_in_cap, &in->listed, (int)src);
     return (uint32_t)g;
 }
 
@@ -181,21 +181,21 @@ static void defer_answer(uint32_t src, struct credit_in *in)
 {
     if (in->deferred)
         return;
-    omni.credit_deferred = omni_grow(
-        omni.credit_deferred, omni.credit_deferred_n,
-        &omni.credit_deferred_cap, sizeof *omni.credit_deferred, 16,
+    omni.credit.deferred = omni_grow(
+        omni.credit.deferred, omni.credit.deferred_n,
+        &omni.credit.deferred_cap, sizeof *omni.credit.deferred, 16,
         "the list of deferred credit answers");
-    if (omni.credit_deferred_n == 0)
-        omni.credit_polled_ns = omni_now_ns();
-    omni.credit_deferred[omni.credit_deferred_n++] = (struct credit_deferral){
-        .src = (int)src, .waited_ns = 0, .held_ns = omni.credit_polled_ns};
+    if (omni.credit.deferred_n == 0)
+        omni.credit.polled_ns = omni_now_ns();
+    omni.credit.deferred[omni.credit.deferred_n++] = (struct credit_deferral){
+        .src = (int)src, .waited_ns = 0, .held_ns = omni.credit.polled_ns};
     in->deferred = 1;
-    prog_has_work(omni.credit_poller);
+    prog_has_work(omni.credit.poller);
 }
 
 void credit_stalled(uint32_t peer, uint32_t need, uint32_t accept)
 {
-    struct credit_in *in = &omni.credit_in[peer];
+    struct credit_in *in = &omni.credit.in[peer];
     /* Growth for a pair whose destination consumes, or whose window could
      * never hold the message that stalled. */
     uint32_t growth = in->held < in->lent || in->lent < need
@@ -216,16 +216,17 @@ void credit_stalled(uint32_t peer, uint32_t need, uint32_t accept)
     credit_tell(peer, RT_GRANT, give, (int32_t)growth);
 }
 
-int credit_poll(void)
+/* Returns whether any STALL is left unanswered. */
+static int credit_poll(void)
 {
-    int refuse = !omni.round_waits || omni.credit_waiting, kept = 0;
-    uint64_t now = omni_now_ns(), ran = now - omni.credit_polled_ns;
-    omni.credit_polled_ns = now;
+    int refuse = !omni.prog.round_waits || omni.credit.waiting, kept = 0;
+    uint64_t now = omni_now_ns(), ran = now - omni.credit.polled_ns;
+    omni.credit.polled_ns = now;
     if (ran > CREDIT_POLL_GAP_NS)
         ran = CREDIT_POLL_GAP_NS;
-    for (int i = 0; i < omni.credit_deferred_n; i++) {
-        struct credit_deferral d = omni.credit_deferred[i];
-        struct credit_in *in = &omni.credit_in[d.src];
+    for (int i = 0; i < omni.credit.deferred_n; i++) {
+        struct credit_deferral d = omni.credit.deferred[i];
+        struct credit_in *in = &omni.credit.in[d.src];
         if (!in->deferred)
             continue; /* answered by credit_return */
         d.waited_ns += ran;
@@ -242,21 +243,21 @@ int credit_poll(void)
                 omni.stats.credit_holds++;
                 credit_tell((uint32_t)d.src, RT_HOLD, 0, 0);
             }
-            omni.credit_deferred[kept++] = d;
+            omni.credit.deferred[kept++] = d;
         }
     }
-    omni.credit_deferred_n = kept;
+    omni.credit.deferred_n = kept;
     return kept > 0;
 }
 
 void credit_released(uint32_t peer, uint32_t bytes)
 {
-    struct credit_in *in = &omni.credit_in[peer];
+    struct credit_in *in = &omni.credit.in[peer];
     in->lent -= bytes;
     in->held -= bytes;
     in->step = fl_step(in->lent);
     in->reclaiming = 0;
-    omni.credit_lent -= bytes;
+    omni.credit.lent -= bytes;
 }
 
 /* --- the source's side --------------------------------------------------- */
@@ -267,22 +268,22 @@ void credit_released(uint32_t peer, uint32_t bytes)
 static void release_idle(int except)
 {
     int kept = 0;
-    for (int i = 0; i < omni.credit_grown_out_n; i++) {
-        int d = omni.credit_grown_out[i];
-        struct credit_out *o = &omni.credit_out[d];
-        if (d != except && o->grown && omni.credit[d] >= o->grown) {
+    for (int i = 0; i < omni.credit.grown_out_n; i++) {
+        int d = omni.credit.grown_out[i];
+        struct credit_out *o = &omni.credit.out[d];
+        if (d != except && o->grown && omni.credit.left[d] >= o->grown) {
             uint32_t x = o->grown;
-            omni.credit[d] -= x;
+            omni.credit.left[d] -= x;
             o->grown = 0;
-            omni.credit_grown -= x;
+            omni.credit.grown -= x;
             credit_tell((uint32_t)d, RT_RELEASE, x, 0);
         }
         if (o->grown)
-            omni.credit_grown_out[kept++] = d;
+            omni.credit.grown_out[kept++] = d;
         else
             o->listed = 0;
     }
-    omni.credit_grown_out_n = kept;
+    omni.credit.grown_out_n = kept;
 }
 
 /* Growth this rank can still take towards dst: none on a relayed route
@@ -290,25 +291,25 @@ static void release_idle(int except)
  * it has none. */
 static uint32_t growth_to_ask(int dst)
 {
-    if (omni.route_len[dst] != 1)
+    if (omni.job.route_len[dst] != 1)
         return 0;
-    uint64_t budget = fl_sender_budget(omni.cfg.eager_pool);
-    if (omni.credit_grown + FL_GROW_MIN > budget)
+    uint64_t budget = fl_sender_budget(omni.job.cfg.eager_pool);
+    if (omni.credit.grown + FL_GROW_MIN > budget)
         release_idle(dst);
-    if (omni.credit_grown >= budget)
+    if (omni.credit.grown >= budget)
         return 0;
-    uint64_t left = budget - omni.credit_grown;
+    uint64_t left = budget - omni.credit.grown;
     return (uint32_t)(left < FL_WINDOW_MAX ? left : FL_WINDOW_MAX);
 }
 
 void credit_stall(int dst, uint32_t size)
 {
-    struct credit_out *o = &omni.credit_out[dst];
-    if (o->stalled || dst == omni.rank)
+    struct credit_out *o = &omni.credit.out[dst];
+    if (o->stalled || dst == omni.job.rank)
         return;
     uint32_t ask = growth_to_ask(dst);
     o->asked = ask;
-    omni.credit_grown += ask;
+    omni.credit.grown += ask;
     o->stalled = 1;
     o->fresh = 0;
     omni.stats.credit_stalls++;
@@ -318,7 +319,7 @@ void credit_stall(int dst, uint32_t size)
 /* The STALL of peer is answered: its reserved growth is free again. */
 static void stall_answered(struct credit_out *o)
 {
-    omni.credit_grown -= o->asked;
+    omni.credit.grown -= o->asked;
     o->asked = 0;
     o->stalled = 0;
     o->heard++;
@@ -326,21 +327,21 @@ static void stall_answered(struct credit_out *o)
 
 void credit_granted(uint32_t peer, uint32_t bytes, uint32_t growth)
 {
-    struct credit_out *o = &omni.credit_out[peer];
+    struct credit_out *o = &omni.credit.out[peer];
     stall_answered(o);
-    omni.credit[peer] += bytes;
+    omni.credit.left[peer] += bytes;
     o->refused = 0;
     if (growth) {
         o->grown += growth;
-        omni.credit_grown += growth;
-        list_add(&omni.credit_grown_out, &omni.credit_grown_out_n,
-                 &omni.credit_grown_out_cap, &o->listed, (int)peer);
+        omni.credit.grown += growth;
+        list_add(&omni.credit.grown_out, &omni.credit.grown_out_n,
+                 &omni.credit.grown_out_cap, &o->listed, (int)peer);
     }
 }
 
 void credit_refused(uint32_t peer)
 {
-    struct credit_out *o = &omni.credit_out[peer];
+    struct credit_out *o = &omni.credit.out[peer];
     stall_answered(o);
     /* A CREDIT that crossed the STALL proves the destination consumes. */
     if (!o->fresh) {
@@ -351,19 +352,19 @@ void credit_refused(uint32_t peer)
 
 void credit_reclaimed(uint32_t peer, uint32_t bytes)
 {
-    struct credit_out *o = &omni.credit_out[peer];
+    struct credit_out *o = &omni.credit.out[peer];
     uint32_t x = bytes < o->grown ? bytes : o->grown;
-    if (x > omni.credit[peer])
-        x = omni.credit[peer];
-    omni.credit[peer] -= x;
+    if (x > omni.credit.left[peer])
+        x = omni.credit.left[peer];
+    omni.credit.left[peer] -= x;
     o->grown -= x;
-    omni.credit_grown -= x;
+    omni.credit.grown -= x;
     credit_tell(peer, RT_RELEASE, x, 0);
 }
 
 void credit_held(uint32_t peer)
 {
-    struct credit_out *o = &omni.credit_out[peer];
+    struct credit_out *o = &omni.credit.out[peer];
     if (o->stalled)
         o->last_ns = omni_now_ns();
 }
@@ -386,7 +387,7 @@ static void heard_while_waiting(struct credit_out *o, uint64_t now)
 
 int credit_wait(int dst, uint32_t size)
 {
-    struct credit_out *o = &omni.credit_out[dst];
+    struct credit_out *o = &omni.credit.out[dst];
     if (o->refused) {
         /* One round, so that the CREDIT that ends the refusal is taken in
          * even while every send falls back (MPICH's eager sends return
@@ -404,8 +405,8 @@ int credit_wait(int dst, uint32_t size)
      * each block it completes restarts the silence. */
     uint64_t mark = transport_wire_mark(), done = transport_wire_done();
     unsigned spins = 0;
-    int outer = omni.credit_waiting, ok = 0; /* a wait inside a callback */
-    omni.credit_waiting = 1;
+    int outer = omni.credit.waiting, ok = 0; /* a wait inside a callback */
+    omni.credit.waiting = 1;
     for (;;) {
         prog_poll();
         if ((ok = credit_fits(dst, size)) || o->refused)
@@ -426,6 +427,11 @@ int credit_wait(int dst, uint32_t size)
         }
         prog_pause(&spins);
     }
-    omni.credit_waiting = outer;
+    omni.credit.waiting = outer;
     return ok;
+}
+
+void credit_add_poller(void)
+{
+    omni.credit.poller = prog_add_poller(credit_poll, 0);
 }

@@ -4,7 +4,7 @@
  * Contract.  A source has at most its window of item bytes (header
  * included) towards one destination that the destination's application has
  * not yet received; credit_try_take() never waits.  The destination lends
- * the windows: every pair starts from the base window (omni.window), and a
+ * the windows: every pair starts from the base window (omni.credit.window), and a
  * pair whose source runs out while the destination consumes what it sent
  * grows (fl_growth), within the pool the destination lends in all.
  *
@@ -72,16 +72,16 @@ struct credit_in {
                           CREDIT goes back */
     uint8_t consumed;  /* bytes went back since the last reclaim sweep */
     uint8_t reclaiming;/* a RECLAIM is unanswered */
-    uint8_t listed;    /* in omni.credit_grown_in */
-    uint8_t deferred;  /* a STALL waits for an answer (omni.credit_deferred) */
+    uint8_t listed;    /* in omni.credit.grown_in */
+    uint8_t deferred;  /* a STALL waits for an answer (omni.credit.deferred) */
     uint32_t stall_need, stall_accept; /* that STALL's need and accept */
 };
 
-/* A source's account of one destination (the hot part is omni.credit). */
+/* A source's account of one destination (the hot part is omni.credit.left). */
 struct credit_out {
     uint32_t grown;     /* of the window, what was grown beyond the base */
     uint32_t asked;     /* growth the unanswered STALL can take (reserved
-                           in omni.credit_asked) */
+                           in omni.credit.grown) */
     uint32_t heard;     /* CREDIT, GRANT and REFUSED items received: a
                            waiting send sees the destination answer */
     uint64_t last_ns;   /* when the destination last showed life while
@@ -93,7 +93,7 @@ struct credit_out {
     uint8_t fresh;      /* a CREDIT came since the STALL went */
     uint8_t refused;    /* not consuming: until the next CREDIT or GRANT,
                            blocking sends past the window go to MPICH */
-    uint8_t listed;     /* in omni.credit_grown_out */
+    uint8_t listed;     /* in omni.credit.grown_out */
 };
 
 int credit_init(void);
@@ -103,12 +103,12 @@ void credit_finalize(void);
  * (credit_take then takes them); counts nothing. */
 static inline int credit_fits(int dst, uint32_t size)
 {
-    return omni.credit[dst] >= size;
+    return omni.credit.left[dst] >= size;
 }
 
 static inline void credit_take(int dst, uint32_t size)
 {
-    omni.credit[dst] -= size;
+    omni.credit.left[dst] -= size;
 }
 
 /* Takes `size` bytes of the window towards world rank dst and returns 1,
@@ -127,7 +127,7 @@ static inline int credit_try_take(int dst, uint32_t size)
 /* Gives back bytes taken for an item that was not sent after all. */
 static inline void credit_refund(int dst, uint32_t size)
 {
-    omni.credit[dst] += size;
+    omni.credit.left[dst] += size;
 }
 
 /* Gives world rank src what it is owed (and any growth it asked for): in
@@ -138,9 +138,9 @@ void credit_return(uint32_t src);
  * Inline: every received item passes here. */
 static inline void credit_consumed(uint32_t src, uint32_t size)
 {
-    if (!omni.on)
+    if (!omni.job.on)
         return;
-    struct credit_in *in = &omni.credit_in[src];
+    struct credit_in *in = &omni.credit.in[src];
     in->held -= size;
     if (in->held + in->step <= in->lent)
         credit_return(src);
@@ -149,8 +149,8 @@ static inline void credit_consumed(uint32_t src, uint32_t size)
 /* A CREDIT of `bytes` from world rank peer. */
 static inline void credit_returned(uint32_t peer, uint32_t bytes)
 {
-    struct credit_out *o = &omni.credit_out[peer];
-    omni.credit[peer] += bytes;
+    struct credit_out *o = &omni.credit.out[peer];
+    omni.credit.left[peer] += bytes;
     o->refused = 0;
     o->fresh = 1;
     o->heard++;
@@ -170,14 +170,13 @@ void credit_released(uint32_t peer, uint32_t bytes);
  * still polls. */
 void credit_held(uint32_t peer);
 
-/* The progress poller (omni.credit_poller) of the STALLs credit_stalled
- * left unanswered: a source this rank consumed from since gets its GRANT;
+/* Registers the progress poller (omni.credit.poller) of the STALLs
+ * credit_stalled left unanswered: a source this rank consumed from since gets its GRANT;
  * the others are REFUSED unless this round is a step of a call that waits
  * for something else, this rank is not itself waiting for credit, and
  * the STALL has waited less than CREDIT_DEFER_NS of this rank's running
- * time; those left get a HOLD every CREDIT_HOLD_NS.  Returns whether any
- * is left unanswered. */
-int credit_poll(void);
+ * time; those left get a HOLD every CREDIT_HOLD_NS. */
+void credit_add_poller(void);
 
 /* The window towards world rank dst is too small for a send of `size`
  * item bytes: tells dst (one STALL until it answers), and never waits.

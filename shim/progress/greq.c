@@ -8,7 +8,7 @@ static int greq_poll(void *extra, MPI_Status *st)
 {
     (void)extra;
     (void)st;
-    if (omni.on && !omni.in_progress && !omni.threaded)
+    if (omni.job.on && !omni.prog.in_progress && !omni.prog.threaded)
         prog_poll();
     return MPI_SUCCESS;
 }
@@ -38,14 +38,14 @@ int greq_query_send(void *extra, MPI_Status *st)
 
 void greq_ledger_add(MPI_Request greq, MPI_Comm comm, int error)
 {
-    omni.ledger = omni_grow(omni.ledger, omni.ledger_n, &omni.ledger_cap,
-                            sizeof *omni.ledger, 16, "the error ledger");
-    omni.ledger[omni.ledger_n++] = (struct req_error){greq, comm, error};
+    omni.prog.ledger = omni_grow(omni.prog.ledger, omni.prog.ledger_n, &omni.prog.ledger_cap,
+                            sizeof *omni.prog.ledger, 16, "the error ledger");
+    omni.prog.ledger[omni.prog.ledger_n++] = (struct req_error){greq, comm, error};
 }
 
 void greq_finalize(void)
 {
-    free(omni.ledger);
-    omni.ledger = NULL;
-    omni.ledger_n = omni.ledger_cap = 0;
+    free(omni.prog.ledger);
+    omni.prog.ledger = NULL;
+    omni.prog.ledger_n = omni.prog.ledger_cap = 0;
 }

@@ -22,6 +22,7 @@
 #ifndef OMNIBUS_GREQ_H
 #define OMNIBUS_GREQ_H
 
+#include "shim/base/state.h"
 #include "shim/mpi/gclass.h"
 
 /* A class with the shared poll_fn and cancel_fn; returns an MPI code. */
@@ -35,6 +36,13 @@ int greq_query_send(void *extra, MPI_Status *st);
 
 /* Records that request greq, completed on comm, failed with error. */
 void greq_ledger_add(MPI_Request greq, MPI_Comm comm, int error);
+
+/* Empties the ledger once a completion call has raised what it held (or
+ * found it holds nothing of its own). */
+static inline void greq_ledger_clear(void)
+{
+    omni.prog.ledger_n = 0;
+}
 
 /* Frees the ledger's storage (MPI_Finalize). */
 void greq_finalize(void);

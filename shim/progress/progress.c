@@ -1,6 +1,7 @@
 #include "shim/progress/progress.h"
 #include "shim/transport/transport.h"
 #include "shim/mpi/quirks.h"
+#include "shim/base/fail.h"
 #include <sched.h>
 #include <stdlib.h>
 #include <time.h>
@@ -15,27 +16,34 @@
 
 int prog_init(void)
 {
-    return PMPI_Irecv(NULL, 0, MPI_BYTE, omni.rank, PROG_ANCHOR_TAG,
-                      omni.wire_comm, &omni.mpich_anchor) == MPI_SUCCESS
+    omni.prog.npollers = 0;
+    omni.prog.after_round = omni.prog.poll_work = 0;
+    return PMPI_Irecv(NULL, 0, MPI_BYTE, omni.job.rank, PROG_ANCHOR_TAG,
+                      omni.job.wire_comm, &omni.prog.mpich_anchor) == MPI_SUCCESS
                ? 0
                : -1;
 }
 
+void prog_close(void)
+{
+    omni.prog.in_progress = 1;
+}
+
 void prog_finalize(void)
 {
-    PMPI_Cancel(&omni.mpich_anchor);
-    PMPI_Wait(&omni.mpich_anchor, MPI_STATUS_IGNORE);
+    PMPI_Cancel(&omni.prog.mpich_anchor);
+    PMPI_Wait(&omni.prog.mpich_anchor, MPI_STATUS_IGNORE);
 }
 
 /* Only a rank without wire receives needs it: the transport tests one of
  * those every round. */
 static void mpich_turn(void)
 {
-    if (omni.rx_count || ++omni.mpich_rounds < PROG_MPICH_ROUNDS)
+    if (omni.tx.rx_count || ++omni.prog.mpich_rounds < PROG_MPICH_ROUNDS)
         return;
-    omni.mpich_rounds = 0;
+    omni.prog.mpich_rounds = 0;
     int flag = 0;
-    PMPI_Test(&omni.mpich_anchor, &flag, MPI_STATUS_IGNORE);
+    PMPI_Test(&omni.prog.mpich_anchor, &flag, MPI_STATUS_IGNORE);
 }
 
 /* A call that waits flushes first, and then runs rounds with a pause
@@ -47,17 +55,17 @@ static void mpich_turn(void)
 void prog_block_enter(void)
 {
     transport_flush_all(&omni.stats.flush_block);
-    omni.waiting = 1;
+    omni.prog.waiting = 1;
 }
 
 int prog_add_poller(int (*poll)(void), int after_round)
 {
-    if (omni.npollers == OMNI_POLLERS_MAX)
+    if (omni.prog.npollers == OMNI_POLLERS_MAX)
         omni_out_of_memory("a progress poller (OMNI_POLLERS_MAX)");
-    int id = omni.npollers++;
-    omni.pollers[id] = poll;
+    int id = omni.prog.npollers++;
+    omni.prog.pollers[id] = poll;
     if (after_round)
-        omni.after_round |= 1u << id;
+        omni.prog.after_round |= 1u << id;
     return id;
 }
 
@@ -65,41 +73,41 @@ int prog_add_poller(int (*poll)(void), int after_round)
  * those that report none left. */
 static void run_pollers(unsigned which)
 {
-    for (unsigned work = omni.poll_work & which; work; work &= work - 1) {
+    for (unsigned work = omni.prog.poll_work & which; work; work &= work - 1) {
         int id = __builtin_ctz(work);
-        if (!omni.pollers[id]())
-            omni.poll_work &= ~(1u << id);
+        if (!omni.prog.pollers[id]())
+            omni.prog.poll_work &= ~(1u << id);
     }
 }
 
 void prog_round(void)
 {
-    if (omni.in_progress)
+    if (omni.prog.in_progress)
         return;
-    omni.in_progress = 1;
+    omni.prog.in_progress = 1;
     /* Before arrivals are forwarded: only the program's own appends. */
     int sent = transport_sent_since_round();
-    int waiting = omni.waiting || omni.empty_polls > 0;
-    omni.waiting = 0;
-    omni.round_waits = waiting;
+    int waiting = omni.prog.waiting || omni.prog.empty_polls > 0;
+    omni.prog.waiting = 0;
+    omni.prog.round_waits = waiting;
     transport_poll_arrivals();
-    if (omni.poll_work & ~omni.after_round)
-        run_pollers(~omni.after_round);
-    if (omni.inflight_count || omni.ring_backlogs)
+    if (omni.prog.poll_work & ~omni.prog.after_round)
+        run_pollers(~omni.prog.after_round);
+    if (omni.tx.inflight_count || omni.tx.ring_backlogs)
         transport_reap_sends();
-    if (omni.soon_count)
+    if (omni.tx.soon_count)
         transport_ship_soon();
     transport_flush_stale(sent, waiting);
     mpich_turn();
-    omni.in_progress = 0;
-    if (omni.poll_work & omni.after_round)
-        run_pollers(omni.after_round);
+    omni.prog.in_progress = 0;
+    if (omni.prog.poll_work & omni.prog.after_round)
+        run_pollers(omni.prog.after_round);
 }
 
 void prog_pause(unsigned *spins)
 {
-    omni.waiting = 1;
-    if (++*spins > PROG_SPINS_BEFORE_YIELD && omni.yield)
+    omni.prog.waiting = 1;
+    if (++*spins > PROG_SPINS_BEFORE_YIELD && omni.job.yield)
         sched_yield();
 }
 
@@ -110,8 +118,8 @@ void prog_yield(void)
 
 static int mpich_enter(void)
 {
-    int was = omni.in_progress;
-    omni.in_progress = 1;
+    int was = omni.prog.in_progress;
+    omni.prog.in_progress = 1;
     return was;
 }
 
@@ -119,7 +127,7 @@ int prog_test(MPI_Request *req, int *flag, MPI_Status *status)
 {
     int was = mpich_enter();
     int rc = PMPI_Test(req, flag, status);
-    omni.in_progress = was;
+    omni.prog.in_progress = was;
     return rc;
 }
 
@@ -137,7 +145,7 @@ int prog_testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
     }
     int was = mpich_enter();
     int rc = PMPI_Testall(n, reqs, flag, sts);
-    omni.in_progress = was;
+    omni.prog.in_progress = was;
     free(tmp);
     return rc;
 }
@@ -147,7 +155,7 @@ int prog_testany(int n, MPI_Request reqs[], int *index, int *flag,
 {
     int was = mpich_enter();
     int rc = PMPI_Testany(n, reqs, index, flag, status);
-    omni.in_progress = was;
+    omni.prog.in_progress = was;
     return rc;
 }
 
@@ -156,7 +164,7 @@ int prog_testsome(int n, MPI_Request reqs[], int *outcount, int indices[],
 {
     int was = mpich_enter();
     int rc = PMPI_Testsome(n, reqs, outcount, indices, sts);
-    omni.in_progress = was;
+    omni.prog.in_progress = was;
     return rc;
 }
 
@@ -164,7 +172,7 @@ int prog_get_status(MPI_Request req, int *flag, MPI_Status *status)
 {
     int was = mpich_enter();
     int rc = PMPI_Request_get_status(req, flag, status);
-    omni.in_progress = was;
+    omni.prog.in_progress = was;
     return rc;
 }
 
@@ -172,7 +180,7 @@ int prog_waitall_done(int n, MPI_Request reqs[], MPI_Status sts[])
 {
     int was = mpich_enter();
     int rc = PMPI_Waitall(n, reqs, sts);
-    omni.in_progress = was;
+    omni.prog.in_progress = was;
     return rc;
 }
 
@@ -202,25 +210,25 @@ static void *prog_thread_main(void *arg)
     (void)arg;
     struct timespec pause = {0, PROG_THREAD_SLEEP_NS};
     for (;;) {
-        pthread_mutex_lock(&omni.lock);
-        if (omni.thread_stop) {
-            pthread_mutex_unlock(&omni.lock);
+        pthread_mutex_lock(&omni.prog.lock);
+        if (omni.prog.thread_stop) {
+            pthread_mutex_unlock(&omni.prog.lock);
             return NULL;
         }
         prog_poll();
-        pthread_mutex_unlock(&omni.lock);
+        pthread_mutex_unlock(&omni.prog.lock);
         nanosleep(&pause, NULL);
     }
 }
 
 int prog_thread_start(void)
 {
-    if (pthread_mutex_init(&omni.lock, NULL) != 0)
+    if (pthread_mutex_init(&omni.prog.lock, NULL) != 0)
         return -1;
-    omni.thread_stop = 0;
-    omni.threaded = 1;
-    if (pthread_create(&omni.thread, NULL, prog_thread_main, NULL) != 0) {
-        omni.threaded = 0;
+    omni.prog.thread_stop = 0;
+    omni.prog.threaded = 1;
+    if (pthread_create(&omni.prog.thread, NULL, prog_thread_main, NULL) != 0) {
+        omni.prog.threaded = 0;
         return -1;
     }
     return 0;
@@ -228,12 +236,12 @@ int prog_thread_start(void)
 
 void prog_thread_stop(void)
 {
-    if (!omni.threaded)
+    if (!omni.prog.threaded)
         return;
-    pthread_mutex_lock(&omni.lock);
-    omni.thread_stop = 1;
-    pthread_mutex_unlock(&omni.lock);
-    pthread_join(omni.thread, NULL);
-    omni.threaded = 0;
-    pthread_mutex_destroy(&omni.lock);
+    pthread_mutex_lock(&omni.prog.lock);
+    omni.prog.thread_stop = 1;
+    pthread_mutex_unlock(&omni.prog.lock);
+    pthread_join(omni.prog.thread, NULL);
+    omni.prog.threaded = 0;
+    pthread_mutex_destroy(&omni.prog.lock);
 }

@@ -21,22 +21,22 @@
  * down, unless OMNIBUS_DISABLE=1: wrappers pass straight to PMPI otherwise. */
 static inline int omni_enabled(void)
 {
-    return omni.on;
+    return omni.job.on;
 }
 
 /* With OMNIBUS_PROGRESS=thread, one thread at a time runs Omnibus: every
- * wrapper holds omni.lock from its first to its last Omnibus step.  Without
+ * wrapper holds omni.prog.lock from its first to its last Omnibus step.  Without
  * the thread these are a predictable branch. */
 static inline void omni_lock(void)
 {
-    if (omni.threaded)
-        pthread_mutex_lock(&omni.lock);
+    if (omni.prog.threaded)
+        pthread_mutex_lock(&omni.prog.lock);
 }
 
 static inline void omni_unlock(void)
 {
-    if (omni.threaded)
-        pthread_mutex_unlock(&omni.lock);
+    if (omni.prog.threaded)
+        pthread_mutex_unlock(&omni.prog.lock);
 }
 
 /* Starts the progress thread (MPI_THREAD_MULTIPLE is in force); stops and
@@ -59,7 +59,7 @@ int prog_add_poller(int (*poll)(void), int after_round);
 
 static inline void prog_has_work(int id)
 {
-    omni.poll_work |= 1u << id;
+    omni.prog.poll_work |= 1u << id;
 }
 
 /* MPICH's own progress (MPI 4.1 §3.7.4).  A rank whose peers are all node
@@ -71,6 +71,9 @@ static inline void prog_has_work(int id)
  * request runs MPICH's progress engine.  prog_finalize cancels it. */
 int prog_init(void);
 void prog_finalize(void);
+/* From here on (MPI_Finalize, before the statistics are reduced) no
+ * callback may run a progress round. */
+void prog_close(void);
 
 /* Sends every partly filled buffer; called before any call that may wait. */
 void prog_block_enter(void);
@@ -92,9 +95,9 @@ void prog_round(void);
  * nothing can have arrived, and a whole round as soon as something has. */
 static inline void prog_poll(void)
 {
-    if (!omni.poll_work && transport_quiet() &&
-        omni.mpich_rounds + 1 < PROG_MPICH_ROUNDS) {
-        omni.mpich_rounds++;
+    if (!omni.prog.poll_work && transport_quiet() &&
+        omni.prog.mpich_rounds + 1 < PROG_MPICH_ROUNDS) {
+        omni.prog.mpich_rounds++;
         return;
     }
     prog_round();
@@ -143,12 +146,12 @@ void prog_pause(unsigned *spins);
 void prog_yield(void);
 static inline void prog_empty_poll(void)
 {
-    if (++omni.empty_polls > PROG_SPINS_BEFORE_YIELD && omni.yield)
+    if (++omni.prog.empty_polls > PROG_SPINS_BEFORE_YIELD && omni.job.yield)
         prog_yield();
 }
 static inline void prog_found(void)
 {
-    omni.empty_polls = 0;
+    omni.prog.empty_polls = 0;
 }
 
 

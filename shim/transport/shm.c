@@ -1,5 +1,6 @@
 #include "shim/transport/shm.h"
 #include "shim/mpi/hint.h"
+#include "shim/base/fail.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/uio.h>
@@ -48,7 +49,7 @@ static size_t ring_capacity(int local_size)
     size_t cap = SHM_MIN_RING;
     while (cap < SHM_RING_MAX && peers * cap * 2 <= SHM_RING_BUDGET)
         cap *= 2;
-    while (rg_max_record(cap) < omni.block_cap)
+    while (rg_max_record(cap) < omni.job.block_cap)
         cap *= 2;
     return cap;
 }
@@ -58,32 +59,32 @@ static int *node_world_ranks(int local_size)
 {
     int *world = malloc(sizeof(int) * (size_t)local_size);
     if (world)
-        PMPI_Allgather(&omni.rank, 1, MPI_INT, world, 1, MPI_INT,
-                       omni.ring_comm);
+        PMPI_Allgather(&omni.job.rank, 1, MPI_INT, world, 1, MPI_INT,
+                       omni.tx.ring_comm);
     return world;
 }
 
 static int rings_open(int local_size, int me, const int *world, char *mine,
                       size_t region, size_t cap)
 {
-    omni.ring_tx = calloc((size_t)local_size, sizeof *omni.ring_tx);
-    omni.ring_rx = calloc((size_t)local_size, sizeof *omni.ring_rx);
-    omni.ring_peers = malloc(sizeof(int) * (size_t)local_size);
-    if (!omni.ring_tx || !omni.ring_rx || !omni.ring_peers)
+    omni.tx.ring_tx = calloc((size_t)local_size, sizeof *omni.tx.ring_tx);
+    omni.tx.ring_rx = calloc((size_t)local_size, sizeof *omni.tx.ring_rx);
+    omni.tx.ring_peers = malloc(sizeof(int) * (size_t)local_size);
+    if (!omni.tx.ring_tx || !omni.tx.ring_rx || !omni.tx.ring_peers)
         return -1;
     for (int j = 0; j < local_size; j++) {
-        if (j == me || omni.off_node[world[j]])
+        if (j == me || omni.job.off_node[world[j]])
             continue;
         MPI_Aint bytes;
         int unit;
         char *theirs;
-        PMPI_Win_shared_query(omni.ring_win, j, &bytes, &unit, &theirs);
-        rg_tx_open(&omni.ring_tx[j], theirs + (size_t)me * region, cap);
-        rg_tx_soft(&omni.ring_tx[j], SHM_WARM_RING, SHM_WARM_RECORD);
-        rg_rx_open(&omni.ring_rx[omni.ring_nrx++], mine + (size_t)j * region,
+        PMPI_Win_shared_query(omni.tx.ring_win, j, &bytes, &unit, &theirs);
+        rg_tx_open(&omni.tx.ring_tx[j], theirs + (size_t)me * region, cap);
+        rg_tx_soft(&omni.tx.ring_tx[j], SHM_WARM_RING, SHM_WARM_RECORD);
+        rg_rx_open(&omni.tx.ring_rx[omni.tx.ring_nrx++], mine + (size_t)j * region,
                    cap);
-        omni.peers[world[j]].ring = &omni.ring_tx[j];
-        omni.ring_peers[omni.ring_npeers++] = world[j];
+        omni.tx.peers[world[j]].ring = &omni.tx.ring_tx[j];
+        omni.tx.ring_peers[omni.tx.ring_npeers++] = world[j];
     }
     return 0;
 }
@@ -94,7 +95,7 @@ int shm_read_peer(int p, void *to, uint64_t addr, size_t n)
     while (done < n) {
         struct iovec local = {(char *)to + done, n - done};
         struct iovec remote = {(void *)(uintptr_t)(addr + done), n - done};
-        ssize_t got = process_vm_readv((pid_t)omni.read_pid[p], &local, 1,
+        ssize_t got = process_vm_readv((pid_t)omni.tx.read_pid[p], &local, 1,
                                        &remote, 1, 0);
         if (got < 0 && errno == EINTR)
             continue;
@@ -111,53 +112,53 @@ static const uint64_t shm_probe_word = 0x6f6d6e6962757321ULL;
 /* Tries a read of every other node rank's probe word; enables single-copy
  * reads on the node only when every rank read every other (MPI_LAND over
  * the node), so that a sender never offers a read its receiver cannot
- * make.  Collective over omni.ring_comm: no rank returns early, out of
+ * make.  Collective over omni.tx.ring_comm: no rank returns early, out of
  * memory ends the job. */
 static void shm_reads_open(int local_size, int me, const int *world)
 {
     struct { long long pid, addr; } mine = {getpid(),
         (long long)(uintptr_t)&shm_probe_word}, *all;
     all = malloc(sizeof *all * (size_t)local_size);
-    omni.read_pid = calloc((size_t)omni.size, sizeof *omni.read_pid);
-    if (!all || !omni.read_pid)
+    omni.tx.read_pid = calloc((size_t)omni.job.size, sizeof *omni.tx.read_pid);
+    if (!all || !omni.tx.read_pid)
         omni_out_of_memory("the single-copy read table");
     PMPI_Allgather(&mine, 2, MPI_LONG_LONG, all, 2, MPI_LONG_LONG,
-                   omni.ring_comm);
+                   omni.tx.ring_comm);
     int ok = 1;
     for (int j = 0; j < local_size && ok; j++) {
-        if (j == me || omni.off_node[world[j]])
+        if (j == me || omni.job.off_node[world[j]])
             continue;
         uint64_t word = 0;
-        omni.read_pid[world[j]] = (int)all[j].pid;
+        omni.tx.read_pid[world[j]] = (int)all[j].pid;
         ok = shm_read_peer(world[j], &word, (uint64_t)all[j].addr,
                            sizeof word) == 0 &&
              word == shm_probe_word;
     }
     int all_ok = 0;
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, omni.ring_comm);
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, omni.tx.ring_comm);
     if (!all_ok)
-        memset(omni.read_pid, 0, sizeof *omni.read_pid * (size_t)omni.size);
+        memset(omni.tx.read_pid, 0, sizeof *omni.tx.read_pid * (size_t)omni.job.size);
     free(all);
 }
 
 int shm_init(void)
 {
-    omni.ring_comm = MPI_COMM_NULL;
-    omni.ring_win = MPI_WIN_NULL;
-    if (!cfg_shm_wanted(&omni.cfg, mpi_transport_is_network()) ||
-        omni.block_cap > SHM_MAX_BLOCK)
+    omni.tx.ring_comm = MPI_COMM_NULL;
+    omni.tx.ring_win = MPI_WIN_NULL;
+    if (!cfg_shm_wanted(&omni.job.cfg, mpi_transport_is_network()) ||
+        omni.job.block_cap > SHM_MAX_BLOCK)
         return 0;
     int local_size, me;
-    PMPI_Comm_split_type(omni.wire_comm, MPI_COMM_TYPE_SHARED, 0,
-                         MPI_INFO_NULL, &omni.ring_comm);
-    PMPI_Comm_size(omni.ring_comm, &local_size);
-    PMPI_Comm_rank(omni.ring_comm, &me);
+    PMPI_Comm_split_type(omni.job.wire_comm, MPI_COMM_TYPE_SHARED, 0,
+                         MPI_INFO_NULL, &omni.tx.ring_comm);
+    PMPI_Comm_size(omni.tx.ring_comm, &local_size);
+    PMPI_Comm_rank(omni.tx.ring_comm, &me);
     if (local_size < 2) {
-        PMPI_Comm_free(&omni.ring_comm);
+        PMPI_Comm_free(&omni.tx.ring_comm);
         return 0;
     }
     size_t cap = ring_capacity(local_size), region = rg_region_bytes(cap);
-    omni.ring_alone_max = rg_max_record(cap < SHM_ALONE_RING ? cap
+    omni.tx.ring_alone_max = rg_max_record(cap < SHM_ALONE_RING ? cap
                                                              : SHM_ALONE_RING);
     MPI_Info info;
     PMPI_Info_create(&info);
@@ -166,15 +167,15 @@ int shm_init(void)
     PMPI_Info_set(info, "alloc_shared_noncontig", "true");
     char *mine;
     int rc = PMPI_Win_allocate_shared((MPI_Aint)(region * (size_t)local_size),
-                                      1, info, omni.ring_comm, &mine,
-                                      &omni.ring_win);
+                                      1, info, omni.tx.ring_comm, &mine,
+                                      &omni.tx.ring_win);
     PMPI_Info_free(&info);
     if (rc != MPI_SUCCESS)
         return -1;
     for (int j = 0; j < local_size; j++)
         rg_format(mine + (size_t)j * region);
     /* No rank opens a view of a ring before its owner has formatted it. */
-    PMPI_Barrier(omni.ring_comm);
+    PMPI_Barrier(omni.tx.ring_comm);
     int *world = node_world_ranks(local_size);
     rc = world ? rings_open(local_size, me, world, mine, region, cap) : -1;
     if (rc == 0)
@@ -186,18 +187,18 @@ int shm_init(void)
 /* Collective over the node: every rank's rings go at once. */
 void shm_finalize(void)
 {
-    if (omni.ring_win != MPI_WIN_NULL)
-        PMPI_Win_free(&omni.ring_win);
-    if (omni.ring_comm != MPI_COMM_NULL)
-        PMPI_Comm_free(&omni.ring_comm);
-    free(omni.ring_tx);
-    free(omni.ring_rx);
-    free(omni.ring_peers);
-    omni.ring_tx = NULL;
-    omni.ring_rx = NULL;
-    omni.ring_peers = NULL;
-    omni.ring_nrx = omni.ring_npeers = 0;
-    omni.ring_alone_max = 0;
-    free(omni.read_pid);
-    omni.read_pid = NULL;
+    if (omni.tx.ring_win != MPI_WIN_NULL)
+        PMPI_Win_free(&omni.tx.ring_win);
+    if (omni.tx.ring_comm != MPI_COMM_NULL)
+        PMPI_Comm_free(&omni.tx.ring_comm);
+    free(omni.tx.ring_tx);
+    free(omni.tx.ring_rx);
+    free(omni.tx.ring_peers);
+    omni.tx.ring_tx = NULL;
+    omni.tx.ring_rx = NULL;
+    omni.tx.ring_peers = NULL;
+    omni.tx.ring_nrx = omni.tx.ring_npeers = 0;
+    omni.tx.ring_alone_max = 0;
+    free(omni.tx.read_pid);
+    omni.tx.read_pid = NULL;
 }

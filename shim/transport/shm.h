@@ -12,10 +12,10 @@
  * apart), when OMNIBUS_SHM (config.h, cfg_shm_wanted) says so.
  *
  * Contract: shm_init and shm_finalize are collective over the job (MPI_Init
- * and MPI_Finalize); between them omni.peers[p].ring is the producer view
+ * and MPI_Finalize); between them omni.tx.peers[p].ring is the producer view
  * of the ring to world rank p, or NULL, symmetrically on both sides (p has
  * a ring to this rank exactly when this rank has one to p), and
- * omni.ring_rx holds the views this rank consumes.  What goes into a ring,
+ * omni.tx.ring_rx holds the views this rank consumes.  What goes into a ring,
  * and when, is transport.c's business.  Memory: one ring per rank of the
  * node, at most 4 MiB in all and 2 MiB each (2 MiB on a node of 2 or 3
  * ranks, 256 KiB on one of up to 17, at least 64 KiB), or two blocks where
@@ -37,7 +37,7 @@ void shm_finalize(void);
  * the kernel lets ranks of a node read each other's memory
  * (process_vm_readv, which shm_init tries between every pair of the node
  * and enables only when every pair succeeds, so that both sides of any
- * pair agree), omni.read_pid[p] is world rank p's process id, else 0.
+ * pair agree), omni.tx.read_pid[p] is world rank p's process id, else 0.
  * shm_read_peer copies n bytes at address `addr` of world rank p into
  * `to`, all of them or none, and returns 0, or an errno value. */
 int shm_read_peer(int p, void *to, uint64_t addr, size_t n);

@@ -2,6 +2,7 @@
 #include "shim/transport/shm.h"
 #include "router/evict.h"
 #include "router/flow.h"
+#include "shim/base/fail.h"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -10,9 +11,9 @@
 
 static void bytes_out_add(size_t n)
 {
-    omni.bytes_out += n;
-    if (omni.bytes_out > omni.stats.peak_bytes)
-        omni.stats.peak_bytes = omni.bytes_out;
+    omni.tx.bytes_out += n;
+    if (omni.tx.bytes_out > omni.stats.peak_bytes)
+        omni.stats.peak_bytes = omni.tx.bytes_out;
 }
 
 static size_t block_alloc_size(int cls)
@@ -22,7 +23,7 @@ static size_t block_alloc_size(int cls)
 
 static omni_block *block_of_class(int cls)
 {
-    omni_block **list = cls < 0 ? &omni.free_blocks : &omni.free_cut[cls];
+    omni_block **list = cls < 0 ? &omni.tx.free_blocks : &omni.tx.free_cut[cls];
     omni_block *b = *list;
     if (b) {
         *list = b->next;
@@ -52,7 +53,7 @@ static int block_class_for(size_t len)
     int cls = 6;
     while (((size_t)1 << cls) < len || ((size_t)1 << cls) < FL_MIN_SHIPPED)
         cls++;
-    return len <= omni.block_cap &&
+    return len <= omni.job.block_cap &&
                    block_alloc_size(cls) >= block_alloc_size(-1)
                ? -1
                : cls;
@@ -67,8 +68,8 @@ static omni_block *block_holding(size_t len)
 
 static void block_put(omni_block *b)
 {
-    omni.bytes_out -= block_alloc_size(b->cls);
-    omni_block **list = b->cls < 0 ? &omni.free_blocks : &omni.free_cut[b->cls];
+    omni.tx.bytes_out -= block_alloc_size(b->cls);
+    omni_block **list = b->cls < 0 ? &omni.tx.free_blocks : &omni.tx.free_cut[b->cls];
     b->next = *list;
     *list = b;
 }
@@ -108,7 +109,7 @@ omni_block *transport_hold_copy(const char **data, size_t len)
  * proportional to what it carries (router/flow.h). */
 static omni_block *block_cut(omni_block *b)
 {
-    if (b->cls >= 0 || b->len > omni.block_cap / 2)
+    if (b->cls >= 0 || b->len > omni.job.block_cap / 2)
         return b;
     int cls = block_class_for(b->len);
     if (cls < 0)
@@ -120,35 +121,35 @@ static omni_block *block_cut(omni_block *b)
 
 static void dirty_add(int p)
 {
-    omni_peer *peer = &omni.peers[p];
+    omni_peer *peer = &omni.tx.peers[p];
     peer->dirty = 1;
-    peer->dirty_next = omni.dirty_head;
-    omni.dirty_head = p;
-    if (++omni.dirty_count > (int)omni.stats.peak_filling)
-        omni.stats.peak_filling = (uint64_t)omni.dirty_count;
+    peer->dirty_next = omni.tx.dirty_head;
+    omni.tx.dirty_head = p;
+    if (++omni.tx.dirty_count > (int)omni.stats.peak_filling)
+        omni.stats.peak_filling = (uint64_t)omni.tx.dirty_count;
 }
 
 /* At most FL_FILL_CAP buffers fill at once, whatever the number of peers;
  * which one leaves to make room is router/evict.h's rule. */
 static void fill_cap_make_room(int keep)
 {
-    if (!ev_must_make_room(omni.dirty_count, FL_FILL_CAP))
+    if (!ev_must_make_room(omni.tx.dirty_count, FL_FILL_CAP))
         return;
-    int oldest = ev_victim(&omni.peers[0].dirty_next, sizeof(omni_peer),
-                           omni.dirty_head, keep, omni.rank);
+    int oldest = ev_victim(&omni.tx.peers[0].dirty_next, sizeof(omni_peer),
+                           omni.tx.dirty_head, keep, omni.job.rank);
     if (oldest >= 0)
         transport_ship(oldest, &omni.stats.flush_full);
 }
 
 char *transport_reserve_slow(int p, uint32_t size)
 {
-    omni_peer *peer = &omni.peers[p];
+    omni_peer *peer = &omni.tx.peers[p];
     if (!peer->dirty)
         fill_cap_make_room(p);
     /* Shipping this rank's own buffer delivers it in place, and delivery
      * may append to this very buffer again (an ACK to itself): re-check. */
     while (peer->fill && peer->fill->len > 0 &&
-           peer->fill->len + size > omni.block_cap)
+           peer->fill->len + size > omni.job.block_cap)
         transport_ship(p, &omni.stats.flush_full);
     if (!peer->fill)
         peer->fill = transport_block_get();
@@ -159,7 +160,7 @@ char *transport_reserve_slow(int p, uint32_t size)
     }
     char *at = b->data + b->len;
     b->len += size;
-    peer->stamp = omni.epoch;
+    peer->stamp = omni.tx.epoch;
     return at;
 }
 
@@ -167,36 +168,36 @@ char *transport_reserve_slow(int p, uint32_t size)
 
 static void inflight_push(MPI_Request req, omni_block *b)
 {
-    if (omni.inflight_count == omni.inflight_cap) {
-        int cap = omni.inflight_cap * 2;
+    if (omni.tx.inflight_count == omni.tx.inflight_cap) {
+        int cap = omni.tx.inflight_cap * 2;
         omni_inflight *ring = malloc(sizeof *ring * (size_t)cap);
         if (!ring)
             omni_out_of_memory("the in-flight ring");
-        for (int i = 0; i < omni.inflight_count; i++)
+        for (int i = 0; i < omni.tx.inflight_count; i++)
             ring[i] =
-                omni.inflight[(omni.inflight_head + i) % omni.inflight_cap];
-        free(omni.inflight);
-        omni.inflight = ring;
-        omni.inflight_cap = cap;
-        omni.inflight_head = 0;
+                omni.tx.inflight[(omni.tx.inflight_head + i) % omni.tx.inflight_cap];
+        free(omni.tx.inflight);
+        omni.tx.inflight = ring;
+        omni.tx.inflight_cap = cap;
+        omni.tx.inflight_head = 0;
     }
-    int tail = (omni.inflight_head + omni.inflight_count) % omni.inflight_cap;
-    omni.inflight[tail].req = req;
-    omni.inflight[tail].block = b;
-    omni.inflight_count++;
+    int tail = (omni.tx.inflight_head + omni.tx.inflight_count) % omni.tx.inflight_cap;
+    omni.tx.inflight[tail].req = req;
+    omni.tx.inflight[tail].block = b;
+    omni.tx.inflight_count++;
 }
 
 static void dirty_remove(int p)
 {
-    for (int *link = &omni.dirty_head; *link >= 0;
-         link = &omni.peers[*link].dirty_next) {
+    for (int *link = &omni.tx.dirty_head; *link >= 0;
+         link = &omni.tx.peers[*link].dirty_next) {
         if (*link == p) {
-            *link = omni.peers[p].dirty_next;
-            omni.dirty_count--;
+            *link = omni.tx.peers[p].dirty_next;
+            omni.tx.dirty_count--;
             break;
         }
     }
-    omni.peers[p].dirty = 0;
+    omni.tx.peers[p].dirty = 0;
 }
 
 /* A block for a node-ring peer goes into its ring at once, or, while the
@@ -217,19 +218,19 @@ static void ring_ship(omni_peer *peer, omni_block *b)
     else
         peer->backlog = b;
     peer->backlog_tail = b;
-    omni.ring_backlogs++;
+    omni.tx.ring_backlogs++;
 }
 
 /* Moves waiting blocks into their rings while there is room. */
 static void ring_push_backlogs(void)
 {
-    for (int i = 0; i < omni.ring_npeers && omni.ring_backlogs > 0; i++) {
-        omni_peer *peer = &omni.peers[omni.ring_peers[i]];
+    for (int i = 0; i < omni.tx.ring_npeers && omni.tx.ring_backlogs > 0; i++) {
+        omni_peer *peer = &omni.tx.peers[omni.tx.ring_peers[i]];
         omni_block *b;
         while ((b = peer->backlog) &&
                rg_put(peer->ring, b->data, (uint32_t)b->len)) {
             peer->backlog = b->next;
-            omni.ring_backlogs--;
+            omni.tx.ring_backlogs--;
             block_put(b);
         }
     }
@@ -237,8 +238,8 @@ static void ring_push_backlogs(void)
 
 void transport_unreserve(int dst, uint32_t size)
 {
-    int p = omni.next_hop[dst];
-    omni_peer *peer = &omni.peers[p];
+    int p = omni.job.next_hop[dst];
+    omni_peer *peer = &omni.tx.peers[p];
     peer->fill->len -= size;
     if (peer->fill->len == 0 && peer->dirty)
         dirty_remove(p);
@@ -249,14 +250,14 @@ static void count_wire_message(int p, size_t len)
 {
     omni.stats.wire_messages++;
     omni.stats.wire_bytes += len;
-    omni.stats.wire_by_dim[omni.hop_dim[p] < 0 ? 0 : omni.hop_dim[p]]++;
-    omni.stats.wire_off_node += omni.off_node[p];
-    omni.stats.wire_bytes_off_node += omni.off_node[p] * (uint64_t)len;
+    omni.stats.wire_by_dim[omni.job.hop_dim[p] < 0 ? 0 : omni.job.hop_dim[p]]++;
+    omni.stats.wire_off_node += omni.job.off_node[p];
+    omni.stats.wire_bytes_off_node += omni.job.off_node[p] * (uint64_t)len;
 }
 
 void transport_ship_block(int p, omni_block *b)
 {
-    omni_peer *peer = &omni.peers[p];
+    omni_peer *peer = &omni.tx.peers[p];
     count_wire_message(p, b->len);
     if (peer->ring) {
         ring_ship(peer, b);
@@ -265,10 +266,10 @@ void transport_ship_block(int p, omni_block *b)
     b = block_cut(b);
     MPI_Request req;
     int rc = PMPI_Isend(b->data, (int)b->len, MPI_BYTE, p, TRANSPORT_WIRE_TAG,
-                        omni.wire_comm, &req);
+                        omni.job.wire_comm, &req);
     if (rc != MPI_SUCCESS) {
         fprintf(stderr, "omnibus: rank %d: sending a block to rank %d failed "
-                        "(MPI error %d)\n", omni.rank, p, rc);
+                        "(MPI error %d)\n", omni.job.rank, p, rc);
         PMPI_Abort(MPI_COMM_WORLD, rc);
     }
     inflight_push(req, b);
@@ -276,7 +277,7 @@ void transport_ship_block(int p, omni_block *b)
 
 void transport_ship(int p, uint64_t *reason)
 {
-    omni_peer *peer = &omni.peers[p];
+    omni_peer *peer = &omni.tx.peers[p];
     omni_block *b = peer->fill;
     if (!b || b->len == 0)
         return;
@@ -285,16 +286,16 @@ void transport_ship(int p, uint64_t *reason)
         dirty_remove(p);
     if (peer->soon) {
         peer->soon = 0;
-        omni.soon_count--;
+        omni.tx.soon_count--;
     }
     (*reason)++;
     if (peer->fwd_round) {
-        if (omni.rounds + 1 - peer->fwd_round > 1)
+        if (omni.tx.rounds + 1 - peer->fwd_round > 1)
             omni.stats.forwarded_held++;
         peer->fwd_round = 0;
     }
-    if (p == omni.rank) {
-        omni.on_block(b);
+    if (p == omni.job.rank) {
+        omni.tx.on_block(b);
         return;
     }
     transport_ship_block(p, b);
@@ -303,7 +304,7 @@ void transport_ship(int p, uint64_t *reason)
 char *transport_ring_reserve(int dst, uint32_t size)
 {
     transport_ship(dst, &omni.stats.flush_urgent);
-    omni_peer *peer = &omni.peers[dst];
+    omni_peer *peer = &omni.tx.peers[dst];
     return peer->backlog ? NULL : rg_reserve(peer->ring, size);
 }
 
@@ -311,7 +312,7 @@ void transport_ring_commit(int dst, uint32_t size)
 {
     count_wire_message(dst, size);
     omni.stats.wire_ring++;
-    rg_commit(omni.peers[dst].ring, size);
+    rg_commit(omni.tx.peers[dst].ring, size);
 }
 
 omni_block *transport_block_for_item(int dst, uint32_t size)
@@ -324,14 +325,14 @@ omni_block *transport_block_for_item(int dst, uint32_t size)
 
 void transport_push_soon(int dst)
 {
-    if (!omni.in_progress) {
+    if (!omni.prog.in_progress) {
         transport_push_towards(dst);
         return;
     }
-    omni_peer *peer = &omni.peers[omni.next_hop[dst]];
+    omni_peer *peer = &omni.tx.peers[omni.job.next_hop[dst]];
     if (!peer->soon) {
         peer->soon = 1;
-        omni.soon_count++;
+        omni.tx.soon_count++;
     }
 }
 
@@ -341,10 +342,10 @@ void transport_push_soon(int dst)
  * which may ship or add other buffers and so change the list under it. */
 void transport_ship_soon(void)
 {
-    while (omni.soon_count > 0) {
-        int p = omni.dirty_head;
-        while (p >= 0 && !omni.peers[p].soon)
-            p = omni.peers[p].dirty_next;
+    while (omni.tx.soon_count > 0) {
+        int p = omni.tx.dirty_head;
+        while (p >= 0 && !omni.tx.peers[p].soon)
+            p = omni.tx.peers[p].dirty_next;
         if (p < 0)
             break;
         transport_ship(p, &omni.stats.flush_urgent);
@@ -353,8 +354,8 @@ void transport_ship_soon(void)
 
 void transport_flush_all(uint64_t *reason)
 {
-    while (omni.dirty_head >= 0)
-        transport_ship(omni.dirty_head, reason);
+    while (omni.tx.dirty_head >= 0)
+        transport_ship(omni.tx.dirty_head, reason);
 }
 
 /* Whether the rank appended since the previous round, read off the stamps
@@ -363,8 +364,8 @@ void transport_flush_all(uint64_t *reason)
  * stamp; missing it only makes the round look quiet, which ships sooner. */
 int transport_sent_since_round(void)
 {
-    for (int p = omni.dirty_head; p >= 0; p = omni.peers[p].dirty_next)
-        if (omni.peers[p].stamp == omni.epoch)
+    for (int p = omni.tx.dirty_head; p >= 0; p = omni.tx.peers[p].dirty_next)
+        if (omni.tx.peers[p].stamp == omni.tx.epoch)
             return 1;
     return 0;
 }
@@ -373,11 +374,11 @@ void transport_flush_stale(int sent, int waiting)
 {
     int appended = sent || transport_sent_since_round();
     uint64_t now = 0;
-    int p = omni.dirty_head;
+    int p = omni.tx.dirty_head;
     while (p >= 0) {
-        omni_peer *peer = &omni.peers[p];
+        omni_peer *peer = &omni.tx.peers[p];
         int next = peer->dirty_next;
-        switch (ad_at_round(&omni.adapt, omni.epoch, sent, peer->stamp,
+        switch (ad_at_round(&omni.tx.adapt, omni.tx.epoch, sent, peer->stamp,
                             waiting)) {
         case AD_SHIP_QUIET:
             transport_ship(p, &omni.stats.flush_quiet);
@@ -390,15 +391,15 @@ void transport_flush_stale(int sent, int waiting)
                 now = omni_now_ns();
             if (!peer->first_ns)
                 peer->first_ns = now;
-            else if (ad_is_old(&omni.adapt, (int64_t)(now - peer->first_ns)))
+            else if (ad_is_old(&omni.tx.adapt, (int64_t)(now - peer->first_ns)))
                 transport_ship(p, &omni.stats.flush_age);
             break;
         }
         p = next;
     }
     if (appended)
-        omni.epoch++;
-    omni.rounds++;
+        omni.tx.epoch++;
+    omni.tx.rounds++;
 }
 
 /* Whether MPICH request *req is complete; if it is, frees it, with its
@@ -420,16 +421,16 @@ static int mpich_take_if_done(MPI_Request *req, MPI_Status *st)
 
 void transport_reap_sends(void)
 {
-    if (omni.ring_backlogs > 0)
+    if (omni.tx.ring_backlogs > 0)
         ring_push_backlogs();
-    while (omni.inflight_count > 0) {
-        omni_inflight *f = &omni.inflight[omni.inflight_head];
+    while (omni.tx.inflight_count > 0) {
+        omni_inflight *f = &omni.tx.inflight[omni.tx.inflight_head];
         if (!mpich_take_if_done(&f->req, MPI_STATUS_IGNORE))
             return;
         block_put(f->block);
-        omni.inflight_head = (omni.inflight_head + 1) % omni.inflight_cap;
-        omni.inflight_count--;
-        omni.inflight_done++;
+        omni.tx.inflight_head = (omni.tx.inflight_head + 1) % omni.tx.inflight_cap;
+        omni.tx.inflight_count--;
+        omni.tx.inflight_done++;
     }
 }
 
@@ -439,11 +440,11 @@ void transport_reap_sends(void)
 static void rx_post(omni_inflight *slot, omni_block *b)
 {
     slot->block = b;
-    int rc = PMPI_Irecv(b->data, (int)omni.block_cap, MPI_BYTE, MPI_ANY_SOURCE,
-                        TRANSPORT_WIRE_TAG, omni.wire_comm, &slot->req);
+    int rc = PMPI_Irecv(b->data, (int)omni.job.block_cap, MPI_BYTE, MPI_ANY_SOURCE,
+                        TRANSPORT_WIRE_TAG, omni.job.wire_comm, &slot->req);
     if (rc != MPI_SUCCESS) {
         fprintf(stderr, "omnibus: rank %d: posting a block receive failed "
-                        "(MPI error %d)\n", omni.rank, rc);
+                        "(MPI error %d)\n", omni.job.rank, rc);
         PMPI_Abort(MPI_COMM_WORLD, rc);
     }
 }
@@ -457,27 +458,27 @@ static void rx_post(omni_inflight *slot, omni_block *b)
  * unposted, and slots are still posted in the order blocks are taken. */
 static void rx_repost_taken(void)
 {
-    int i = omni.rx_head > 0 ? omni.rx_head - 1 : omni.rx_count - 1;
-    rx_post(&omni.rx[i], transport_block_get());
-    omni.rx_taken = 0;
+    int i = omni.tx.rx_head > 0 ? omni.tx.rx_head - 1 : omni.tx.rx_count - 1;
+    rx_post(&omni.tx.rx[i], transport_block_get());
+    omni.tx.rx_taken = 0;
 }
 
 /* Blocks taken from one node ring per call at most, for the reason below. */
 #define RING_TURN 8
 
 /* A ring's record is delivered in place for as long as its items are done
- * with at once (omni.on_record: a posted receive copies its data straight
+ * with at once (omni.tx.on_record: a posted receive copies its data straight
  * from the ring); from the first item that must wait in the unexpected
  * queue on, the rest is copied into a block, since the matching engine
  * keeps pointing into that, and a ring's room must come back in order. */
 static void rings_poll(void)
 {
-    for (int i = 0; i < omni.ring_nrx; i++) {
-        rg_rx *r = &omni.ring_rx[i];
+    for (int i = 0; i < omni.tx.ring_nrx; i++) {
+        rg_rx *r = &omni.tx.ring_rx[i];
         const void *rec;
         uint32_t len;
         for (int k = 0; k < RING_TURN && (rec = rg_peek(r, &len)); k++) {
-            size_t done = omni.on_record(rec, len);
+            size_t done = omni.tx.on_record(rec, len);
             omni_block *b = NULL;
             if (done < len) {
                 b = block_holding(len - done);
@@ -486,7 +487,7 @@ static void rings_poll(void)
             }
             rg_pop(r);
             if (b)
-                omni.on_block(b);
+                omni.tx.on_block(b);
         }
     }
 }
@@ -504,13 +505,13 @@ static void rings_poll(void)
  * their receives were posted, the order MPICH matched them in. */
 void transport_poll_arrivals(void)
 {
-    if (omni.ring_nrx)
+    if (omni.tx.ring_nrx)
         rings_poll();
-    if (!omni.rx_count)
+    if (!omni.tx.rx_count)
         return;
-    if (omni.rx_taken)
+    if (omni.tx.rx_taken)
         rx_repost_taken();
-    omni_inflight *slot = &omni.rx[omni.rx_head];
+    omni_inflight *slot = &omni.tx.rx[omni.tx.rx_head];
     int bytes = 0;
     MPI_Status st;
     if (!mpich_take_if_done(&slot->req, &st))
@@ -519,64 +520,65 @@ void transport_poll_arrivals(void)
     omni_block *b = slot->block;
     b->len = (size_t)bytes;
     slot->block = NULL;
-    omni.rx_taken = 1;
-    omni.rx_head = (omni.rx_head + 1) % omni.rx_count;
-    omni.on_block(b);
+    omni.tx.rx_taken = 1;
+    omni.tx.rx_head = (omni.tx.rx_head + 1) % omni.tx.rx_count;
+    omni.tx.on_block(b);
 }
 
 /* --- life cycle ------------------------------------------------------ */
 
 int transport_init(transport_block_fn on_block, transport_record_fn on_record)
 {
-    omni.on_block = on_block;
-    omni.on_record = on_record;
-    omni.block_cap = omni.cfg.buffer_size;
-    omni.peers = calloc((size_t)omni.size, sizeof *omni.peers);
-    omni.inflight_cap = INFLIGHT_INITIAL;
-    omni.inflight = malloc(sizeof *omni.inflight * (size_t)omni.inflight_cap);
-    omni.rx = malloc(sizeof *omni.rx * RX_SLOTS);
-    if (!omni.peers || !omni.inflight || !omni.rx || shm_init() != 0)
+    omni.tx.on_block = on_block;
+    omni.tx.on_record = on_record;
+    omni.tx.adapt = (ad_policy){.idle_rounds = (uint64_t)omni.job.cfg.idle_rounds,
+                                .flush_ns = omni.job.cfg.flush_us * 1000L};
+    omni.tx.peers = calloc((size_t)omni.job.size, sizeof *omni.tx.peers);
+    omni.tx.inflight_cap = INFLIGHT_INITIAL;
+    omni.tx.inflight = malloc(sizeof *omni.tx.inflight * (size_t)omni.tx.inflight_cap);
+    omni.tx.rx = malloc(sizeof *omni.tx.rx * RX_SLOTS);
+    if (!omni.tx.peers || !omni.tx.inflight || !omni.tx.rx || shm_init() != 0)
         return -1;
-    for (int p = 0; p < omni.size; p++)
-        omni.peers[p].dirty_next = -1;
-    omni.dirty_head = -1;
+    for (int p = 0; p < omni.job.size; p++)
+        omni.tx.peers[p].dirty_next = -1;
+    omni.tx.dirty_head = -1;
     /* Wire receives only when some rank sends here through MPICH. */
-    omni.rx_count = omni.ring_npeers < omni.size - 1 ? RX_SLOTS : 0;
-    for (int i = 0; i < omni.rx_count; i++)
-        rx_post(&omni.rx[i], transport_block_get());
+    omni.tx.rx_count = omni.tx.ring_npeers < omni.job.size - 1 ? RX_SLOTS : 0;
+    for (int i = 0; i < omni.tx.rx_count; i++)
+        rx_post(&omni.tx.rx[i], transport_block_get());
     return 0;
 }
 
 /* Called once the job is quiescent: nothing more can arrive. */
 void transport_finalize(void)
 {
-    if (omni.rx_taken)
+    if (omni.tx.rx_taken)
         rx_repost_taken();
-    for (int i = 0; i < omni.rx_count; i++) {
-        PMPI_Cancel(&omni.rx[i].req);
-        PMPI_Wait(&omni.rx[i].req, MPI_STATUS_IGNORE);
-        block_put(omni.rx[i].block);
+    for (int i = 0; i < omni.tx.rx_count; i++) {
+        PMPI_Cancel(&omni.tx.rx[i].req);
+        PMPI_Wait(&omni.tx.rx[i].req, MPI_STATUS_IGNORE);
+        block_put(omni.tx.rx[i].block);
     }
-    while (omni.inflight_count > 0) {
-        omni_inflight *f = &omni.inflight[omni.inflight_head];
+    while (omni.tx.inflight_count > 0) {
+        omni_inflight *f = &omni.tx.inflight[omni.tx.inflight_head];
         PMPI_Wait(&f->req, MPI_STATUS_IGNORE);
         block_put(f->block);
-        omni.inflight_head = (omni.inflight_head + 1) % omni.inflight_cap;
-        omni.inflight_count--;
+        omni.tx.inflight_head = (omni.tx.inflight_head + 1) % omni.tx.inflight_cap;
+        omni.tx.inflight_count--;
     }
     shm_finalize();
     for (int cls = -1; cls < OMNI_BLOCK_CLASSES; cls++) {
-        omni_block **list = cls < 0 ? &omni.free_blocks : &omni.free_cut[cls];
+        omni_block **list = cls < 0 ? &omni.tx.free_blocks : &omni.tx.free_cut[cls];
         while (*list) {
             omni_block *b = *list;
             *list = b->next;
             free(b);
         }
     }
-    free(omni.rx);
-    free(omni.inflight);
-    free(omni.peers);
-    omni.rx = NULL;
-    omni.inflight = NULL;
-    omni.peers = NULL;
+    free(omni.tx.rx);
+    free(omni.tx.inflight);
+    free(omni.tx.peers);
+    omni.tx.rx = NULL;
+    omni.tx.inflight = NULL;
+    omni.tx.peers = NULL;
 }

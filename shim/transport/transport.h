@@ -50,7 +50,7 @@ void transport_block_unref(omni_block *b);
 /* The data bytes a block of class cls holds (-1: a full-size block). */
 static inline size_t transport_class_room(int cls)
 {
-    return cls < 0 ? omni.block_cap : (size_t)1 << cls;
+    return cls < 0 ? omni.job.block_cap : (size_t)1 << cls;
 }
 
 /* The copying half of transport_hold_item: a block of `len` bytes' own
@@ -79,6 +79,10 @@ static inline omni_block *transport_hold_item(omni_block *b, const char **data,
  * caller writes the item at the returned address before anything else
  * touches the transport. */
 static inline char *transport_reserve(int dst, uint32_t size);
+/* transport_reserve for an item that another rank sent through this one:
+ * the buffer it goes into also notes the round of its first forwarded item
+ * (omni_peer.fwd_round), which router/adapt.h's rule for relays reads. */
+static inline char *transport_reserve_forward(int dst, uint32_t size);
 /* The same without ever shipping: NULL, and nothing reserved, when the
  * buffer now filling towards dst's next hop has no room for the item (or
  * none is filling). */
@@ -106,7 +110,7 @@ void transport_unreserve(int dst, uint32_t size);
 
 /* Whether a message of `bytes` above the threshold goes eagerly, as one
  * item alone, to world rank dst: dst is another rank and its own next hop,
- * and the item fits omni.ring_alone_max (a node-ring peer) or one block and
+ * and the item fits omni.tx.ring_alone_max (a node-ring peer) or one block and
  * TRANSPORT_WIRE_ALONE_MAX, or TRANSPORT_WIRE_ALONE_NB_MAX unless the
  * caller waits for the send (`blocking`) (a peer reached through MPICH).
  * Through a ring a message moves by copies only, which up to that size
@@ -114,13 +118,13 @@ void transport_unreserve(int dst, uint32_t size);
  * (docs/design/transport.md, Messages above the threshold). */
 static inline int transport_alone_ok(int dst, size_t bytes, int blocking)
 {
-    if (omni.next_hop[dst] != dst || dst == omni.rank)
+    if (omni.job.next_hop[dst] != dst || dst == omni.job.rank)
         return 0;
-    if (omni.peers[dst].ring)
-        return bytes + RT_HDR_SIZE <= omni.ring_alone_max;
+    if (omni.tx.peers[dst].ring)
+        return bytes + RT_HDR_SIZE <= omni.tx.ring_alone_max;
     return bytes <= (blocking ? TRANSPORT_WIRE_ALONE_MAX
                               : TRANSPORT_WIRE_ALONE_NB_MAX) &&
-           bytes + RT_HDR_SIZE <= omni.block_cap;
+           bytes + RT_HDR_SIZE <= omni.job.block_cap;
 }
 
 /* A block of its own for one item of `size` bytes towards world rank dst
@@ -149,7 +153,7 @@ void transport_ship(int p, uint64_t *reason);
 /* Ships the buffer that carries items for world rank dst. */
 static inline void transport_push_towards(int dst)
 {
-    transport_ship(omni.next_hop[dst], &omni.stats.flush_urgent);
+    transport_ship(omni.job.next_hop[dst], &omni.stats.flush_urgent);
 }
 /* Ships the buffer that carries items for world rank dst now, or, inside a
  * progress round, once the round has handled everything that arrived: the
@@ -168,17 +172,17 @@ void transport_flush_all(uint64_t *reason);
  * receiver that has not yet had its words from one that is silent. */
 static inline uint64_t transport_wire_mark(void)
 {
-    return omni.inflight_done + (uint64_t)omni.inflight_count;
+    return omni.tx.inflight_done + (uint64_t)omni.tx.inflight_count;
 }
 static inline uint64_t transport_wire_done(void)
 {
-    return omni.inflight_done;
+    return omni.tx.inflight_done;
 }
 /* Whether any buffer holds items: every one that does is on the list that
  * transport_flush_all ships. */
 static inline int transport_any_filling(void)
 {
-    return omni.dirty_head >= 0;
+    return omni.tx.dirty_head >= 0;
 }
 
 /* A Wait call (MPI_Wait, Waitall, Waitany, Waitsome) found a receive
@@ -194,8 +198,8 @@ static inline int transport_any_filling(void)
  * there cut gups over TCP by 6%. */
 static inline void transport_answer(uint32_t src)
 {
-    int p = omni.next_hop[src];
-    if (p != omni.rank && omni.peers[p].fill)
+    int p = omni.job.next_hop[src];
+    if (p != omni.job.rank && omni.tx.peers[p].fill)
         transport_ship(p, &omni.stats.flush_answer);
 }
 
@@ -224,20 +228,29 @@ char *transport_reserve_slow(int p, uint32_t size);
 
 static inline char *transport_reserve_in_fill(int dst, uint32_t size)
 {
-    omni_peer *peer = &omni.peers[omni.next_hop[dst]];
+    omni_peer *peer = &omni.tx.peers[omni.job.next_hop[dst]];
     omni_block *b = peer->fill;
-    if (!b || b->len + size > omni.block_cap)
+    if (!b || b->len + size > omni.job.block_cap)
         return NULL;
     char *at = b->data + b->len;
     b->len += size;
-    peer->stamp = omni.epoch;
+    peer->stamp = omni.tx.epoch;
     return at;
 }
 
 static inline char *transport_reserve(int dst, uint32_t size)
 {
     char *at = transport_reserve_in_fill(dst, size);
-    return at ? at : transport_reserve_slow(omni.next_hop[dst], size);
+    return at ? at : transport_reserve_slow(omni.job.next_hop[dst], size);
+}
+
+static inline char *transport_reserve_forward(int dst, uint32_t size)
+{
+    char *at = transport_reserve(dst, size);
+    omni_peer *next = &omni.tx.peers[omni.job.next_hop[dst]];
+    if (!next->fwd_round)
+        next->fwd_round = omni.tx.rounds + 1;
+    return at;
 }
 
 /* Whether a progress round would find nothing to do in the transport: no
@@ -247,11 +260,11 @@ static inline char *transport_reserve(int dst, uint32_t size)
  * each round (progress.h, prog_poll). */
 static inline int transport_quiet(void)
 {
-    if (omni.rx_count | omni.inflight_count | omni.ring_backlogs |
-        omni.soon_count | (omni.dirty_head >= 0))
+    if (omni.tx.rx_count | omni.tx.inflight_count | omni.tx.ring_backlogs |
+        omni.tx.soon_count | (omni.tx.dirty_head >= 0))
         return 0;
-    for (int i = 0; i < omni.ring_nrx; i++)
-        if (rg_ready(&omni.ring_rx[i]))
+    for (int i = 0; i < omni.tx.ring_nrx; i++)
+        if (rg_ready(&omni.tx.ring_rx[i]))
             return 0;
     return 1;
 }

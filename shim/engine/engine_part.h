@@ -1,0 +1,45 @@
+/* engine_part: the engine layer's part of `omni` (shim/base/state.h),
+ * written only by shim/engine/: what sends and receives hold between calls
+ * (payload tags, buffered sends, early payloads, rendezvous and
+ * synchronous sends) and the request handles the engine issues.
+ */
+#ifndef OMNIBUS_ENGINE_PART_H
+#define OMNIBUS_ENGINE_PART_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "shim/base/handles.h"
+#include "shim/base/pending.h"
+#include "shim/mpi/gclass.h"
+
+struct sync_slot;
+
+typedef struct omni_eng {
+    uint64_t *sent_to;      /* [world rank] -> items injected for it */
+    uint32_t next_payload_tag;
+    size_t bsend_size;      /* bytes of the attached MPI_Bsend buffer */
+    size_t bsend_used;      /* of which held by large payloads in flight */
+    void *bsends;           /* those payloads (send.c) */
+
+    /* rendezvous sends (rndv.c) and their buffered copies still held */
+    handle_pool rndv;
+    int rndv_bsends;
+    mpi_gclass rndv_class;
+
+    /* synchronous sends waiting for their ACK (send.c) */
+    struct sync_slot *sync;
+    int sync_cap, sync_free;
+    mpi_gclass sync_class;  /* their generalized requests (request.c) */
+
+    /* Omnibus-owned handles (handles.h) */
+    handle_pool persistent; /* requests standing for another (preq.h) */
+    handle_pool awaiting;   /* receives awaiting rendezvous data (recv.c) */
+    handle_pool recv_reqs;  /* MPI_Request of receives (request.c): each
+                               slot points to its match_recv */
+
+    /* receives whose payload MPICH is receiving (recv.c) */
+    pending_set payloads;
+    int payload_poller, bsend_poller; /* their pollers' ids (progress.h) */
+} omni_eng;
+
+#endif

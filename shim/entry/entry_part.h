@@ -1,0 +1,48 @@
+/* entry_part: the job's settings and topology, and the entry layer's own
+ * state; two parts of `omni` (shim/base/state.h).
+ *
+ * omni.job is written by the entry layer only, in MPI_Init (init.c,
+ * topology.c) and MPI_Finalize, and read by every layer: once MPI_Init has
+ * returned it does not change.  omni.entry is the entry layer's alone.
+ */
+#ifndef OMNIBUS_ENTRY_PART_H
+#define OMNIBUS_ENTRY_PART_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "config/config.h"
+#include "router/grid.h"
+
+typedef struct omni_job {
+    int on;                 /* wrappers act (else pass-through) */
+    int initialized;        /* Omnibus set itself up in MPI_Init */
+    cfg_settings cfg;
+    int rank, size;         /* in MPI_COMM_WORLD */
+    int tag_ub;
+    MPI_Comm wire_comm;     /* private: blocks between neighbours */
+    MPI_Comm payload_comm;  /* private: large payloads, one tag each */
+    int payload_tag_max;    /* payload tags cycle through 0..max */
+    size_t threshold;       /* effective: fits a block with its header */
+    size_t block_cap;
+    int yield;              /* sched_yield in wait loops */
+    cfg_neighbor nbr_mode;  /* OMNIBUS_NEIGHBOR in force, the same on every
+                               rank (init.c, cfg_neighbor_mode) */
+
+    /* topology */
+    rt_grid grid;
+    int *next_hop;          /* [world rank] -> world rank of the next hop */
+    int *hop_dim;           /* [world rank] -> dimension of that first hop */
+    int *route_len;         /* [world rank] -> hops from here */
+    int npeers;             /* distinct next hops (excluding self) */
+    int grid_pos;           /* this rank's position in the grid */
+    int nodes;              /* nodes the job spans */
+    unsigned char *off_node;/* [world rank] -> 1 when on another node than
+                               this rank (OMNIBUS_FAKE_NODES included) */
+} omni_job;
+
+typedef struct omni_entry {
+    int app_thread_level;   /* what the application was told it got */
+} omni_entry;
+
+#endif

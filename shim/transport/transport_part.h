@@ -1,0 +1,90 @@
+/* transport_part: the transport layer's part of `omni` (shim/base/state.h),
+ * written only by shim/transport/: the peer buffers, the blocks in flight
+ * both ways, the node rings and the block free lists.
+ */
+#ifndef OMNIBUS_TRANSPORT_PART_H
+#define OMNIBUS_TRANSPORT_PART_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "router/adapt.h"
+#include "router/ring.h"
+#include "shim/base/block.h"
+
+/* The buffer this rank fills for one next-hop rank. */
+typedef struct {
+    omni_block *fill;     /* NULL until the first item; owned */
+    uint64_t first_ns;    /* when the first progress round saw fill
+                             non-empty (0: none has yet); the clock is
+                             read by rounds, not by the send path, where
+                             it cost a tenth of a small send */
+    uint64_t stamp;       /* omni.tx.epoch at the latest append */
+    uint64_t fwd_round;   /* 1 + omni.tx.rounds when the first item
+                             forwarded into fill went in; 0: fill holds
+                             none */
+    int dirty_next;       /* link in the dirty list; -1 ends it */
+    int dirty;            /* fill is non-empty and on the dirty list */
+    int soon;             /* ships at the end of this progress round */
+    rg_tx *ring;          /* node ring to this peer (shm.h), or NULL: blocks
+                             go through PMPI_Isend */
+    omni_block *backlog;  /* blocks waiting for room in `ring`, oldest
+                             first (linked by next); owned */
+    omni_block *backlog_tail;
+} omni_peer;
+
+/* A wire message handed to MPICH, kept until PMPI_Test says it is done. */
+typedef struct {
+    MPI_Request req;
+    omni_block *block;
+} omni_inflight;
+
+typedef struct omni_tx {
+    /* send side */
+    omni_peer *peers;       /* [world rank of next hop] */
+    int dirty_head;         /* first peer with a non-empty buffer, or -1;
+                               the list runs from newest to oldest */
+    int dirty_count;        /* its length, at most FL_FILL_CAP + 1 */
+    int soon_count;         /* peers marked to ship at the round's end */
+    uint64_t epoch;         /* sending rounds so far: progress rounds
+                               after which something had been appended */
+    uint64_t rounds;        /* progress rounds so far */
+    ad_policy adapt;        /* when partly filled buffers leave */
+    omni_inflight *inflight;/* ring of blocks handed to MPICH */
+    int inflight_cap, inflight_head, inflight_count;
+    uint64_t inflight_done; /* of those, how many MPICH completed, ever */
+
+    /* receive side: a ring of posted wire receives, processed in order
+     * (none when every other rank sends through a node ring) */
+    omni_inflight *rx;
+    int rx_count, rx_head;
+    int rx_taken;           /* the slot before rx_head was taken and is
+                               not posted again yet */
+
+    /* node rings (shm.c): blocks to and from ranks of this node */
+    MPI_Comm ring_comm;     /* the node's ranks, or MPI_COMM_NULL */
+    MPI_Win ring_win;       /* this rank's incoming rings, one per sender */
+    rg_tx *ring_tx;         /* [local rank] -> the ring into that rank */
+    rg_rx *ring_rx;         /* the rings this rank reads, ring_nrx of them */
+    int ring_nrx;
+    int *ring_peers;        /* world ranks this rank writes to by ring */
+    int ring_npeers;
+    int ring_backlogs;      /* blocks waiting in peers' backlogs */
+    size_t ring_alone_max;  /* largest item that goes alone through a
+                               ring (shm.c); 0 without rings */
+    int *read_pid;          /* [world rank] -> its process id where this
+                               rank may read its memory directly
+                               (shm_read_peer), else 0; NULL without */
+
+    /* what becomes of an arrived block and of a node-ring record, the
+     * engine's functions given to transport_init (transport.h) */
+    void (*on_block)(omni_block *b);
+    size_t (*on_record)(const char *data, size_t len);
+
+    /* block allocation */
+    omni_block *free_blocks;                      /* capacity block_cap */
+    omni_block *free_cut[OMNI_BLOCK_CLASSES];     /* cut blocks, by class */
+    uint64_t bytes_out;     /* block bytes allocated, not on a free list */
+} omni_tx;
+
+#endif
