@@ -239,7 +239,7 @@ openmpi-leg:
 	@$(MAKE) --no-print-directory -j2 MPI=openmpi leg-tests
 
 test: unit mpitests $(PLAN) openmpi-leg
-	@scripts/test/run-tests scripts/test/check-layers tests/layers/check-layers-cycles \
+	@scripts/test/run-tests scripts/test/check-layers tests/layers/check-layers-cycles tests/layers/check-layers-state \
 	    scripts/gen/gen-settings scripts/test/check-links scripts/test/check-figures \
 	    tests/figures/planted-figures tests/install/check-install \
 	    tests/plan/check-keys tests/wrappers/check-request-rows $(UNIT_BINS)
