@@ -129,6 +129,16 @@ static inline int rt_kind_is_urgent(enum rt_kind kind)
     return kind != RT_EAGER && kind != RT_RNDV;
 }
 
+/* A control item is one Omnibus makes for its own protocol and that
+ * carries no message of the program: the answers of synchronous and
+ * rendezvous sends (ACK, CTS) and every flow-control item.  The others
+ * are, or carry, a message the program sent. */
+static inline int rt_kind_is_control(enum rt_kind kind)
+{
+    return kind == RT_ACK || kind == RT_CREDIT || kind == RT_CTS ||
+           kind >= RT_STALL;
+}
+
 /* Eager items carry their message and take their pair's window (credit);
  * every other kind is a header or control item and takes none. */
 static inline int rt_kind_is_eager(enum rt_kind kind)

@@ -14,6 +14,8 @@
 
 typedef struct omni_counters {
     uint64_t forwarded_items;  /* items re-aggregated at an intermediate */
+    uint64_t forwarded_control;/* of those, control items
+                                  (rt_kind_is_control) */
     uint64_t wire_messages;    /* blocks handed to MPICH */
     uint64_t wire_bytes;
     uint64_t direct_sends;     /* large payloads sent straight to MPICH */

@@ -12,7 +12,7 @@
 #endif
 
 enum {
-    S_USER, S_DIRECT, S_FORWARDED, S_WIRE_MSGS, S_WIRE_BYTES, S_DELIVERED,
+    S_USER, S_DIRECT, S_FORWARDED, S_FWD_CONTROL, S_WIRE_MSGS, S_WIRE_BYTES, S_DELIVERED,
     S_ACKS, S_WINDOW_FULL, S_RNDV, S_FULL, S_IDLE, S_AGE, S_BLOCK, S_URGENT,
     S_QUIET, S_ANSWER, S_FWD_HELD,
     S_OFF_NODE, S_OFF_NODE_BYTES, S_RING, S_RING_ALONE, S_WIRE_ALONE, S_EARLY,
@@ -37,6 +37,7 @@ static void collect(uint64_t *v)
         v[S_HOP0 + h] -= c->coll_by_hops[h];
     v[S_DIRECT] = c->direct_sends;
     v[S_FORWARDED] = c->forwarded_items;
+    v[S_FWD_CONTROL] = c->forwarded_control;
     v[S_WIRE_MSGS] = c->wire_messages;
     v[S_WIRE_BYTES] = c->wire_bytes;
     v[S_DELIVERED] = c->delivered;
@@ -118,7 +119,8 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *most,
                "\"wire_bytes_off_node\":%llu,\"wire_messages_ring\":%llu,"
                "\"ring_alone_sends\":%llu,\"wire_alone_sends\":%llu,"
                "\"early_payloads\":%llu,\"forwarded_held\":%llu,"
-               "\"window_fallbacks\":%llu,\"single_copy_sends\":%llu},",
+               "\"window_fallbacks\":%llu,\"single_copy_sends\":%llu,"
+               "\"forwarded_control_items\":%llu},",
             (unsigned long long)t[S_USER],
             (unsigned long long)(t[S_USER] - t[S_DIRECT] - t[S_RNDV] -
                                  t[S_RING_ALONE] - t[S_WIRE_ALONE]),
@@ -135,7 +137,8 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *most,
             (unsigned long long)t[S_EARLY],
             (unsigned long long)t[S_FWD_HELD],
             (unsigned long long)t[S_FALLBACK],
-            (unsigned long long)t[S_READ]);
+            (unsigned long long)t[S_READ],
+            (unsigned long long)t[S_FWD_CONTROL]);
     fprintf(f, "\"flushes\":{\"full\":%llu,\"idle\":%llu,\"age\":%llu,"
                "\"before_blocking\":%llu,\"urgent\":%llu,\"quiet\":%llu,"
                "\"answer\":%llu},",

@@ -47,8 +47,12 @@ deliver_item(const char *at, omni_block *b, urgent_set *u)
     if ((int)h.dst != omni.job.rank) {
         memcpy(transport_reserve_forward((int)h.dst, size), at, size);
         omni.stats.forwarded_items++;
-        if (rt_kind_is_urgent(rt_meta_kind(h.meta)))
+        enum rt_kind kind = rt_meta_kind(h.meta);
+        if (rt_kind_is_urgent(kind)) {
             urgent_note(u, h.dst);
+            if (rt_kind_is_control(kind))
+                omni.stats.forwarded_control++;
+        }
         return size;
     }
     switch (rt_meta_kind(h.meta)) {

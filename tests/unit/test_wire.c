@@ -82,6 +82,21 @@ static void test_block_of_every_kind_is_counted(void)
           RT_KIND_LAST, RT_KIND_LAST, rt_block_count_items(block, n));
 }
 
+/* The statistics file's forwarded_control_items counts the kinds that
+ * carry no message of the program; a new kind must be placed on purpose. */
+static void test_control_kinds_are_those_that_carry_no_message(void)
+{
+    static const int control[RT_KIND_LAST + 1] = {
+        [RT_ACK] = 1,   [RT_CREDIT] = 1,  [RT_CTS] = 1,     [RT_STALL] = 1,
+        [RT_GRANT] = 1, [RT_REFUSED] = 1, [RT_RECLAIM] = 1, [RT_RELEASE] = 1,
+        [RT_HOLD] = 1};
+    for (int k = RT_EAGER; k <= RT_KIND_LAST; k++)
+        CHECK(rt_kind_is_control((enum rt_kind)k) == control[k],
+              "kind %d is %s, so rt_kind_is_control must say %d (said %d)", k,
+              control[k] ? "Omnibus's own protocol" : "a message of the program",
+              control[k], rt_kind_is_control((enum rt_kind)k));
+}
+
 static void test_truncated_block_is_refused(void)
 {
     char block[256];
@@ -102,5 +117,6 @@ int main(void)
     RUN(test_block_of_every_kind_is_counted);
     RUN(test_block_of_whole_items_is_counted);
     RUN(test_truncated_block_is_refused);
+    RUN(test_control_kinds_are_those_that_carry_no_message);
     CHECK_MAIN_END();
 }
