@@ -2,14 +2,15 @@
  *
  * Everything a rank knows at run time lives in `omni`, defined in state.c,
  * and nothing else in Omnibus is a mutable global.  `omni` is made of one
- * part per layer, each a struct declared in that layer's `*_part.h` and
- * written only by that layer's modules; any module may read any part.
- * `scripts/test/check-layers` checks both: a part header includes nothing
- * above base/ and only this file includes it, and a write to `omni.<part>`
- * comes from the part's own layer.  Two parts are shared by rule:
+ * part per layer, each a struct declared in base/part_<layer>.h and
+ * written only by that layer's modules; any module may read any part.  The
+ * types sit in base/, below every layer, so that this file needs nothing
+ * from above; `scripts/test/check-layers` checks that a write to
+ * `omni.<part>` comes from the layer its part_<layer>.h names.  Two parts
+ * are shared by rule:
  *
  *   job      the settings and topology, written by entry/ in MPI_Init and
- *            MPI_Finalize only, read by all (entry_part.h);
+ *            MPI_Finalize only, read by all (part_entry.h);
  *   stats    the counters, each incremented by the module that does what
  *            it counts, read by stats.c (counters.h).
  *
@@ -25,12 +26,12 @@
 #include "router/wire.h"
 #include "shim/base/block.h"
 #include "shim/base/counters.h"
-#include "shim/entry/entry_part.h"
-#include "shim/ops/ops_part.h"
-#include "shim/engine/engine_part.h"
-#include "shim/match/match_part.h"
-#include "shim/progress/progress_part.h"
-#include "shim/transport/transport_part.h"
+#include "shim/base/part_entry.h"
+#include "shim/base/part_ops.h"
+#include "shim/base/part_engine.h"
+#include "shim/base/part_match.h"
+#include "shim/base/part_progress.h"
+#include "shim/base/part_transport.h"
 
 /* The parts in the order the message paths touch them, hot first. */
 typedef struct omni_state {

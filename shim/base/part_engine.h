@@ -1,10 +1,10 @@
-/* engine_part: the engine layer's part of `omni` (shim/base/state.h),
+/* part_engine: the engine layer's part of `omni` (shim/base/state.h),
  * written only by shim/engine/: what sends and receives hold between calls
  * (payload tags, buffered sends, early payloads, rendezvous and
  * synchronous sends) and the request handles the engine issues.
  */
-#ifndef OMNIBUS_ENGINE_PART_H
-#define OMNIBUS_ENGINE_PART_H
+#ifndef OMNIBUS_PART_ENGINE_H
+#define OMNIBUS_PART_ENGINE_H
 
 #include <stddef.h>
 #include <stdint.h>

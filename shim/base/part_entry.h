@@ -1,12 +1,12 @@
-/* entry_part: the job's settings and topology, and the entry layer's own
+/* part_entry: the job's settings and topology, and the entry layer's own
  * state; two parts of `omni` (shim/base/state.h).
  *
  * omni.job is written by the entry layer only, in MPI_Init (init.c,
  * topology.c) and MPI_Finalize, and read by every layer: once MPI_Init has
  * returned it does not change.  omni.entry is the entry layer's alone.
  */
-#ifndef OMNIBUS_ENTRY_PART_H
-#define OMNIBUS_ENTRY_PART_H
+#ifndef OMNIBUS_PART_ENTRY_H
+#define OMNIBUS_PART_ENTRY_H
 
 #include <mpi.h>
 #include <stddef.h>

@@ -1,9 +1,9 @@
-/* transport_part: the transport layer's part of `omni` (shim/base/state.h),
+/* part_transport: the transport layer's part of `omni` (shim/base/state.h),
  * written only by shim/transport/: the peer buffers, the blocks in flight
  * both ways, the node rings and the block free lists.
  */
-#ifndef OMNIBUS_TRANSPORT_PART_H
-#define OMNIBUS_TRANSPORT_PART_H
+#ifndef OMNIBUS_PART_TRANSPORT_H
+#define OMNIBUS_PART_TRANSPORT_H
 
 #include <mpi.h>
 #include <stddef.h>

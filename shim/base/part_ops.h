@@ -1,9 +1,9 @@
-/* ops_part: the operations layer's part of `omni` (shim/base/state.h),
+/* part_ops: the operations layer's part of `omni` (shim/base/state.h),
  * written only by shim/ops/: matched probes' messages, MPI_Isendrecv pairs,
  * collectives' kept buffers, neighbourhood schedules and drains.
  */
-#ifndef OMNIBUS_OPS_PART_H
-#define OMNIBUS_OPS_PART_H
+#ifndef OMNIBUS_PART_OPS_H
+#define OMNIBUS_PART_OPS_H
 
 #include <stddef.h>
 #include "shim/base/handles.h"

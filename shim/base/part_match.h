@@ -1,9 +1,9 @@
-/* match_part: the matching layer's part of `omni` (shim/base/state.h),
+/* part_match: the matching layer's part of `omni` (shim/base/state.h),
  * written only by shim/match/: the communicator table and the free lists
  * of message and receive records.
  */
-#ifndef OMNIBUS_MATCH_PART_H
-#define OMNIBUS_MATCH_PART_H
+#ifndef OMNIBUS_PART_MATCH_H
+#define OMNIBUS_PART_MATCH_H
 
 #include <stddef.h>
 #include <stdint.h>

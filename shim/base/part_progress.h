@@ -1,10 +1,10 @@
-/* progress_part: the progress layer's two parts of `omni`
+/* part_progress: the progress layer's two parts of `omni`
  * (shim/base/state.h), written only by shim/progress/: what a progress
  * round polls and how it waits (omni.prog, progress.c and greq.c), and the
  * credit of every pair (omni.credit, credit.c).
  */
-#ifndef OMNIBUS_PROGRESS_PART_H
-#define OMNIBUS_PROGRESS_PART_H
+#ifndef OMNIBUS_PART_PROGRESS_H
+#define OMNIBUS_PART_PROGRESS_H
 
 #include <mpi.h>
 #include <pthread.h>
