@@ -88,10 +88,12 @@ def main():
                  "cap (compare the two items-per-block columns). The "
                  "full-buffer anchor is 100 to 10,000 times too optimistic "
                  "for every topology past the cap. The memory bound does "
-                 "not grow with P (`fl_memory_bound`; '(no bound)' and the "
-                 "huge figures are incomplete grids above 4,096 ranks, which "
-                 "`fl_relay_pairs` bounds by (P - 1)(P - 2) pairs), while a "
-                 "full buffer per peer grows with the peers. `auto`'s choice "
+                 "not grow with P (`fl_memory_bound`), while a full buffer "
+                 "per peer grows with the peers; on incomplete grids above "
+                 "4,096 ranks it counts the relayed pairs by the box bound "
+                 "of `fl_relay_pairs_box`, up to 2^N times the exact count "
+                 "(6d at 1,048,576 ranks: 6,478 MiB, where the complete 5d "
+                 "grid's exact count gives 873). `auto`'s choice "
                  "and the change of the cap this suggests: "
                  "docs/design/routing.md and docs/planning.md.")
     with open(out, "w") as f:

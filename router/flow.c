@@ -77,6 +77,23 @@ static int grid_is_complete(const rt_grid *g)
     return product == g->nranks;
 }
 
+/* Every hop sets one coordinate to the destination's, so each coordinate
+ * of a rank on the route from s to d is s's or d's: a relay x of (s, d)
+ * has x_k in {s_k, d_k} for every k.  For a given x that leaves 2 s_k - 1
+ * pairs of values per dimension, prod (2 s_k - 1) pairs of positions in
+ * all, of which the 2 prod s_k - 1 with s = x or d = x are not relayed by
+ * x.  Whatever order the hops take around the empty positions, and for
+ * every x alike. */
+uint64_t fl_relay_pairs_box(const rt_grid *g)
+{
+    uint64_t box = 1, size = 1;
+    for (int d = 0; d < g->ndims; d++) {
+        box *= 2 * (uint64_t)g->dims[d] - 1;
+        size *= (uint64_t)g->dims[d];
+    }
+    return box - 2 * size + 1;
+}
+
 uint64_t fl_relay_pairs(const rt_grid *g, int me)
 {
     if (g->ndims < 2 || g->nranks < 3)
@@ -85,5 +102,7 @@ uint64_t fl_relay_pairs(const rt_grid *g, int me)
         return fl_relay_pairs_complete(g);
     if (g->nranks <= FL_COUNTED_MAX)
         return fl_relay_pairs_counted(g, me);
-    return (uint64_t)(g->nranks - 1) * (uint64_t)(g->nranks - 2);
+    uint64_t all = (uint64_t)(g->nranks - 1) * (uint64_t)(g->nranks - 2);
+    uint64_t box = fl_relay_pairs_box(g);
+    return box < all ? box : all;
 }

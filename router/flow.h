@@ -111,9 +111,17 @@ uint64_t fl_relay_pairs_counted(const rt_grid *g, int me);
  * rank relays for sum over a of (a-1) e_a pairs: O(N^2). */
 uint64_t fl_relay_pairs_complete(const rt_grid *g);
 
+/* An upper bound for any grid, complete or not, and any rank:
+ * prod (2 s_k - 1) - 2 prod s_k + 1, since a relay agrees with the source
+ * or the destination in every coordinate (flow.c).  O(N), independent of
+ * P; on a complete grid it is within 2^N of the exact count. */
+uint64_t fl_relay_pairs_box(const rt_grid *g);
+
 /* fl_relay_pairs_complete on a complete grid, fl_relay_pairs_counted on an
- * incomplete one up to FL_COUNTED_MAX ranks, and beyond that the trivial
- * (P-1)(P-2) (an incomplete grid that large is never built by `auto`). */
+ * incomplete one up to FL_COUNTED_MAX ranks, and beyond that
+ * fl_relay_pairs_box, or the trivial (P-1)(P-2) where that is fewer:
+ * `auto` builds incomplete grids that large (11x10x10x10x10x10 at
+ * 1,048,576 ranks). */
 #define FL_COUNTED_MAX 4096
 uint64_t fl_relay_pairs(const rt_grid *g, int me);
 

@@ -139,6 +139,48 @@ static void test_relay_pairs_on_incomplete_grids_are_counted(void)
     CHECK(most > 0, "on a 3x3 grid with 7 ranks some rank relays");
 }
 
+/* The box bound holds for every rank of complete and incomplete grids,
+ * whatever detours the hops take around empty positions. */
+static void test_relay_pairs_box_bounds_every_rank(void)
+{
+    /* {P, N, sizes...} */
+    static const int grids[][5] = {{7, 2, 3, 3, 0},   {11, 2, 4, 3, 0},
+                                   {23, 3, 3, 3, 3},  {17, 3, 2, 3, 3},
+                                   {30, 3, 4, 3, 3},  {24, 3, 2, 3, 4},
+                                   {61, 2, 8, 8, 0}};
+    for (size_t k = 0; k < sizeof grids / sizeof grids[0]; k++) {
+        int P = grids[k][0], n = grids[k][1], dims[3];
+        for (int d = 0; d < n; d++)
+            dims[d] = grids[k][d + 2];
+        rt_grid g;
+        CHECK(rt_grid_init(&g, P, n, dims) == 0, "grid %d must be valid", (int)k);
+        uint64_t box = fl_relay_pairs_box(&g);
+        for (int me = 0; me < P; me++) {
+            uint64_t counted = fl_relay_pairs_counted(&g, me);
+            CHECK(counted <= box,
+                  "grid %d (%d ranks), rank %d relays for %llu pairs, above "
+                  "the box bound %llu",
+                  (int)k, P, me, (unsigned long long)counted,
+                  (unsigned long long)box);
+        }
+    }
+}
+
+/* Above FL_COUNTED_MAX an incomplete grid's count is the box bound: for
+ * the grid auto builds at 1,048,576 ranks, P-free, not (P-1)(P-2). */
+static void test_relay_pairs_of_a_large_incomplete_grid_do_not_grow_with_p(void)
+{
+    rt_grid g;
+    int dims[6] = {11, 10, 10, 10, 10, 10};
+    CHECK(rt_grid_init(&g, 1048576, 6, dims) == 0, "11x10^5 holds 2^20 ranks");
+    uint64_t n = fl_relay_pairs(&g, 0);
+    CHECK(n == fl_relay_pairs_box(&g),
+          "above %d ranks an incomplete grid counts the box bound", FL_COUNTED_MAX);
+    CHECK(n == 21ull * 19 * 19 * 19 * 19 * 19 - 2ull * 1100000 + 1,
+          "the box bound of 11x10x10x10x10x10 is 21 x 19^5 - 2 x 1,100,000 + 1, "
+          "got %llu", (unsigned long long)n);
+}
+
 static void test_direct_topology_relays_nothing(void)
 {
     rt_grid g;
@@ -201,6 +243,8 @@ int main(void)
     RUN(test_growth_stays_within_what_is_unlent_and_accepted);
     RUN(test_relay_pairs_formula_matches_counting_on_complete_grids);
     RUN(test_relay_pairs_on_incomplete_grids_are_counted);
+    RUN(test_relay_pairs_box_bounds_every_rank);
+    RUN(test_relay_pairs_of_a_large_incomplete_grid_do_not_grow_with_p);
     RUN(test_direct_topology_relays_nothing);
     RUN(test_bound_on_one_node_does_not_grow_with_ranks);
     RUN(test_bound_across_nodes_does_not_grow_with_ranks);
