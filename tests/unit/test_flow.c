@@ -101,26 +101,43 @@ static void test_growth_stays_within_what_is_unlent_and_accepted(void)
           "a source holds at most half its pool, 32 MiB, of grown window");
 }
 
+/* Grid k of a table of rows {P (0: the product of the sizes), N, sizes}. */
+static rt_grid grid_of_row(const int row[5], int k)
+{
+    int n = row[1], product = 1, dims[3];
+    for (int d = 0; d < n; d++)
+        product *= dims[d] = row[d + 2];
+    rt_grid g;
+    CHECK(rt_grid_init(&g, row[0] ? row[0] : product, n, dims) == 0,
+          "grid %d must be valid", k);
+    return g;
+}
+
+/* Every rank of grid k relays, counted route by route, for lo to hi pairs,
+ * which `what` predicts. */
+static void check_every_rank_relays(const rt_grid *g, int k, uint64_t lo,
+                                    uint64_t hi, const char *what)
+{
+    for (int me = 0; me < g->nranks; me++) {
+        uint64_t counted = fl_relay_pairs_counted(g, me);
+        CHECK(counted >= lo && counted <= hi,
+              "grid %d (%d ranks in %d dims), rank %d relays for %llu pairs; "
+              "%s says %llu to %llu",
+              k, g->nranks, g->ndims, me, (unsigned long long)counted, what,
+              (unsigned long long)lo, (unsigned long long)hi);
+    }
+}
+
 static void test_relay_pairs_formula_matches_counting_on_complete_grids(void)
 {
-    /* {N, sizes...} */
-    static const int grids[][4] = {{2, 3, 4, 0}, {2, 4, 4, 0}, {3, 2, 2, 2},
-                                   {2, 3, 5, 0}, {3, 2, 3, 4}};
-    for (size_t k = 0; k < sizeof grids / sizeof grids[0]; k++) {
-        int n = grids[k][0], P = 1, dims[3];
-        for (int d = 0; d < n; d++)
-            P *= dims[d] = grids[k][d + 1];
-        rt_grid g;
-        CHECK(rt_grid_init(&g, P, n, dims) == 0, "grid %d must be valid", (int)k);
+    static const int grids[][5] = {{0, 2, 3, 4, 0}, {0, 2, 4, 4, 0},
+                                   {0, 3, 2, 2, 2}, {0, 2, 3, 5, 0},
+                                   {0, 3, 2, 3, 4}};
+    for (int k = 0; k < (int)(sizeof grids / sizeof grids[0]); k++) {
+        rt_grid g = grid_of_row(grids[k], k);
         uint64_t formula = fl_relay_pairs_complete(&g);
-        for (int me = 0; me < P; me++) {
-            uint64_t counted = fl_relay_pairs_counted(&g, me);
-            CHECK(counted == formula,
-                  "grid %d of %d dims, rank %d: relays for %llu pairs, the "
-                  "complete-grid formula says %llu",
-                  (int)k, n, me, (unsigned long long)counted,
-                  (unsigned long long)formula);
-        }
+        check_every_rank_relays(&g, k, formula, formula,
+                                "the complete-grid formula");
     }
 }
 
@@ -143,26 +160,14 @@ static void test_relay_pairs_on_incomplete_grids_are_counted(void)
  * whatever detours the hops take around empty positions. */
 static void test_relay_pairs_box_bounds_every_rank(void)
 {
-    /* {P, N, sizes...} */
     static const int grids[][5] = {{7, 2, 3, 3, 0},   {11, 2, 4, 3, 0},
                                    {23, 3, 3, 3, 3},  {17, 3, 2, 3, 3},
                                    {30, 3, 4, 3, 3},  {24, 3, 2, 3, 4},
                                    {61, 2, 8, 8, 0}};
-    for (size_t k = 0; k < sizeof grids / sizeof grids[0]; k++) {
-        int P = grids[k][0], n = grids[k][1], dims[3];
-        for (int d = 0; d < n; d++)
-            dims[d] = grids[k][d + 2];
-        rt_grid g;
-        CHECK(rt_grid_init(&g, P, n, dims) == 0, "grid %d must be valid", (int)k);
-        uint64_t box = fl_relay_pairs_box(&g);
-        for (int me = 0; me < P; me++) {
-            uint64_t counted = fl_relay_pairs_counted(&g, me);
-            CHECK(counted <= box,
-                  "grid %d (%d ranks), rank %d relays for %llu pairs, above "
-                  "the box bound %llu",
-                  (int)k, P, me, (unsigned long long)counted,
-                  (unsigned long long)box);
-        }
+    for (int k = 0; k < (int)(sizeof grids / sizeof grids[0]); k++) {
+        rt_grid g = grid_of_row(grids[k], k);
+        check_every_rank_relays(&g, k, 0, fl_relay_pairs_box(&g),
+                                "the box bound");
     }
 }
 
