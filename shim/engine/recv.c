@@ -158,14 +158,20 @@ static void recv_await_payload(match_recv *r)
     prog_has_work(omni.eng.payload_poller);
 }
 
+/* An eager message: its payload is in the item. */
+static inline void recv_take_eager(match_recv *r, const match_msg *m)
+{
+    recv_copy_in(r, m->data, m->bytes);
+    recv_finish(r);
+}
+
 /* recv_take_message for every kind but a plain eager message. */
 static __attribute__((noinline)) void recv_take_other(match_recv *r,
                                                       match_msg *m)
 {
     if (m->kind == RT_EAGER_SYNC) {
-        recv_copy_in(r, m->data, m->bytes);
         send_ack(m->src_world, m->value);
-        recv_finish(r);
+        recv_take_eager(r, m);
         return;
     }
     r->st_bytes = m->bytes;
@@ -225,12 +231,10 @@ static inline void recv_take(match_recv *r, match_msg *m)
 {
     r->st_source = m->src;
     r->st_tag = m->tag;
-    if (m->kind != RT_EAGER) {
+    if (m->kind == RT_EAGER)
+        recv_take_eager(r, m);
+    else
         recv_take_other(r, m);
-        return;
-    }
-    recv_copy_in(r, m->data, m->bytes);
-    recv_finish(r);
 }
 
 /* Out of line: recv_start, which posts far more often than it finds,
@@ -415,40 +419,16 @@ void recv_start(match_recv *r)
     match_post(c, r);
 }
 
-/* The wait of a receive whose call has already flushed (prog_block_enter). */
-static void recv_spin(match_recv *r)
-{
-    unsigned spins = 0;
-    while (r->state != RECV_DONE) {
-        prog_poll();
-        prog_pause(&spins);
-    }
-}
-
 void recv_wait(match_recv *r)
 {
     if (r->state == RECV_DONE)
         return;
     prog_block_enter();
-    recv_spin(r);
-}
-
-/* A blocking receive on a communicator with nothing unexpected cannot
- * complete before a round, so it will flush whatever happens: it flushes
- * first, before it is posted, and the item this rank has buffered (in a
- * ping-pong, the reply that the partner's receive waits for) leaves that
- * much sooner.  The flush may deliver this rank's blocks to itself, which
- * recv_start then finds among the unexpected. */
-static void recv_blocking(match_recv *r)
-{
-    if (r->comm->unx_head) {
-        recv_start(r);
-        recv_wait(r);
-        return;
+    unsigned spins = 0;
+    while (r->state != RECV_DONE) {
+        prog_poll();
+        prog_pause(&spins);
     }
-    prog_block_enter();
-    recv_start(r);
-    recv_spin(r);
 }
 
 /* A receive whose arguments MPI rejects goes to MPICH, which reports the
@@ -468,7 +448,8 @@ int recv_general(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
     match_recv r;
     match_recv_init(&r, buf, count, dtype, source, tag, c, comm,
                     MPI_REQUEST_NULL);
-    recv_blocking(&r);
+    recv_start(&r);
+    recv_wait(&r);
     status_fill(status, r.st_source, r.st_tag, r.st_bytes, 0);
     return r.error == MPI_SUCCESS ? MPI_SUCCESS : omni_raise(comm, r.error);
 }
