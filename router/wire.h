@@ -180,10 +180,12 @@ static inline uint32_t rt_item_size(const rt_item_hdr *h)
 
 /* Copies a payload into or out of a block.  Fine-grained payloads are a few
  * words: copied inline in 8-byte moves they cost a few instructions, where a
- * call to memcpy costs tens.  `to` and `from` never overlap. */
+ * call to memcpy costs tens; up to RT_COPY_INLINE bytes no call is made.
+ * `to` and `from` never overlap. */
+#define RT_COPY_INLINE 64u
 static inline void rt_copy(void *to, const void *from, size_t n)
 {
-    if (n > 64) {
+    if (n > RT_COPY_INLINE) {
         memcpy(to, from, n);
         return;
     }

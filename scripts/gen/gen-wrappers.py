@@ -211,25 +211,29 @@ def table_rows(path, parse, fail):
 
 
 def parse_row(words, where):
-    """(name, kind, argument or None) of one row; a safe row's argument is
-    its reason."""
+    """(name, kind, argument or None, fast function or None) of one row; a
+    safe row's argument is its reason."""
     if len(words) == 3 and words[1] == "nb":
-        return (words[0], "nb", words[2])
+        return (words[0], "nb", words[2], None)
     if len(words) == 2 and words[1] in ("flush", "drain", "hand"):
-        return (words[0], words[1], None)
+        return (words[0], words[1], None, None)
     if len(words) == 3 and words[1] in ("impl", "send", "init", "view"):
-        return (words[0], words[1], words[2])
+        return (words[0], words[1], words[2], None)
+    if len(words) == 5 and words[1] in ("impl", "send") and words[3] == "fast":
+        return (words[0], words[1], words[2], words[4])
     if len(words) > 2 and words[1] == "safe":
-        return (words[0], "safe", " ".join(words[2:]))
+        return (words[0], "safe", " ".join(words[2:]), None)
     die("%s: expected '<MPI_Name> nb <MPI_Iname>', '<MPI_Name> flush', "
-        "'<MPI_Name> drain', '<MPI_Name> impl <function>', "
-        "'<MPI_Name> send <MODE>', '<MPI_Name> view <function>', "
+        "'<MPI_Name> drain', '<MPI_Name> impl <function> [fast <function>]', "
+        "'<MPI_Name> send <MODE> [fast <function>]', "
+        "'<MPI_Name> view <function>', "
         "'<MPI_Name> init <MODE>', '<MPI_Name> hand' or "
         "'<MPI_Name> safe <reason>'" % where)
 
 
 def read_table(path):
-    """[(name, kind, argument or None)] in table order."""
+    """[(name, kind, argument or None, fast function or None)] in table
+    order."""
     return table_rows(path, parse_row, die)
 
 
@@ -264,7 +268,7 @@ def reads_handles(name, texts):
 def check_handle_readers(protos, rows):
     """Fails naming every call of mpi.h that reads a request or a message
     the program holds and has no row."""
-    listed = {n for n, _, _ in rows}
+    listed = {n for n, _, _, _ in rows}
     missing = sorted(n for n, decls in protos.items()
                      if n not in listed and reads_handles(n, decls[0]))
     if missing:
@@ -337,10 +341,28 @@ def send_params(name, params):
     die("%s: not a send: parameters are (%s)" % (name, ", ".join(p.text for p in params)))
 
 
-def wrapper(name, kind, nbname, protos):
+def wrapper(name, kind, nbname, fast, protos):
+    """The wrapper of one row.  A row with a fast function gets two: the
+    whole wrapper, out of line as omni_whole_<name>, and the exported one,
+    which runs the fast function while Omnibus is on and unlocked and
+    passes it the whole wrapper to fall back on (see the table)."""
     params = prototype(protos, name)
+    if not fast:
+        return whole_wrapper(name, kind, nbname, params, protos,
+                             "OMNI_EXPORT int %s" % name)
     args = ", ".join(p.name for p in params)
-    head = "OMNI_EXPORT int %s(%s)\n{\n" % (name, ", ".join(p.text for p in params) or "void")
+    whole = "omni_whole_%s" % name
+    return (whole_wrapper(name, kind, nbname, params, protos,
+                          "static __attribute__((noinline)) int %s" % whole) +
+            "\nOMNI_EXPORT int %s(%s)\n{\n" % (name, ", ".join(p.text for p in params)) +
+            "    if (omni_enabled_unlocked())\n"
+            "        return %s(%s, %s);\n" % (fast, args, whole) +
+            "    return %s(%s);\n}\n" % (whole, args))
+
+
+def whole_wrapper(name, kind, nbname, params, protos, decl):
+    args = ", ".join(p.name for p in params)
+    head = "%s(%s)\n{\n" % (decl, ", ".join(p.text for p in params) or "void")
     if kind == "impl":
         return (head + "    if (!omni_enabled())\n        return %s(%s);\n" % (pmpi(name), args) +
                 "    omni_lock();\n"
@@ -488,7 +510,7 @@ HAVE_BANNER = """\
 
 def have_header(rows, protos):
     return (HAVE_BANNER +
-            "".join("#define OMNI_HAVE_%s %d\n" % (n, n in protos) for n, _, _ in rows) +
+            "".join("#define OMNI_HAVE_%s %d\n" % (n, n in protos) for n, _, _, _ in rows) +
             "\n#endif\n")
 
 
@@ -502,8 +524,8 @@ def main(argv):
     check_handle_readers(protos, rows)
     # A row whose call this mpi.h lacks gets no wrapper: an implementation
     # may predate a call (MPI-4.0's under Open MPI 4.1).  HAVE.h says which.
-    write_generated(out, BANNER + "".join("\n" + wrapper(n, k, nb, protos)
-                                          for n, k, nb in rows
+    write_generated(out, BANNER + "".join("\n" + wrapper(n, k, nb, fast, protos)
+                                          for n, k, nb, fast in rows
                                           if n in protos and k not in NOT_GENERATED))
     if len(argv) == 4:
         write_generated(argv[3], have_header(rows, protos))

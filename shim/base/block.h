@@ -7,8 +7,9 @@
  * partly filled buffer is cut, when it ships, to a block of the smallest
  * power-of-two class that holds it (cls = log2 of its capacity), so that
  * what is in flight costs at most about twice its content (router/flow.h).
- * Each class has its own free list.  `refs` counts unexpected messages that
- * point into an arrived block; the block returns to its free list when it
+ * Each class has its own free list.  `refs` counts the unexpected records
+ * that point into an arrived block (a run's record counts once for all its
+ * messages: shim/match/match.h); the block returns to its free list when it
  * drops to zero and parsing is done.
  */
 #ifndef OMNIBUS_BLOCK_H

@@ -86,6 +86,14 @@ deliver_item(const char *at, omni_block *b, urgent_set *u)
     case RT_RNDV_DATA:
         recv_rndv_data(rt_meta_value(h.meta), body, h.len);
         break;
+    case RT_EAGER:
+        if (b) {
+            uint32_t items;
+            size = (uint32_t)recv_arrived_eager(&h, at, b, &items);
+            omni.stats.delivered += items;
+            return size;
+        }
+        /* fall through */
     default:
         if (!b) {
             if (!recv_arrived_if_taken(&h, body))

@@ -307,15 +307,10 @@ static __attribute__((noinline)) int recv_arrived_to_posted(comm_rec *c,
 static inline void recv_describe(match_msg *m, const comm_rec *c,
                                  const rt_item_hdr *h, const char *body)
 {
-    m->src = c->placeholder ? -1 : c->from_world[h->src];
-    m->tag = h->tag;
-    m->kind = rt_meta_kind(h->meta);
-    m->src_world = h->src;
-    m->value = rt_meta_value(h->meta);
+    match_describe_eager(m, c, h, body);
     m->block = NULL;
     if (rt_kind_is_eager(m->kind)) {
-        m->bytes = h->len;
-        m->data = body;
+        m->run.next = m->run.end = NULL;
         return;
     }
     uint64_t size;
@@ -393,6 +388,17 @@ void recv_arrived(const rt_item_hdr *h, const char *body, omni_block *b)
     match_push_unexpected(c, q);
 }
 
+size_t recv_arrived_eager(const rt_item_hdr *h, const char *at,
+                          omni_block *b, uint32_t *items)
+{
+    comm_rec *c = comm_for_arrival(h->comm);
+    if (c && !c->posted_head && !c->freed && !c->placeholder)
+        return match_run_queue(c, h, at, b, items);
+    recv_arrived(h, at + RT_HDR_SIZE, b);
+    *items = 1;
+    return rt_item_size(h);
+}
+
 int recv_arrived_if_taken(const rt_item_hdr *h, const char *body)
 {
     comm_rec *c = comm_for_arrival(h->comm);
@@ -403,6 +409,32 @@ int recv_arrived_if_taken(const rt_item_hdr *h, const char *body)
     match_msg m;
     recv_describe(&m, c, h, body);
     return recv_arrived_to_posted(c, &m);
+}
+
+__attribute__((noinline)) void irecv_take_head(comm_rec *c, match_msg *m,
+                                               void *buf, MPI_Count count,
+                                               MPI_Datatype dtype, int source,
+                                               int tag, MPI_Comm comm,
+                                               MPI_Request *request)
+{
+    rt_copy(buf, m->data, (size_t)m->bytes);
+    match_recv *r = request_new_recv(request);
+    match_recv_init(r, buf, count, dtype, source, tag, c, comm, *request);
+    r->state = RECV_DONE;
+    r->st_source = m->src;
+    r->st_tag = m->tag;
+    r->st_bytes = m->bytes;
+    match_head_received(c, m);
+}
+
+/* Out of line (recv.h, recv_fast): m passed recv_head_fits and holds at
+ * most RT_COPY_INLINE bytes. */
+__attribute__((noinline)) int recv_fast_take(comm_rec *c, match_msg *m,
+                                             void *buf, MPI_Status *status)
+{
+    rt_copy(buf, m->data, (size_t)m->bytes);
+    status_fill(status, m->src, m->tag, m->bytes, 0);
+    return match_head_received(c, m);
 }
 
 void recv_start(match_recv *r)

@@ -20,6 +20,13 @@ void recv_init(void);
 void recv_finalize(void);
 
 void recv_arrived(const rt_item_hdr *h, const char *body, omni_block *b);
+/* recv_arrived for a plain eager item at `at` in block b, with header h:
+ * on a communicator with no receive posted it is queued with the plain
+ * eager items for the same communicator after it, as one run (match.h,
+ * Runs).  Returns the bytes of b it took and sets *items to their
+ * number. */
+size_t recv_arrived_eager(const rt_item_hdr *h, const char *at,
+                          omni_block *b, uint32_t *items);
 /* As recv_arrived, without a block (deliver_in_place): only a message that
  * a posted receive takes at once, or that a freed communicator drops, is
  * handled; for any other it returns 0 having done nothing. */
@@ -46,12 +53,12 @@ void recv_wait(match_recv *r);
 /* The common case of a fine-grained stream, taken without the general
  * matching path: the oldest unexpected message is an eager one that this
  * receive matches and that fits a builtin type's buffer.  Returns it,
- * taken out of the queue, or NULL for anything else (another message
- * first, a derived type, a large or synchronous message), which goes the
- * general way. */
-static inline match_msg *recv_head_taken(comm_rec *c, MPI_Count count,
-                                         MPI_Datatype dtype, int source,
-                                         int tag)
+ * still queued (the caller reads it and then calls match_head_received),
+ * or NULL for anything else (another message first, a derived type, a
+ * large or synchronous message), which goes the general way. */
+static inline match_msg *recv_head_fits(comm_rec *c, MPI_Count count,
+                                        MPI_Datatype dtype, int source,
+                                        int tag)
 {
     match_msg *m = c->unx_head;
     int esize = dtype_builtin_size(dtype);
@@ -59,23 +66,20 @@ static inline match_msg *recv_head_taken(comm_rec *c, MPI_Count count,
         !match_fits(source, tag, m->src, m->tag) || m->bytes > esize * count ||
         tag > omni.job.tag_ub || count < 0)
         return NULL;
-    c->unx_head = m->next;
-    if (!m->next)
-        c->unx_tail = &c->unx_head;
     return m;
 }
 
-/* MPI_Recv, whole, when recv_head_taken finds its message; 0 otherwise. */
+/* MPI_Recv, whole, when recv_head_fits finds its message; 0 otherwise. */
 static inline int recv_from_head(comm_rec *c, void *buf, MPI_Count count,
                                  MPI_Datatype dtype, int source, int tag,
                                  MPI_Status *status)
 {
-    match_msg *m = recv_head_taken(c, count, dtype, source, tag);
+    match_msg *m = recv_head_fits(c, count, dtype, source, tag);
     if (!m)
         return 0;
     rt_copy(buf, m->data, (size_t)m->bytes);
     status_fill(status, m->src, m->tag, m->bytes, 0);
-    match_msg_free(m);
+    match_head_received(c, m);
     return 1;
 }
 
@@ -83,6 +87,32 @@ static inline int recv_from_head(comm_rec *c, void *buf, MPI_Count count,
  * manage). */
 int recv_general(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
                  int tag, comm_rec *c, MPI_Comm comm, MPI_Status *status);
+
+/* MPI_Recv's fast function (wrappers.tbl, "fast"), run while Omnibus is
+ * on and unlocked: a message at the head of the queue that rt_copy moves
+ * without a call is taken whole by recv_fast_take; any other receive on
+ * the communicator goes to recv_general, and one on a communicator not
+ * last looked up to the whole wrapper, `whole`.  The checks alone stay in
+ * the wrapper, whose seven arguments leave the compiler no spare register:
+ * the taking, a tail call itself, needs only four, and its own rare work
+ * is a tail call too (match_head_received), so a streamed message's
+ * receive saves no registers at all. */
+typedef int recv_whole_fn(void *, int, MPI_Datatype, int, int, MPI_Comm,
+                          MPI_Status *);
+int recv_fast_take(comm_rec *c, match_msg *m, void *buf, MPI_Status *status);
+
+static inline __attribute__((always_inline)) int
+recv_fast(void *buf, int count, MPI_Datatype dtype, int source, int tag,
+          MPI_Comm comm, MPI_Status *status, recv_whole_fn *whole)
+{
+    comm_rec *c = comm_last(comm);
+    if (!c)
+        return whole(buf, count, dtype, source, tag, comm, status);
+    match_msg *m = recv_head_fits(c, count, dtype, source, tag);
+    if (m && m->bytes <= RT_COPY_INLINE)
+        return recv_fast_take(c, m, buf, status);
+    return recv_general(buf, count, dtype, source, tag, c, comm, status);
+}
 
 /* MPI_Recv: inline in the entry points, so that a message already
  * at the head of the queue costs no call of its own. */
@@ -98,22 +128,19 @@ impl_Recv(void *buf, MPI_Count count, MPI_Datatype dtype, int source, int tag,
 
 /* MPI_Irecv's form of recv_from_head: the receive is done as it is
  * posted, so its record holds only its status (and no datatype
- * reference). */
+ * reference).  The taking is out of line (recv.c), so that an MPI_Irecv
+ * that posts keeps a small frame. */
+void irecv_take_head(comm_rec *c, match_msg *m, void *buf, MPI_Count count,
+                     MPI_Datatype dtype, int source, int tag, MPI_Comm comm,
+                     MPI_Request *request);
 static inline int irecv_from_head(comm_rec *c, void *buf, MPI_Count count,
                                   MPI_Datatype dtype, int source, int tag,
                                   MPI_Comm comm, MPI_Request *request)
 {
-    match_msg *m = recv_head_taken(c, count, dtype, source, tag);
+    match_msg *m = recv_head_fits(c, count, dtype, source, tag);
     if (!m)
         return 0;
-    rt_copy(buf, m->data, (size_t)m->bytes);
-    match_recv *r = request_new_recv(request);
-    match_recv_init(r, buf, count, dtype, source, tag, c, comm, *request);
-    r->state = RECV_DONE;
-    r->st_source = m->src;
-    r->st_tag = m->tag;
-    r->st_bytes = m->bytes;
-    match_msg_free(m);
+    irecv_take_head(c, m, buf, count, dtype, source, tag, comm, request);
     return 1;
 }
 

@@ -34,6 +34,14 @@ int comm_table_init(void);
 int comm_register_world(void);
 void comm_table_destroy(void);
 
+/* The record of comm when it is the one last looked up, else NULL: the
+ * part of comm_lookup that a wrapper's fast function (wrappers.tbl) takes. */
+static inline comm_rec *comm_last(MPI_Comm comm)
+{
+    comm_rec *c = omni.match.last_comm;
+    return c && c->handle == comm ? c : NULL;
+}
+
 /* The record of a managed communicator, or NULL (pass it through). */
 static inline comm_rec *comm_lookup(MPI_Comm comm)
 {

@@ -23,6 +23,8 @@ typedef struct comm_rec {
                             made yet: only the unexpected queue is valid */
     /* matching queues (match.c): FIFO, oldest first */
     struct match_msg *unx_head, **unx_tail;
+    int runs;            /* records of the unexpected queue that stand for
+                            a run of messages (match.h, Runs) */
     struct match_recv *posted_head, **posted_tail;
     struct nbr_topo *nbr; /* neighbourhood schedule (neighbor.h), or NULL */
     struct comm_rec *coll; /* shadow of the collectives Omnibus runs

@@ -6,6 +6,8 @@
 
 match_msg *match_find_unexpected(comm_rec *c, int src, int tag, int take)
 {
+    if (c->runs)
+        match_runs_expand(c);
     match_msg **link = &c->unx_head;
     for (match_msg *m = c->unx_head; m; link = &m->next, m = m->next) {
         if (!match_fits(src, tag, m->src, m->tag))
@@ -25,6 +27,67 @@ void match_push_unexpected(comm_rec *c, match_msg *m)
     m->next = NULL;
     *c->unx_tail = m;
     c->unx_tail = &m->next;
+}
+
+/* Whether the item at `at` may join a run on communicator `comm`: a plain
+ * eager message for this rank on it. */
+static int run_continues(const char *at, uint32_t comm)
+{
+    rt_item_hdr h;
+    rt_hdr_read(at, &h);
+    return (int)h.dst == omni.job.rank && rt_meta_kind(h.meta) == RT_EAGER &&
+           h.comm == comm;
+}
+
+size_t match_run_queue(comm_rec *c, const rt_item_hdr *h, const char *at,
+                       omni_block *b, uint32_t *items)
+{
+    const char *end = b->data + b->len;
+    const char *stop = at + rt_item_size(h);
+    uint32_t n = 1;
+    while (stop < end && run_continues(stop, h->comm)) {
+        rt_item_hdr next;
+        rt_hdr_read(stop, &next);
+        stop += rt_item_size(&next);
+        n++;
+    }
+    size_t len = (size_t)(stop - at);
+    const char *start = at;
+    match_msg *m = match_msg_alloc();
+    m->block = transport_hold_item(b, &start, len);
+    match_describe_eager(m, c, h, start + RT_HDR_SIZE);
+    m->run.next = start + rt_item_size(h);
+    m->run.end = start + len;
+    if (n > 1)
+        c->runs++;
+    match_push_unexpected(c, m);
+    *items = n;
+    return len;
+}
+
+void match_runs_expand(comm_rec *c)
+{
+    for (match_msg *m = c->unx_head; m && c->runs; m = m->next) {
+        if (!rt_kind_is_eager(m->kind) || m->run.next == m->run.end)
+            continue;
+        const char *at = m->run.next, *end = m->run.end;
+        m->run.next = m->run.end = NULL;
+        c->runs--;
+        while (at < end) {
+            rt_item_hdr h;
+            rt_hdr_read(at, &h);
+            match_msg *q = match_msg_alloc();
+            match_describe_eager(q, c, &h, at + RT_HDR_SIZE);
+            q->run.next = q->run.end = NULL;
+            q->block = transport_block_ref(m->block);
+            q->next = m->next;
+            m->next = q;
+            if (!q->next)
+                c->unx_tail = &q->next;
+            m = q;
+            at += rt_item_size(&h);
+        }
+    }
 }
 
 match_recv *match_take_posted(comm_rec *c, int src, int tag)
@@ -96,6 +159,16 @@ void match_msgs_refill(void)
     omni.match.free_msgs = m;
 }
 
+__attribute__((noinline)) int match_settle_rest(uint32_t src, int credit_due,
+                                               omni_block *b)
+{
+    if (credit_due)
+        credit_return(src);
+    if (b)
+        transport_block_unref(b);
+    return MPI_SUCCESS;
+}
+
 match_recv *match_recv_alloc(void)
 {
     match_recv *r = omni.match.free_recvs;
@@ -129,6 +202,8 @@ static void drop_early(match_msg *m)
 
 long match_drop_unexpected(comm_rec *c)
 {
+    if (c->runs)
+        match_runs_expand(c);
     long n = 0;
     while (c->unx_head) {
         match_msg *m = c->unx_head;

@@ -15,6 +15,19 @@
  * caller once taken; it points into an arrived block (omni_block) that it
  * holds one reference on.  A match_recv is owned by whoever posted it (the
  * blocking call's stack frame, or an Irecv's request handle).
+ *
+ * Runs.  A block that arrives while no receive is posted on a
+ * communicator mostly carries plain eager messages for it, one after the
+ * other; describing each in a record of its own cost a stream more than
+ * receiving it.  So such a stretch of a block is queued as one record, a
+ * run: the record describes its first message (the head) as any eager
+ * record does, and run.next .. run.end are the stretch's later items, not
+ * yet described, in order.  The record holds one block reference for all
+ * of them.  Only a receive that takes the oldest message of the queue
+ * takes from a run (recv.h's fast paths, match_head_received): the record
+ * then moves on to the run's next message.  Every other search expands the
+ * runs first (match_runs_expand), so that the rest of Omnibus sees one
+ * record per message; c->runs counts the runs queued.
  */
 #ifndef OMNIBUS_MATCH_H
 #define OMNIBUS_MATCH_H
@@ -38,7 +51,11 @@ typedef struct match_msg {
     MPI_Count bytes;        /* the message's size */
     const char *data;       /* eager payload, inside block */
     omni_block *block;      /* NULL for LARGE and RNDV */
-    union {                 /* by kind; unset for the eager ones */
+    union {                 /* by kind */
+        struct {            /* the eager ones: the rest of a run, or
+                               next == end for a single message */
+            const char *next, *end;
+        } run;
         char *early;        /* RT_LARGE: the buffer its payload is being
                                received into already, or NULL (recv.c,
                                "Early payloads"); a receive that takes the
@@ -137,7 +154,7 @@ static inline int match_fits(int want_src, int want_tag, int src, int tag)
 }
 
 /* The oldest unexpected message matching (src, tag), or NULL; `take`
- * removes it from the queue. */
+ * removes it from the queue.  Expands the runs of c's queue first. */
 match_msg *match_find_unexpected(comm_rec *c, int src, int tag, int take);
 void match_push_unexpected(comm_rec *c, match_msg *m);
 
@@ -199,6 +216,79 @@ static inline void match_msg_free(match_msg *m)
     m->next = omni.match.free_msgs;
     omni.match.free_msgs = m;
 }
+/* Queues the eager item at `at` in block b (header h, for this rank,
+ * plain eager, on c, which has no receive posted), together with the
+ * plain eager items for c that follow it in b, as one run.  Returns the
+ * bytes of b it took and sets *items to their number. */
+size_t match_run_queue(comm_rec *c, const rt_item_hdr *h, const char *at,
+                       omni_block *b, uint32_t *items);
+
+/* Describes every message of c's runs in a record of its own, in place. */
+void match_runs_expand(comm_rec *c);
+
+/* Fills the fields of eager record m that its item's header h and payload
+ * `data` give (not its block). */
+static inline void match_describe_eager(match_msg *m, const comm_rec *c,
+                                        const rt_item_hdr *h, const char *data)
+{
+    m->src = c->placeholder ? -1 : c->from_world[h->src];
+    m->tag = h->tag;
+    m->kind = rt_meta_kind(h->meta);
+    m->src_world = h->src;
+    m->value = rt_meta_value(h->meta);
+    m->bytes = h->len;
+    m->data = data;
+}
+
+/* m, a run's record, moves on to the run's next message (its head was
+ * received; the caller settles it).  A run's messages are all plain eager
+ * ones (kind RT_EAGER, value 0) on a communicator that is no placeholder,
+ * so only their envelope and payload change. */
+static inline void match_run_advance(comm_rec *c, match_msg *m)
+{
+    rt_item_hdr h;
+    rt_hdr_read(m->run.next, &h);
+    m->src = c->from_world[h.src];
+    m->tag = h.tag;
+    m->src_world = h.src;
+    m->bytes = h.len;
+    m->data = m->run.next + RT_HDR_SIZE;
+    m->run.next += rt_item_size(&h);
+    if (m->run.next == m->run.end)
+        c->runs--;
+}
+
+/* The eager message m at the head of c's queue was received (its payload
+ * and status read) while Omnibus is on: it leaves the queue and is freed,
+ * or, heading a run, is settled and its record moves on to the run's next
+ * message.  Returns MPI_SUCCESS, so that a wrapper's fast function
+ * (wrappers.tbl) can end with it: the rare work, a credit return that
+ * falls due or a block's last reference, is a tail call of
+ * match_settle_rest (b NULL: no reference to drop), and the caller keeps
+ * no frame for it. */
+int match_settle_rest(uint32_t src, int credit_due, omni_block *b);
+static inline int match_head_received(comm_rec *c, match_msg *m)
+{
+    uint32_t src = m->src_world;
+    uint32_t size = RT_HDR_SIZE + (uint32_t)m->bytes;
+    if (m->run.next != m->run.end) {
+        match_run_advance(c, m);
+        if (credit_consumed_due(src, size))
+            return match_settle_rest(src, 1, NULL);
+        return MPI_SUCCESS;
+    }
+    c->unx_head = m->next;
+    if (!m->next)
+        c->unx_tail = &c->unx_head;
+    int due = credit_consumed_due(src, size);
+    omni_block *b = m->block;
+    m->next = omni.match.free_msgs;
+    omni.match.free_msgs = m;
+    if (due || !transport_block_unref_unless_last(b))
+        return match_settle_rest(src, due, b);
+    return MPI_SUCCESS;
+}
+
 match_recv *match_recv_alloc(void);
 void match_recv_free(match_recv *r);
 

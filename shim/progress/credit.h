@@ -134,15 +134,20 @@ static inline void credit_refund(int dst, uint32_t size)
  * one CREDIT item, or, for this rank itself, at once. */
 void credit_return(uint32_t src);
 
+/* The arithmetic of credit_consumed while Omnibus is on: returns whether
+ * a credit_return(src) is now due, for a caller that makes it itself. */
+static inline int credit_consumed_due(uint32_t src, uint32_t size)
+{
+    struct credit_in *in = &omni.credit.in[src];
+    in->held -= size;
+    return in->held + in->step <= in->lent;
+}
+
 /* The application here consumed `size` item bytes from world rank src.
  * Inline: every received item passes here. */
 static inline void credit_consumed(uint32_t src, uint32_t size)
 {
-    if (!omni.job.on)
-        return;
-    struct credit_in *in = &omni.credit.in[src];
-    in->held -= size;
-    if (in->held + in->step <= in->lent)
+    if (omni.job.on && credit_consumed_due(src, size))
         credit_return(src);
 }
 

@@ -39,6 +39,13 @@ static inline void omni_unlock(void)
         pthread_mutex_unlock(&omni.prog.lock);
 }
 
+/* Omnibus is on and no progress thread shares it, so omni_lock would do
+ * nothing: a wrapper's fast function (wrappers.tbl, "fast") may run. */
+static inline int omni_enabled_unlocked(void)
+{
+    return omni.job.on && !omni.prog.threaded;
+}
+
 /* Starts the progress thread (MPI_THREAD_MULTIPLE is in force); stops and
  * joins it. */
 int prog_thread_start(void);

@@ -47,6 +47,22 @@ void transport_finalize(void);
 
 omni_block *transport_block_get(void);
 void transport_block_unref(omni_block *b);
+/* One more reference on arrived block b, which already holds one. */
+static inline omni_block *transport_block_ref(omni_block *b)
+{
+    b->refs++;
+    return b;
+}
+/* transport_block_unref of a reference that is not b's last: drops it and
+ * returns 1; for the last one returns 0 having done nothing (the caller
+ * calls transport_block_unref, out of line). */
+static inline int transport_block_unref_unless_last(omni_block *b)
+{
+    if (b->refs == 1)
+        return 0;
+    b->refs--;
+    return 1;
+}
 /* The data bytes a block of class cls holds (-1: a full-size block). */
 static inline size_t transport_class_room(int cls)
 {
