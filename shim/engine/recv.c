@@ -427,9 +427,8 @@ __attribute__((noinline)) void irecv_take_head(comm_rec *c, match_msg *m,
     match_head_received(c, m);
 }
 
-/* Out of line (recv.h, recv_fast): m passed recv_head_fits and holds at
- * most RT_COPY_INLINE bytes. */
-__attribute__((noinline)) int recv_fast_take(comm_rec *c, match_msg *m,
+/* Out of line: recv_fast tail-calls it. */
+__attribute__((noinline)) int recv_take_head(comm_rec *c, match_msg *m,
                                              void *buf, MPI_Status *status)
 {
     rt_copy(buf, m->data, (size_t)m->bytes);

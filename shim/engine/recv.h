@@ -69,6 +69,10 @@ static inline match_msg *recv_head_fits(comm_rec *c, MPI_Count count,
     return m;
 }
 
+/* Takes m, which recv_head_fits found, into buf: the whole of MPI_Recv
+ * then.  Returns MPI_SUCCESS. */
+int recv_take_head(comm_rec *c, match_msg *m, void *buf, MPI_Status *status);
+
 /* MPI_Recv, whole, when recv_head_fits finds its message; 0 otherwise. */
 static inline int recv_from_head(comm_rec *c, void *buf, MPI_Count count,
                                  MPI_Datatype dtype, int source, int tag,
@@ -77,9 +81,7 @@ static inline int recv_from_head(comm_rec *c, void *buf, MPI_Count count,
     match_msg *m = recv_head_fits(c, count, dtype, source, tag);
     if (!m)
         return 0;
-    rt_copy(buf, m->data, (size_t)m->bytes);
-    status_fill(status, m->src, m->tag, m->bytes, 0);
-    match_head_received(c, m);
+    recv_take_head(c, m, buf, status);
     return 1;
 }
 
@@ -89,17 +91,15 @@ int recv_general(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
                  int tag, comm_rec *c, MPI_Comm comm, MPI_Status *status);
 
 /* MPI_Recv's fast function (wrappers.tbl, "fast"), run while Omnibus is
- * on and unlocked: a message at the head of the queue that rt_copy moves
- * without a call is taken whole by recv_fast_take; any other receive on
- * the communicator goes to recv_general, and one on a communicator not
- * last looked up to the whole wrapper, `whole`.  The checks alone stay in
- * the wrapper, whose seven arguments leave the compiler no spare register:
- * the taking, a tail call itself, needs only four, and its own rare work
- * is a tail call too (match_head_received), so a streamed message's
- * receive saves no registers at all. */
+ * on and unlocked: a message at the head of the queue is taken by a tail
+ * call of recv_take_head; any other receive on the communicator goes to
+ * recv_general, and one on a communicator not last looked up to the whole
+ * wrapper, `whole`.  So a streamed receive skips the whole wrapper's
+ * checks of the lock and of Omnibus being on, and its frame: the wrapper
+ * keeps only the checks, and the taking, with four arguments, has the
+ * registers the seven of MPI_Recv would leave it short of. */
 typedef int recv_whole_fn(void *, int, MPI_Datatype, int, int, MPI_Comm,
                           MPI_Status *);
-int recv_fast_take(comm_rec *c, match_msg *m, void *buf, MPI_Status *status);
 
 static inline __attribute__((always_inline)) int
 recv_fast(void *buf, int count, MPI_Datatype dtype, int source, int tag,
@@ -109,8 +109,8 @@ recv_fast(void *buf, int count, MPI_Datatype dtype, int source, int tag,
     if (!c)
         return whole(buf, count, dtype, source, tag, comm, status);
     match_msg *m = recv_head_fits(c, count, dtype, source, tag);
-    if (m && m->bytes <= RT_COPY_INLINE)
-        return recv_fast_take(c, m, buf, status);
+    if (m)
+        return recv_take_head(c, m, buf, status);
     return recv_general(buf, count, dtype, source, tag, c, comm, status);
 }
 

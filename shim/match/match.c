@@ -29,14 +29,12 @@ void match_push_unexpected(comm_rec *c, match_msg *m)
     c->unx_tail = &m->next;
 }
 
-/* Whether the item at `at` may join a run on communicator `comm`: a plain
- * eager message for this rank on it. */
-static int run_continues(const char *at, uint32_t comm)
+/* Whether the item with header h may join a run on communicator `comm`: a
+ * plain eager message for this rank on it. */
+static int run_continues(const rt_item_hdr *h, uint32_t comm)
 {
-    rt_item_hdr h;
-    rt_hdr_read(at, &h);
-    return (int)h.dst == omni.job.rank && rt_meta_kind(h.meta) == RT_EAGER &&
-           h.comm == comm;
+    return (int)h->dst == omni.job.rank && rt_meta_kind(h->meta) == RT_EAGER &&
+           h->comm == comm;
 }
 
 size_t match_run_queue(comm_rec *c, const rt_item_hdr *h, const char *at,
@@ -45,9 +43,11 @@ size_t match_run_queue(comm_rec *c, const rt_item_hdr *h, const char *at,
     const char *end = b->data + b->len;
     const char *stop = at + rt_item_size(h);
     uint32_t n = 1;
-    while (stop < end && run_continues(stop, h->comm)) {
+    while (stop < end) {
         rt_item_hdr next;
         rt_hdr_read(stop, &next);
+        if (!run_continues(&next, h->comm))
+            break;
         stop += rt_item_size(&next);
         n++;
     }
