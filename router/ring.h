@@ -6,9 +6,10 @@
  * The shared region (rg_region_bytes(cap)) holds the consumer's position
  * on a cache line of its own, then `cap` data bytes (a power of two).
  * Positions count bytes since the ring was formatted and never wrap.  A
- * record is an 8-byte header word and the payload, padded to 8 bytes; a
- * record never straddles the end of the data area: when it would, a SKIP
- * word stands where it would have started and it starts at offset 0.
+ * record is an 8-byte header word and the payload, padded to whole cache
+ * lines (rg_record_bytes), so every record starts a line; a record never
+ * straddles the end of the data area: when it would, a SKIP word stands
+ * where it would have started and it starts at offset 0.
  *
  * Publication is in the records, not in a shared producer position: the
  * header word at the consumer's position is 0 until the record there is
@@ -95,16 +96,20 @@ static inline size_t rg_max_record(size_t cap)
 
 /* Makes `mem` an empty ring; done by one side before either opens it. */
 void rg_format(void *mem);
-/* Views of a formatted ring; cap must be a power of two, at least 64. */
+/* Views of a formatted ring; cap must be a power of two, at least 128. */
 void rg_tx_open(rg_tx *t, void *mem, size_t cap);
 void rg_rx_open(rg_rx *r, void *mem, size_t cap);
 /* Laps end early at `soft` bytes for records of at most soft_len bytes
  * (see above); rg_tx_open sets no such bound. */
 void rg_tx_soft(rg_tx *t, size_t soft, size_t soft_len);
 
+/* A record takes whole cache lines, so that every record starts a line:
+ * a small one (a lone message: 8 + 32 bytes) is then one line to its
+ * consumer, where at 8-byte alignment half of them straddled two, and the
+ * consumer waited for the second line's transfer after the first's. */
 static inline uint64_t rg_record_bytes(uint64_t len)
 {
-    return 8 + ((len + 7) & ~(uint64_t)7);
+    return (8 + len + RG_LINE - 1) & ~(uint64_t)(RG_LINE - 1);
 }
 
 /* Whether `bytes` more fit the ring now. */

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 
 #define CAP 1024
+/* Records of n bytes that a ring nobody takes from holds: the header word
+ * after the last one must have room too. */
+#define RING_HOLDS(n) ((CAP - 8) / (int)rg_record_bytes(n))
 
 static void *ring_new(void)
 {
@@ -92,9 +95,9 @@ static void test_full_ring_refuses_without_writing(void)
     rg_rx r;
     void *mem = ring_open(&t, &r);
     int n = fill_until_refused(&t, 200);
-    CHECK(n == CAP / (int)rg_record_bytes(200),
-          "a ring of %d bytes holds %d records of 200 bytes, took %d", CAP,
-          CAP / (int)rg_record_bytes(200), n);
+    CHECK(n == RING_HOLDS(200),
+          "a ring of %d bytes holds %d records of 200 bytes (and the header "
+          "word after them), took %d", CAP, RING_HOLDS(200), n);
     int seen = drain(&r);
     CHECK(seen == n, "a refused put must write nothing: %d records went in, "
           "%d came out", n, seen);
@@ -121,6 +124,31 @@ static void test_record_at_the_end_restarts_at_offset_zero(void)
         rg_pop(&r);
     }
     CHECK(!out, "records that wrapped past the ring's end came back changed");
+    free(mem);
+}
+
+/* A lone message's record (8 + 32 bytes) must reach its consumer as one
+ * cache line: records of any size start a line, across the ring's end too. */
+static void test_every_record_starts_a_cache_line(void)
+{
+    rg_tx t;
+    rg_rx r;
+    void *mem = ring_open(&t, &r);
+    char buf[200] = {0};
+    uint32_t len;
+    int misplaced = -1;
+    for (int i = 0; i < 200 && misplaced < 0; i++) {
+        uint32_t n = (uint32_t)(i * 13) % sizeof buf;
+        CHECK(rg_put(&t, buf, n), "record %d of %u bytes must fit a ring "
+              "just emptied", i, n);
+        const char *p = rg_peek(&r, &len);
+        if (!p || ((size_t)(p - t.sh->data) - 8) % RG_LINE != 0)
+            misplaced = i;
+        rg_pop(&r);
+    }
+    CHECK(misplaced < 0, "every record must start a %d-byte line, so that a "
+          "small one is one line to its consumer; record %d did not",
+          RG_LINE, misplaced);
     free(mem);
 }
 
@@ -326,10 +354,9 @@ static void test_soft_lap_never_takes_room_away(void)
     void *mem = ring_open(&t, &r);
     rg_tx_soft(&t, SOFT, SOFT_LEN);
     int n = fill_until_refused(&t, 40);
-    CHECK(n == CAP / (int)rg_record_bytes(40),
+    CHECK(n == RING_HOLDS(40),
           "a ring of %d bytes must hold %d records of 40 bytes that nobody "
-          "takes, soft bound or not; it took %d", CAP,
-          CAP / (int)rg_record_bytes(40), n);
+          "takes, soft bound or not; it took %d", CAP, RING_HOLDS(40), n);
     int seen = drain(&r);
     CHECK(seen == n, "%d records went in, %d came out", n, seen);
     free(mem);
@@ -350,6 +377,7 @@ int main(void)
     RUN(test_records_come_out_in_order_with_their_lengths);
     RUN(test_full_ring_refuses_without_writing);
     RUN(test_record_at_the_end_restarts_at_offset_zero);
+    RUN(test_every_record_starts_a_cache_line);
     RUN(test_reserved_record_is_unseen_until_committed);
     RUN(test_abandoned_reservation_leaves_no_record);
     RUN(test_junk_in_an_abandoned_reservation_is_never_a_record);
