@@ -64,6 +64,18 @@ static int *node_world_ranks(int local_size)
     return world;
 }
 
+/* Ring j of a segment.  Rings start a cache line (rg_shared aligns its
+ * lines to the region's start), but a window need not: Open MPI 4.1's
+ * segments start 8 bytes past one.  The bytes of a page lie at the same
+ * offset in every process that maps it, so every rank that rounds a
+ * segment's address up to a line finds the same ring there; the segment
+ * has a line to spare for it. */
+static char *shm_ring_at(char *segment, int j, size_t region)
+{
+    uintptr_t at = ((uintptr_t)segment + RG_LINE - 1) & ~(uintptr_t)(RG_LINE - 1);
+    return (char *)at + (size_t)j * region;
+}
+
 static int rings_open(int local_size, int me, const int *world, char *mine,
                       size_t region, size_t cap)
 {
@@ -79,10 +91,10 @@ static int rings_open(int local_size, int me, const int *world, char *mine,
         int unit;
         char *theirs;
         PMPI_Win_shared_query(omni.tx.ring_win, j, &bytes, &unit, &theirs);
-        rg_tx_open(&omni.tx.ring_tx[j], theirs + (size_t)me * region, cap);
+        rg_tx_open(&omni.tx.ring_tx[j], shm_ring_at(theirs, me, region), cap);
         rg_tx_soft(&omni.tx.ring_tx[j], SHM_WARM_RING, SHM_WARM_RECORD);
-        rg_rx_open(&omni.tx.ring_rx[omni.tx.ring_nrx++], mine + (size_t)j * region,
-                   cap);
+        rg_rx_open(&omni.tx.ring_rx[omni.tx.ring_nrx++],
+                   shm_ring_at(mine, j, region), cap);
         omni.tx.peers[world[j]].ring = &omni.tx.ring_tx[j];
         omni.tx.ring_peers[omni.tx.ring_npeers++] = world[j];
     }
@@ -166,14 +178,15 @@ int shm_init(void)
      * cache line across segments. */
     PMPI_Info_set(info, "alloc_shared_noncontig", "true");
     char *mine;
-    int rc = PMPI_Win_allocate_shared((MPI_Aint)(region * (size_t)local_size),
+    int rc = PMPI_Win_allocate_shared((MPI_Aint)(region * (size_t)local_size +
+                                                 RG_LINE),
                                       1, info, omni.tx.ring_comm, &mine,
                                       &omni.tx.ring_win);
     PMPI_Info_free(&info);
     if (rc != MPI_SUCCESS)
         return -1;
     for (int j = 0; j < local_size; j++)
-        rg_format(mine + (size_t)j * region);
+        rg_format(shm_ring_at(mine, j, region));
     /* No rank opens a view of a ring before its owner has formatted it. */
     PMPI_Barrier(omni.tx.ring_comm);
     int *world = node_world_ranks(local_size);
