@@ -108,8 +108,8 @@ send_copy_small(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
     uint32_t size = RT_HDR_SIZE + (uint32_t)bytes;
     if (!credit_fits(dst, size))
         return 0;
-    char *at = transport_reserve(dst, size);
     credit_take(dst, size);
+    char *at = transport_reserve(dst, size);
     send_item_write_builtin(at, buf, (uint32_t)bytes, dst, tag, c,
                             rt_meta(RT_EAGER, 0));
     omni.eng.sent_to[dst]++;
