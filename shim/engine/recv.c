@@ -364,11 +364,9 @@ static void recv_receive_early(match_msg *m)
 /* With receives posted the item is described on the stack, and only one
  * that none takes becomes a queued match_msg; with none posted it is
  * queued at once. */
-void recv_arrived(const rt_item_hdr *h, const char *body, omni_block *b)
+static void recv_arrived_on(comm_rec *c, const rt_item_hdr *h,
+                            const char *body, omni_block *b)
 {
-    comm_rec *c = comm_for_arrival(h->comm);
-    if (!c)
-        return; /* its communicator was freed with nothing left to receive */
     match_msg *q;
     if (c->posted_head || c->freed) {
         match_msg m;
@@ -388,13 +386,21 @@ void recv_arrived(const rt_item_hdr *h, const char *body, omni_block *b)
     match_push_unexpected(c, q);
 }
 
+void recv_arrived(const rt_item_hdr *h, const char *body, omni_block *b)
+{
+    comm_rec *c = comm_for_arrival(h->comm);
+    if (c) /* else its communicator was freed with nothing left to receive */
+        recv_arrived_on(c, h, body, b);
+}
+
 size_t recv_arrived_eager(const rt_item_hdr *h, const char *at,
                           omni_block *b, uint32_t *items)
 {
     comm_rec *c = comm_for_arrival(h->comm);
     if (c && !c->posted_head && !c->freed && !c->placeholder)
         return match_run_queue(c, h, at, b, items);
-    recv_arrived(h, at + RT_HDR_SIZE, b);
+    if (c)
+        recv_arrived_on(c, h, at + RT_HDR_SIZE, b);
     *items = 1;
     return rt_item_size(h);
 }

@@ -226,18 +226,28 @@ size_t match_run_queue(comm_rec *c, const rt_item_hdr *h, const char *at,
 /* Describes every message of c's runs in a record of its own, in place. */
 void match_runs_expand(comm_rec *c);
 
+/* Fills the envelope and payload of eager record m from its item's header
+ * h and payload `data`; its rank in the communicator is src. */
+static inline void match_describe_message(match_msg *m, int src,
+                                          const rt_item_hdr *h,
+                                          const char *data)
+{
+    m->src = src;
+    m->tag = h->tag;
+    m->src_world = h->src;
+    m->bytes = h->len;
+    m->data = data;
+}
+
 /* Fills the fields of eager record m that its item's header h and payload
  * `data` give (not its block). */
 static inline void match_describe_eager(match_msg *m, const comm_rec *c,
                                         const rt_item_hdr *h, const char *data)
 {
-    m->src = c->placeholder ? -1 : c->from_world[h->src];
-    m->tag = h->tag;
+    match_describe_message(m, c->placeholder ? -1 : c->from_world[h->src], h,
+                           data);
     m->kind = rt_meta_kind(h->meta);
-    m->src_world = h->src;
     m->value = rt_meta_value(h->meta);
-    m->bytes = h->len;
-    m->data = data;
 }
 
 /* m, a run's record, moves on to the run's next message (its head was
@@ -248,11 +258,8 @@ static inline void match_run_advance(comm_rec *c, match_msg *m)
 {
     rt_item_hdr h;
     rt_hdr_read(m->run.next, &h);
-    m->src = c->from_world[h.src];
-    m->tag = h.tag;
-    m->src_world = h.src;
-    m->bytes = h.len;
-    m->data = m->run.next + RT_HDR_SIZE;
+    match_describe_message(m, c->from_world[h.src], &h,
+                           m->run.next + RT_HDR_SIZE);
     m->run.next += rt_item_size(&h);
     if (m->run.next == m->run.end)
         c->runs--;
