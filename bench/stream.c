@@ -3,7 +3,7 @@
  * aggregation (its targets: bench/results/log.md, 2026-11-26).
  *
  * Usage: stream [-n messages] [-w warmup] [-s bytes] [-H] [-B bytes] [-W ns]
- *               [-p pairs] [-L ms]
+ *               [-p pairs] [-L ms] [-M]
  *   -n  messages per pair in the timed section (default 2000000, or 20000
  *       when ranks outnumber cores)
  *   -w  untimed messages first, so connections exist (default 10000, or 100
@@ -25,6 +25,9 @@
  *       be in no pair (an odd count, or -p), sends after sleeping that
  *       long; a receiver inside a call that waits for someone else when its
  *       sender's window fills
+ *   -M  mirrored pairs (i, P-1-i) instead (not with -p or -L): on a grid of
+ *       sides 2 every pair is as many hops apart as the grid has
+ *       dimensions, so every message passes relays
  *
  * Ranks form pairs (i, i + P/2) and every pair streams at once.  Message i
  * (counting from 0 over the warmup and the timed run apart) holds i in its
@@ -231,12 +234,12 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     const char *usage = "[-n messages] [-w warmup] [-s bytes] [-H] "
-                        "[-B bytes] [-W ns] [-p pairs] [-L ms]";
+                        "[-B bytes] [-W ns] [-p pairs] [-L ms] [-M]";
     long long n = -2, warm = -2; /* -2: not given; -1: malformed */
     long long bytes = 8, bufbytes = 16384, active = -2, late_ms = 0;
-    int hand = 0;
+    int hand = 0, mirror = 0;
     int opt;
-    while ((opt = getopt(argc, argv, "n:w:s:HB:W:p:L:")) != -1) {
+    while ((opt = getopt(argc, argv, "n:w:s:HB:W:p:L:M")) != -1) {
         if (opt == 'n')
             n = bench_parse_count(optarg, 1);
         else if (opt == 'w')
@@ -253,12 +256,14 @@ int main(int argc, char **argv)
             active = bench_parse_count(optarg, 1);
         else if (opt == 'L')
             late_ms = bench_parse_count(optarg, 0);
+        else if (opt == 'M')
+            mirror = 1;
         else
             bench_usage(KERNEL, usage);
         if (n == -1 || warm == -1 || bytes == -1 || bytes % 8 != 0 ||
             bytes > MAX_BYTES || bufbytes == -1 || work_ns == -1 ||
             active == -1 || late_ms == -1 ||
-            (hand && work_ns > 0))
+            (hand && work_ns > 0) || (mirror && (active > 0 || late_ms > 0)))
             bench_usage(KERNEL, usage);
     }
     if (optind != argc)
@@ -273,7 +278,8 @@ int main(int argc, char **argv)
     int rank = bench_rank(), size = bench_size();
     bench_require_two_ranks(KERNEL);
     stream_setup c = {0};
-    c.peer = bench_pair_peer(rank, size);
+    c.peer = mirror ? (rank == size - 1 - rank ? -1 : size - 1 - rank)
+                    : bench_pair_peer(rank, size);
     int pairs = size / 2;
     if (active > 0 && active < pairs) {
         pairs = (int)active;

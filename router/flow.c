@@ -30,8 +30,11 @@ uint64_t fl_memory_bound(const fl_params *p)
     uint64_t base = fl_window(p->pool, p->nranks);
     uint64_t own = (uint64_t)(p->nranks > 1 ? p->nranks - 1 : 0) * base +
                    fl_sender_budget(p->pool);
+    uint64_t relayed = p->relay_pairs
+                           ? p->relay_pairs * base + fl_relay_budget(p->pool)
+                           : 0;
     return (uint64_t)p->rx_blocks * p->block + fill * p->block +
-           2 * p->pool + 4 * own + 4 * p->relay_pairs * base;
+           2 * p->pool + 4 * own + 4 * relayed;
 }
 
 uint64_t fl_relay_pairs_counted(const rt_grid *g, int me)

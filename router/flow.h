@@ -11,11 +11,17 @@
  *     says so, and a destination that is consuming what it sent grows its
  *     window (fl_growth), up to FL_WINDOW_MAX, while the windows it lends
  *     sum to at most `pool`;
- *   - growth is only for pairs whose route is one hop (no relay holds their
- *     items), and a source holds at most fl_sender_budget(pool) of grown
- *     window over all its destinations together;
+ *   - a source holds at most fl_sender_budget(pool) of grown window over
+ *     all its destinations together, and a relay carries at most
+ *     fl_relay_budget(pool) of grown window for the pairs whose route
+ *     passes it: a STALL that passes a relay asks for no more growth than
+ *     the relay has left (fl_relay_cap), so relayed pairs grow as one-hop
+ *     pairs do while what a relay may hold stays independent of P;
  *   - a destination returns consumed bytes in steps of fl_step(window), so
- *     a stream is never more than a step away from more credit.
+ *     a stream is never more than a step away from more credit; a window
+ *     below FL_GROW_MIN returns none unasked: its source stalls when it
+ *     runs out, and the answer returns what was consumed and grows it, so
+ *     control items never come one per consumed item, whatever P.
  * A source sends a message eagerly (copied into the aggregation buffers)
  * only while it fits the window; flow control decides the path, and which
  * sends may wait for credit is the shim's business (credit.h).
@@ -30,8 +36,10 @@
  *                                      grown windows (pool/2); a shipped block
  *                                      is cut to at most twice its content,
  *                                      and at most 4x for a block of one item
- * + 4 x relay_pairs x base             items it relays for others (a relayed
- *                                      pair never grows past its base)
+ * + 4 x (relay_pairs x base            items it relays for others: the base
+ *        + relay budget)               windows of the pairs whose route
+ *                                      passes it, and the growth it carried
+ *                                      for them (none without relay_pairs)
  * where relay_pairs is the number of (source, destination) pairs whose route
  * passes this rank as an intermediate.  On a complete grid every rank relays
  * for the same number of pairs, sum over a of (a-1) e_a (e_a: destinations
@@ -85,13 +93,41 @@ static inline uint64_t fl_sender_budget(uint64_t pool)
     return pool / 2;
 }
 
+/* The grown window a relay carries at once for all the pairs whose route
+ * passes it. */
+static inline uint64_t fl_relay_budget(uint64_t pool)
+{
+    return pool / 2;
+}
+
+/* The growth a STALL passing a relay may still ask for: what it asked
+ * (`accept`), within what the relay's budget leaves once the growth it
+ * carries (`carried`) and the growth earlier STALLs reserved there
+ * (`reserved`) are counted. */
+static inline uint64_t fl_relay_cap(uint64_t pool, uint64_t carried,
+                                    uint64_t reserved, uint64_t accept)
+{
+    uint64_t budget = fl_relay_budget(pool), used = carried + reserved;
+    uint64_t left = budget > used ? budget - used : 0;
+    return accept < left ? accept : left;
+}
+
+/* A step that never comes: the window returns credit only when its source
+ * stalls. */
+#define FL_STEP_NONE UINT32_MAX
+
 /* Consumed bytes a destination gathers before it returns them to the
  * source of a window of `window` bytes: a quarter window, at most
- * FL_STEP_MAX, at least 1. */
+ * FL_STEP_MAX; FL_STEP_NONE for a window below FL_GROW_MIN, which a source
+ * that keeps sending exhausts at once and grows by its STALL (a step of a
+ * quarter of a few hundred bytes sent a CREDIT for every one or two items
+ * consumed). */
 static inline uint32_t fl_step(uint64_t window)
 {
+    if (window < FL_GROW_MIN)
+        return FL_STEP_NONE;
     uint64_t q = window / 4;
-    return q > FL_STEP_MAX ? FL_STEP_MAX : q ? (uint32_t)q : 1u;
+    return q > FL_STEP_MAX ? FL_STEP_MAX : (uint32_t)q;
 }
 
 /* How many bytes a window of `window` bytes grows by when its source ran

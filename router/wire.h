@@ -30,8 +30,10 @@
  *               receiving application consumed, returned to the window of
  *               the item's dst towards its src
  *   STALL       empty; a source ran out of its window towards dst and asks
- *               for an answer; tag = the growth of the window it can still
- *               take (0: none)
+ *               for an answer; meta value = the item bytes of the send that
+ *               stalled; tag = the growth of the window it can still take
+ *               (0: none), lowered by each relay it passes to what that
+ *               relay can still carry (router/flow.h, fl_relay_cap)
  *   GRANT       the answer to a STALL of a destination that consumed
  *               something since its last CREDIT: meta value = the bytes
  *               given back, tag = how many of them are growth
@@ -41,7 +43,13 @@
  *               to give back grown window it does not use; meta value =
  *               the bytes asked for
  *   RELEASE     empty; a source gives back unused grown window; meta value
- *               = the bytes (the answer to a RECLAIM, or given unasked)
+ *               = the bytes (the answer to a RECLAIM, or given unasked), and
+ *               the relays of the route carry that much less growth.  With
+ *               tag RT_RELEASE_SETTLE it gives nothing back: the source
+ *               tells the relays of its route that the answer to its STALL
+ *               came, with meta value bytes of growth, so each turns what it
+ *               reserved for that STALL into that growth; the destination
+ *               ignores it
  *   HOLD        empty; a destination whose answer to a STALL waits (it
  *               sits in a call that waits for something else) still
  *               polls: the source's wait is not silence
@@ -86,6 +94,9 @@ enum rt_kind {
     RT_HOLD = 15,
     RT_KIND_LAST = RT_HOLD /* the highest kind: RT_KIND_BITS holds no more */
 };
+
+/* The tag of a RELEASE that settles a relayed STALL (above). */
+#define RT_RELEASE_SETTLE 1
 
 #define RT_KIND_BITS 4u
 #define RT_META_MAX ((1u << (32u - RT_KIND_BITS)) - 1u)

@@ -69,6 +69,8 @@ typedef struct omni_counters {
     uint64_t window_grants;    /* growths this rank lent */
     uint64_t window_reclaims;  /* RECLAIM items this rank sent */
     uint64_t window_max;       /* the largest window this rank lent */
+    uint64_t relay_carried_max;/* the most grown window this rank carried at
+                                  once for pairs it relays */
 } omni_counters;
 
 #endif

@@ -44,6 +44,7 @@ typedef struct omni_prog {
 struct credit_out;
 struct credit_in;
 struct credit_deferral;
+struct credit_relayed;
 
 typedef struct omni_credit {
     uint32_t window;        /* the base window of every pair */
@@ -69,6 +70,11 @@ typedef struct omni_credit {
                                while this rank sits in a wait */
     int deferred_n, deferred_cap;
     uint64_t polled_ns;     /* when the credit poller last ran */
+    /* growth of the pairs whose route passes this rank (fl_relay_budget) */
+    uint64_t relay_carried; /* grown window of those pairs, settled */
+    uint64_t relay_reserved;/* growth their unsettled STALLs may take */
+    struct credit_relayed *relayed; /* those STALLs, one per pair at most */
+    int relayed_n, relayed_cap;
 } omni_credit;
 
 #endif

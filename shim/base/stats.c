@@ -95,7 +95,7 @@ static void print_list(FILE *f, const uint64_t *v, int n)
 #define STATS_PAIRS_MAX 256
 
 /* The job's largest, over ranks, of each rank's figure (MPI_MAX). */
-enum { M_PEAK, M_BOUND, M_WINDOW, M_FILL, M_COUNT };
+enum { M_PEAK, M_BOUND, M_WINDOW, M_FILL, M_RELAY, M_COUNT };
 
 /* most[]: the maxima above; over: how many ranks held more than their own
  * bound. */
@@ -156,13 +156,14 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *most,
     fprintf(f, "\"flow\":{\"stalls\":%llu,\"refusals\":%llu,"
                "\"silences\":%llu,\"holds\":%llu,\"grants\":%llu,"
                "\"reclaims\":%llu,"
-               "\"window_max_bytes\":%llu,\"window_ranks\":%d},",
+               "\"window_max_bytes\":%llu,\"window_ranks\":%d,"
+               "\"relay_growth_max_bytes\":%llu},",
             (unsigned long long)t[S_STALLS], (unsigned long long)t[S_REFUSALS],
             (unsigned long long)t[S_SILENCES], (unsigned long long)t[S_HOLDS],
             (unsigned long long)t[S_GRANTS],
             (unsigned long long)t[S_RECLAIMS],
             (unsigned long long)most[M_WINDOW],
-            omni.credit.ranks);
+            omni.credit.ranks, (unsigned long long)most[M_RELAY]);
     fprintf(f, "\"hops_histogram\":[");
     print_list(f, t + S_HOP0, maxhop + 1);
     fprintf(f, "],\"wire_messages_per_dim\":[");
@@ -268,6 +269,7 @@ void stats_report(void)
         [M_PEAK] = omni.stats.peak_bytes,
         [M_BOUND] = stats_memory_bound(),
         [M_WINDOW] = omni.stats.window_max,
+        [M_RELAY] = omni.stats.relay_carried_max,
         [M_FILL] = omni.stats.peak_filling *
                    (sizeof(omni_block) + omni.job.block_cap)};
     uint64_t most[M_COUNT], over = 0;

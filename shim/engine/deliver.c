@@ -49,13 +49,16 @@ deliver_item(const char *at, omni_block *b, urgent_set *u)
     const char *body = at + RT_HDR_SIZE;
     uint32_t size = rt_item_size(&h);
     if ((int)h.dst != omni.job.rank) {
-        memcpy(transport_reserve_forward((int)h.dst, size), at, size);
+        char *copy = transport_reserve_forward((int)h.dst, size);
+        memcpy(copy, at, size);
         omni.stats.forwarded_items++;
         enum rt_kind kind = rt_meta_kind(h.meta);
         if (rt_kind_is_urgent(kind)) {
             urgent_note(u, h.dst);
-            if (rt_kind_is_control(kind))
+            if (rt_kind_is_control(kind)) {
                 omni.stats.forwarded_control++;
+                credit_relaying(copy, &h);
+            }
         }
         return size;
     }
@@ -79,7 +82,7 @@ deliver_item(const char *at, omni_block *b, urgent_set *u)
         credit_reclaimed(h.src, rt_meta_value(h.meta));
         break;
     case RT_RELEASE:
-        credit_released(h.src, rt_meta_value(h.meta));
+        credit_released(h.src, rt_meta_value(h.meta), h.tag);
         break;
     case RT_HOLD:
         credit_held(h.src);

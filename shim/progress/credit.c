@@ -40,6 +40,13 @@ struct credit_deferral {
     uint64_t held_ns;
 };
 
+/* A STALL this rank relayed and whose source has not settled it yet:
+ * the growth it reserved here for the pair (src, dst). */
+struct credit_relayed {
+    uint32_t src, dst;
+    uint32_t reserved;
+};
+
 /* One control item of `kind` to world rank `to`; it goes this round, not
  * at a later flush (every kind but EAGER and RNDV is urgent along the
  * route too, router/wire.h). */
@@ -100,6 +107,10 @@ void credit_finalize(void)
     free(omni.credit.grown_in);
     free(omni.credit.grown_out);
     free(omni.credit.deferred);
+    free(omni.credit.relayed);
+    omni.credit.relayed = NULL;
+    omni.credit.relayed_n = omni.credit.relayed_cap = 0;
+    omni.credit.relay_carried = omni.credit.relay_reserved = 0;
     omni.credit.deferred = NULL;
     omni.credit.deferred_n = omni.credit.deferred_cap = 0;
     omni.credit.left = NULL;
@@ -122,6 +133,7 @@ void credit_return(uint32_t src)
     }
     uint32_t give = in->lent - in->held;
     in->held = in->lent;
+    in->step = fl_step(in->lent); /* ends a refusal's step of one byte */
     if ((int)src == omni.job.rank) {
         omni.credit.left[src] += give;
         return;
@@ -196,9 +208,12 @@ static void defer_answer(uint32_t src, struct credit_in *in)
 void credit_stalled(uint32_t peer, uint32_t need, uint32_t accept)
 {
     struct credit_in *in = &omni.credit.in[peer];
-    /* Growth for a pair whose destination consumes, or whose window could
-     * never hold the message that stalled. */
-    uint32_t growth = in->held < in->lent || in->lent < need
+    /* Growth for a pair whose destination consumes, whose window could
+     * never hold the message that stalled, or whose window is below the
+     * least growth: a few hundred bytes cannot carry a stream past a
+     * STALL's round trip, and the growth stays within the pool. */
+    uint32_t growth = in->held < in->lent || in->lent < need ||
+                              in->lent < FL_GROW_MIN
                           ? lend_more(peer, in, accept)
                           : 0;
     uint32_t give = in->lent - in->held;
@@ -236,6 +251,9 @@ static int credit_poll(void)
                            in->stall_accept);
         } else if (refuse || d.waited_ns > CREDIT_DEFER_NS) {
             in->deferred = 0;
+            /* The refusal lasts until the next CREDIT: the first byte
+             * consumed from the source sends one, whatever the step. */
+            in->step = 1;
             credit_tell((uint32_t)d.src, RT_REFUSED, 0, 0);
         } else {
             if (now - d.held_ns > CREDIT_HOLD_NS) {
@@ -250,8 +268,10 @@ static int credit_poll(void)
     return kept > 0;
 }
 
-void credit_released(uint32_t peer, uint32_t bytes)
+void credit_released(uint32_t peer, uint32_t bytes, int32_t tag)
 {
+    if (tag == RT_RELEASE_SETTLE)
+        return; /* for the relays of the route */
     struct credit_in *in = &omni.credit.in[peer];
     in->lent -= bytes;
     in->held -= bytes;
@@ -286,13 +306,11 @@ static void release_idle(int except)
     omni.credit.grown_out_n = kept;
 }
 
-/* Growth this rank can still take towards dst: none on a relayed route
- * (flow.h), else what its budget has left, freeing idle growth first when
- * it has none. */
+/* Growth this rank can still take towards dst: what its budget has left,
+ * freeing idle growth first when it has none.  The relays of the route
+ * may lower it (credit_relaying). */
 static uint32_t growth_to_ask(int dst)
 {
-    if (omni.job.route_len[dst] != 1)
-        return 0;
     uint64_t budget = fl_sender_budget(omni.job.cfg.eager_pool);
     if (omni.credit.grown + FL_GROW_MIN > budget)
         release_idle(dst);
@@ -316,19 +334,24 @@ void credit_stall(int dst, uint32_t size)
     credit_tell((uint32_t)dst, RT_STALL, size, (int32_t)ask);
 }
 
-/* The STALL of peer is answered: its reserved growth is free again. */
-static void stall_answered(struct credit_out *o)
+/* The STALL of peer is answered with `growth`: its reserved growth is
+ * free again, and the relays of a relayed route learn what was granted
+ * (ahead of every item the growth lets this rank send). */
+static void stall_answered(uint32_t peer, struct credit_out *o,
+                           uint32_t growth)
 {
     omni.credit.grown -= o->asked;
     o->asked = 0;
     o->stalled = 0;
     o->heard++;
+    if (omni.job.route_len[peer] > 1)
+        credit_tell(peer, RT_RELEASE, growth, RT_RELEASE_SETTLE);
 }
 
 void credit_granted(uint32_t peer, uint32_t bytes, uint32_t growth)
 {
     struct credit_out *o = &omni.credit.out[peer];
-    stall_answered(o);
+    stall_answered(peer, o, growth);
     omni.credit.left[peer] += bytes;
     o->refused = 0;
     if (growth) {
@@ -342,7 +365,7 @@ void credit_granted(uint32_t peer, uint32_t bytes, uint32_t growth)
 void credit_refused(uint32_t peer)
 {
     struct credit_out *o = &omni.credit.out[peer];
-    stall_answered(o);
+    stall_answered(peer, o, 0);
     /* A CREDIT that crossed the STALL proves the destination consumes. */
     if (!o->fresh) {
         o->refused = 1;
@@ -367,6 +390,67 @@ void credit_held(uint32_t peer)
     struct credit_out *o = &omni.credit.out[peer];
     if (o->stalled)
         o->last_ns = omni_now_ns();
+}
+
+/* --- a relay's side -------------------------------------------------- */
+
+/* The record of the unsettled STALL of pair (src, dst) relayed here, or
+ * NULL.  A source has one STALL unanswered per destination, and settles it
+ * before the next, so the list holds one record per pair at most; it is
+ * searched only when a STALL or a RELEASE passes. */
+static struct credit_relayed *relayed_find(uint32_t src, uint32_t dst)
+{
+    for (int i = 0; i < omni.credit.relayed_n; i++)
+        if (omni.credit.relayed[i].src == src &&
+            omni.credit.relayed[i].dst == dst)
+            return &omni.credit.relayed[i];
+    return NULL;
+}
+
+static void relay_stall(char *copy, const rt_item_hdr *h)
+{
+    uint32_t accept = (uint32_t)fl_relay_cap(
+        omni.job.cfg.eager_pool, omni.credit.relay_carried,
+        omni.credit.relay_reserved, (uint32_t)h->tag);
+    if (accept != (uint32_t)h->tag) {
+        rt_item_hdr capped = *h;
+        capped.tag = (int32_t)accept;
+        rt_hdr_write(copy, &capped);
+    }
+    omni.credit.relayed = omni_grow(
+        omni.credit.relayed, omni.credit.relayed_n, &omni.credit.relayed_cap,
+        sizeof *omni.credit.relayed, 16, "the list of relayed STALLs");
+    omni.credit.relayed[omni.credit.relayed_n++] =
+        (struct credit_relayed){.src = h->src, .dst = h->dst,
+                                .reserved = accept};
+    omni.credit.relay_reserved += accept;
+}
+
+static void relay_settle(const rt_item_hdr *h, uint32_t growth)
+{
+    struct credit_relayed *r = relayed_find(h->src, h->dst);
+    if (r) {
+        omni.credit.relay_reserved -= r->reserved;
+        *r = omni.credit.relayed[--omni.credit.relayed_n];
+    }
+    omni.credit.relay_carried += growth;
+    if (omni.credit.relay_carried > omni.stats.relay_carried_max)
+        omni.stats.relay_carried_max = omni.credit.relay_carried;
+}
+
+void credit_relaying(char *copy, const rt_item_hdr *h)
+{
+    enum rt_kind kind = rt_meta_kind(h->meta);
+    uint32_t value = rt_meta_value(h->meta);
+    if (kind == RT_STALL) {
+        relay_stall(copy, h);
+    } else if (kind == RT_RELEASE && h->tag == RT_RELEASE_SETTLE) {
+        relay_settle(h, value);
+    } else if (kind == RT_RELEASE) {
+        omni.credit.relay_carried -= value < omni.credit.relay_carried
+                                         ? value
+                                         : omni.credit.relay_carried;
+    }
 }
 
 /* How long dst may stay silent while this rank waits for it. */

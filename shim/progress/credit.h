@@ -54,7 +54,16 @@
  * (fl_sender_budget) is spent gives back, unasked, the growth of
  * destinations it has no more than a base window in flight to.  Growth
  * counts against the source's budget from the STALL that asks for it
- * until its answer, so the budget is never overdrawn.  Control items and
+ * until its answer, so the budget is never overdrawn.
+ *
+ * Relays: a pair whose route passes relays grows as a one-hop pair does,
+ * within what each relay can carry (fl_relay_budget).  The STALL travels
+ * the pair's route, so each relay lowers the growth it asks for to what
+ * it has left and reserves that (credit_relaying); the answer travels the
+ * other way, through other ranks, so the source, once answered, sends a
+ * settling RELEASE along its route that turns each relay's reservation
+ * into the growth granted.  A relay sees every later RELEASE of the pair
+ * too, so what it carries is the pair's growth, never more.  Control items and
  * the headers of messages on MPICH's path take no credit.  Self-sends have
  * an unbounded window; what the application consumes goes straight back.
  */
@@ -62,6 +71,7 @@
 #define OMNIBUS_CREDIT_H
 
 #include "shim/base/state.h"
+#include "router/wire.h"
 
 /* A destination's account of one source's window. */
 struct credit_in {
@@ -69,7 +79,8 @@ struct credit_in {
     uint32_t held;     /* of it, what the source may hold as credit, have in
                           flight, or have waiting here unreceived */
     uint32_t step;     /* fl_step(lent): consumed bytes gathered before a
-                          CREDIT goes back */
+                          CREDIT goes back (FL_STEP_NONE: only in the
+                          answer to a STALL) */
     uint8_t consumed;  /* bytes went back since the last reclaim sweep */
     uint8_t reclaiming;/* a RECLAIM is unanswered */
     uint8_t listed;    /* in omni.credit.grown_in */
@@ -140,7 +151,7 @@ static inline int credit_consumed_due(uint32_t src, uint32_t size)
 {
     struct credit_in *in = &omni.credit.in[src];
     in->held -= size;
-    return in->held + in->step <= in->lent;
+    return in->lent - in->held >= in->step;
 }
 
 /* The application here consumed `size` item bytes from world rank src.
@@ -164,16 +175,24 @@ static inline void credit_returned(uint32_t peer, uint32_t bytes)
 /* The other control items from world rank `peer` (deliver.c): a STALL
  * of a message of `need` item bytes that can take `accept` bytes of
  * growth; a GRANT of `bytes`, `growth` of them new window; a REFUSED; a
- * RECLAIM of `bytes`; a RELEASE of `bytes`. */
+ * RECLAIM of `bytes`; a RELEASE of `bytes` (or, with tag
+ * RT_RELEASE_SETTLE, the relays' business only). */
 void credit_stalled(uint32_t peer, uint32_t need, uint32_t accept);
 void credit_granted(uint32_t peer, uint32_t bytes, uint32_t growth);
 void credit_refused(uint32_t peer);
 void credit_reclaimed(uint32_t peer, uint32_t bytes);
-void credit_released(uint32_t peer, uint32_t bytes);
+void credit_released(uint32_t peer, uint32_t bytes, int32_t tag);
 
 /* A HOLD from world rank peer: it answers this rank's STALL later, and
  * still polls. */
 void credit_held(uint32_t peer);
+
+/* A STALL or RELEASE this rank relays, already copied to `copy` in its
+ * next hop's buffer: a STALL asks there for no more growth than this
+ * rank can still carry, and reserves it until the source settles; a
+ * RELEASE settles or gives back growth this rank carried.  Every other
+ * item passes untouched (deliver.c calls this for control items only). */
+void credit_relaying(char *copy, const rt_item_hdr *h);
 
 /* Registers the progress poller (omni.credit.poller) of the STALLs
  * credit_stalled left unanswered: a source this rank consumed from since gets its GRANT;

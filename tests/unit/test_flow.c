@@ -62,12 +62,38 @@ static void test_credit_goes_back_in_steps_of_at_most_256_KiB(void)
     CHECK(fl_step(4 * MiB) == 256 * KiB,
           "a 4 MiB window gets its credit back every 256 KiB consumed, not "
           "every quarter window; got %u", fl_step(4 * MiB));
-    CHECK(fl_step(512) == 128,
-          "a 512-byte base window gets credit back every quarter (128 "
-          "bytes); got %u", fl_step(512));
-    CHECK(fl_step(2) == 1 && fl_step(0) == 1,
-          "the step is never 0 (a window of a few bytes returns every "
-          "byte)");
+    CHECK(fl_step(FL_GROW_MIN) == FL_GROW_MIN / 4,
+          "a window of FL_GROW_MIN gets credit back every quarter; got %u",
+          fl_step(FL_GROW_MIN));
+}
+
+/* A base window of a few hundred bytes (65,536 ranks and more) returned
+ * a CREDIT for every item or two its destination consumed; such a window
+ * now returns credit only in the answer to its source's STALL, which
+ * grows it. */
+static void test_a_window_below_the_least_growth_returns_no_steps(void)
+{
+    CHECK(fl_step(512) == FL_STEP_NONE && fl_step(33) == FL_STEP_NONE &&
+              fl_step(FL_GROW_MIN - 1) == FL_STEP_NONE,
+          "windows below FL_GROW_MIN (%llu bytes) must return no CREDIT "
+          "steps; got %u for 512 bytes, %u for 33",
+          (unsigned long long)FL_GROW_MIN, fl_step(512), fl_step(33));
+}
+
+/* What a STALL passing a relay may ask for: never more than it asked,
+ * never more than the relay's budget leaves, nothing once it is spent. */
+static void test_a_relay_caps_the_growth_a_stall_asks_for(void)
+{
+    uint64_t pool = CFG_DEFAULT_EAGER_POOL, budget = fl_relay_budget(pool);
+    CHECK(fl_relay_cap(pool, 0, 0, 4 * MiB) == 4 * MiB,
+          "an idle relay lets a STALL ask for all it asked");
+    CHECK(fl_relay_cap(pool, budget - MiB, 0, 4 * MiB) == MiB,
+          "a relay carrying all but 1 MiB of its budget lets a STALL ask "
+          "for 1 MiB; got %llu",
+          (unsigned long long)fl_relay_cap(pool, budget - MiB, 0, 4 * MiB));
+    CHECK(fl_relay_cap(pool, budget / 2, budget / 2, 64 * KiB) == 0 &&
+              fl_relay_cap(pool, budget, MiB, 64 * KiB) == 0,
+          "a relay whose budget is carried or reserved lets no growth pass");
 }
 
 static void test_a_demanding_pair_grows_to_the_largest_window_in_few_steps(void)
@@ -244,6 +270,8 @@ int main(void)
     RUN(test_base_window_is_half_the_pool_shared_by_the_other_ranks);
     RUN(test_base_window_is_capped_for_small_jobs);
     RUN(test_credit_goes_back_in_steps_of_at_most_256_KiB);
+    RUN(test_a_window_below_the_least_growth_returns_no_steps);
+    RUN(test_a_relay_caps_the_growth_a_stall_asks_for);
     RUN(test_a_demanding_pair_grows_to_the_largest_window_in_few_steps);
     RUN(test_growth_stays_within_what_is_unlent_and_accepted);
     RUN(test_relay_pairs_formula_matches_counting_on_complete_grids);
