@@ -320,12 +320,9 @@ static int send_sync_eager(const void *buf, MPI_Count count,
         *req = omni.eng.sync[id].greq;
         return 1;
     }
-    prog_block_enter();
     unsigned spins = 0;
-    while (!omni.eng.sync[id].done) {
-        prog_poll();
-        prog_pause(&spins);
-    }
+    while (!omni.eng.sync[id].done)
+        prog_wait_step(&spins);
     sync_slot_put(id);
     return 1;
 }
@@ -522,12 +519,10 @@ int impl_Buffer_attach(void *buffer, MPI_Count size)
  * whose receiver has not matched yet) are waited for with progress. */
 static void bsends_drain(void)
 {
-    prog_block_enter();
+    prog_block_enter(); /* for PMPI_Buffer_detach too, which may wait */
     unsigned spins = 0;
-    while (omni.eng.bsends || rndv_bsends_pending()) {
-        prog_poll();
-        prog_pause(&spins);
-    }
+    while (omni.eng.bsends || rndv_bsends_pending())
+        prog_wait_step(&spins);
 }
 
 int impl_Buffer_detach(void *buffer_addr, int *size)
