@@ -61,8 +61,8 @@ CFLAGS  ?= -O2 -g
 BASEFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS)
 # The library links with link-time optimisation: one small message crosses
 # files (wrapper -> send -> transport, wrapper -> request -> recv), and LTO
-# inlines across them (about a tenth of the instructions per message;
-# bench/results/log.md, 2026-11-26, Instructions per message).
+# inlines across them (docs/design/architecture.md, Keeping the common case
+# cheap).
 # `make LIB_LTO= lib` builds without it.
 LIB_LTO ?= -flto=auto
 # The release: VERSION is its one source, for the library (the statistics
