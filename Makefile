@@ -61,13 +61,21 @@ CFLAGS  ?= -O2 -g
 BASEFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS)
 # The library links with link-time optimisation: one small message crosses
 # files (wrapper -> send -> transport, wrapper -> request -> recv), and LTO
-# inlines across them (about a tenth of the instructions per message;
-# bench/results/log.md, 2026-11-26, Instructions per message).
+# inlines across them (docs/design/architecture.md, Keeping the common case
+# cheap).
 # `make LIB_LTO= lib` builds without it.
 LIB_LTO ?= -flto=auto
 # The release: VERSION is its one source, for the library (the statistics
 # file's "version"), omnibus-run --version and the installed documentation.
 VERSION := $(shell cat VERSION)
+# The commit the build came from (`git describe --always --dirty`), or
+# "unknown" outside a git checkout of this tree (a tarball, even one
+# unpacked inside another repository): omnibus-plan --version and the
+# installed omnibus-run --version print it beside the release.  Its file
+# changes only when the commit does, so what embeds it rebuilds then.
+COMMIT := $(shell [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ] && \
+                  git describe --always --dirty 2>/dev/null || echo unknown)
+COMMIT_FILE = $(BUILD)/gen/commit
 LIBFLAGS := $(BASEFLAGS) $(LIB_LTO) -fPIC -fvisibility=hidden \
             -DOMNIBUS_VERSION='"$(VERSION)"'
 
@@ -176,9 +184,15 @@ $(BUILD)/unit/%: tests/unit/%.c $(CORE_SRCS) $(PLAN_MODEL_SRCS) $(wildcard confi
 	@mkdir -p $(dir $@)
 	$(CC) $(BASEFLAGS) -I. -o $@ $< $(CORE_SRCS) $(PLAN_MODEL_SRCS) -lm -pthread
 
-$(PLAN): $(wildcard plan/*.c plan/*.h) $(CORE_SRCS) $(wildcard config/*.h router/*.h)
+$(COMMIT_FILE): FORCE
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) -I. -o $@ $(wildcard plan/*.c) $(CORE_SRCS) -lm -pthread
+	@[ "$$(cat $@ 2>/dev/null)" = "$(COMMIT)" ] || echo "$(COMMIT)" > $@
+
+$(PLAN): $(wildcard plan/*.c plan/*.h) $(CORE_SRCS) $(wildcard config/*.h router/*.h) VERSION $(COMMIT_FILE)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) -I. -DOMNIBUS_VERSION='"$(VERSION)"' \
+	    -DOMNIBUS_COMMIT="\"$$(cat $(COMMIT_FILE))\"" \
+	    -o $@ $(wildcard plan/*.c) $(CORE_SRCS) -lm -pthread
 
 $(BUILD)/tests/%: tests/mpi/%.c $(wildcard tests/mpi/*.h)
 	@mkdir -p $(dir $@)
@@ -240,7 +254,7 @@ openmpi-leg:
 
 test: unit mpitests $(PLAN) openmpi-leg
 	@scripts/test/run-tests scripts/test/check-layers tests/layers/check-layers-cycles tests/layers/check-layers-state \
-	    scripts/gen/gen-settings scripts/test/check-links scripts/test/check-figures \
+	    scripts/gen/gen-settings scripts/gen/gen-quirks scripts/test/check-links scripts/test/check-figures \
 	    tests/figures/planted-figures tests/install/check-install \
 	    tests/plan/check-keys tests/wrappers/check-request-rows $(UNIT_BINS)
 
@@ -344,11 +358,15 @@ stress: lib
 PREFIX ?= /usr/local
 DOCDIR := $(PREFIX)/share/doc/omnibus
 INSTALLED_LIBS := libomnibus.so libomnibus-openmpi.so
-install: lib $(PLAN)
+# The installed omnibus-run keeps the commit of the build in its
+# `installed_commit=` line, since PREFIX is no git checkout.
+install: lib $(PLAN) $(COMMIT_FILE)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(DOCDIR)
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/$(LIB_NAME)
 	install -m 755 $(PLAN) $(DESTDIR)$(PREFIX)/bin/omnibus-plan
-	install -m 755 scripts/user/omnibus-run $(DESTDIR)$(PREFIX)/bin/omnibus-run
+	sed "s/^\( *installed_commit=\)$$/\1$$(cat $(COMMIT_FILE))/" scripts/user/omnibus-run \
+	    > $(DESTDIR)$(PREFIX)/bin/omnibus-run
+	chmod 755 $(DESTDIR)$(PREFIX)/bin/omnibus-run
 	install -m 644 README.md VERSION $(wildcard LICENSE CHANGELOG.md) $(DESTDIR)$(DOCDIR)/
 	if [ -d docs ]; then cp -R docs $(DESTDIR)$(DOCDIR)/ && chmod -R a+rX $(DESTDIR)$(DOCDIR)/docs; fi
 

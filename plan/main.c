@@ -19,6 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The release and the commit the build came from (the Makefile's). */
+#ifndef OMNIBUS_VERSION
+#define OMNIBUS_VERSION "unknown"
+#endif
+#ifndef OMNIBUS_COMMIT
+#define OMNIBUS_COMMIT "unknown"
+#endif
+
 #define MAX_ROWS 12
 /* Ranks simulated one by one; above, rank 0 stands for every rank, which
  * is exact on a complete grid under uniform traffic (all ranks alike). */
@@ -253,8 +261,15 @@ static void usage(void)
            "         [--poll K] [--blocking K] [--sends N] [--cap C]\n"
            "         [--in-turn] [--wire-receives W]\n"
            "         [--round-robin] [--json]\n"
+           "       omnibus-plan --version\n"
            "OMNIBUS_BUFFER_SIZE, _THRESHOLD, _IDLE_ROUNDS, _FLUSH_US and\n"
            "_EAGER_POOL are read from the environment.  docs/planning.md.\n");
+    exit(0);
+}
+
+static void version(void)
+{
+    printf("omnibus %s (commit %s)\n", OMNIBUS_VERSION, OMNIBUS_COMMIT);
     exit(0);
 }
 
@@ -346,6 +361,8 @@ static void parse(int argc, char **argv, query *q)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h"))
             usage();
+        else if (!strcmp(a, "--version"))
+            version();
         else if (!strcmp(a, "--json"))
             q->json = 1;
         else if (!strcmp(a, "--round-robin"))

@@ -56,9 +56,9 @@
 #define FL_WINDOW_MAX ((uint64_t)4 << 20)
 /* The largest step in which consumed bytes go back to their source: a
  * stream of 32-byte items gets credit every 8,192 items at the most, while
- * a full window holds 16 steps, so the stream never waits on a step.  A
- * step of 64 KiB cost the TCP stream a fifth of its rate in credit
- * messages (bench/results/log.md, 2026-11-27). */
+ * a full window holds 16 steps, so the stream never waits on a step.
+ * Smaller steps cost a stream over TCP much of its rate in credit messages
+ * (docs/design/flow-control.md, Windows that follow demand). */
 #define FL_STEP_MAX ((uint32_t)256 << 10)
 /* The least a window grows by at once, so that a pair that starts from a
  * base of a few hundred bytes (65,536 ranks) reaches FL_WINDOW_MAX in a

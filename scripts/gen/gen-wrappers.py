@@ -481,6 +481,7 @@ BANNER = """\
 #include "shim/ops/mprobe.h"
 #include "shim/ops/isendrecv.h"
 #include "shim/ops/coll.h"
+#include "shim/ops/alltoallv.h"
 #include "shim/ops/neighbor.h"
 #include "shim/entry/comm_calls.h"
 #include "shim/ops/drain.h"

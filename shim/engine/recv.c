@@ -458,14 +458,9 @@ void recv_start(match_recv *r)
 
 void recv_wait(match_recv *r)
 {
-    if (r->state == RECV_DONE)
-        return;
-    prog_block_enter();
     unsigned spins = 0;
-    while (r->state != RECV_DONE) {
-        prog_poll();
-        prog_pause(&spins);
-    }
+    while (r->state != RECV_DONE)
+        prog_wait_step(&spins);
 }
 
 /* A receive whose arguments MPI rejects goes to MPICH, which reports the
@@ -547,15 +542,10 @@ int impl_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
     comm_rec *c = comm_lookup(comm);
     if (!c || source == MPI_PROC_NULL || !recv_args_valid(0, source, tag, c))
         return PMPI_Probe(source, tag, comm, status);
-    match_msg *m = match_find_unexpected(c, source, tag, 0);
-    if (!m) {
-        prog_block_enter();
-        unsigned spins = 0;
-        while (!(m = match_find_unexpected(c, source, tag, 0))) {
-            prog_poll();
-            prog_pause(&spins);
-        }
-    }
+    match_msg *m;
+    unsigned spins = 0;
+    while (!(m = match_find_unexpected(c, source, tag, 0)))
+        prog_wait_step(&spins);
     probe_status(m, status);
     return MPI_SUCCESS;
 }

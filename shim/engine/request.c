@@ -101,12 +101,8 @@ static void recv_await(match_recv *r, unsigned *spins)
         recv_answer(r);
         return;
     }
-    while (!recv_is_done(r)) {
-        if (*spins == 0)
-            prog_block_enter();
-        prog_poll();
-        prog_pause(spins);
-    }
+    while (!recv_is_done(r))
+        prog_wait_step(spins);
 }
 
 /* A receive that no message has matched yet is cancelled at once; one that
@@ -361,10 +357,7 @@ static int mpich_await_one(MPI_Request *req, early_done *d, unsigned *spins)
             if (flag || rc != MPI_SUCCESS)
                 return 0;
         }
-        if (*spins == 0)
-            prog_block_enter();
-        prog_poll();
-        prog_pause(spins);
+        prog_wait_step(spins);
     }
 }
 
@@ -743,10 +736,7 @@ int request_waitany(int count, MPI_Request requests[], int *index,
             split_end(&sp, count, requests);
             return rc;
         }
-        if (spins == 0)
-            prog_block_enter();
-        prog_poll();
-        prog_pause(&spins);
+        prog_wait_step(&spins);
     }
 }
 
@@ -835,10 +825,7 @@ int request_waitsome(int incount, MPI_Request requests[], int *outcount,
             split_end(&sp, incount, requests);
             return rc;
         }
-        if (spins == 0)
-            prog_block_enter();
-        prog_poll();
-        prog_pause(&spins);
+        prog_wait_step(&spins);
     }
 }
 

@@ -67,10 +67,8 @@ static int rndv_wait_fn(int n, void **states, double timeout, MPI_Status *st)
     for (int i = 0; i < n; i++) {
         rndv_send *s = rndv_slot((uint32_t)(uintptr_t)states[i]);
         unsigned spins = 0;
-        while (s->state != RNDV_DONE) {
-            prog_poll();
-            prog_pause(&spins);
-        }
+        while (s->state != RNDV_DONE)
+            prog_wait_step(&spins);
     }
     return MPI_SUCCESS;
 }
@@ -165,12 +163,9 @@ static int rndv_announce(uint32_t id, uint64_t addr, int tag, comm_rec *c,
         *req = s->greq;
         return MPI_SUCCESS;
     }
-    prog_block_enter();
     unsigned spins = 0;
-    while (s->state != RNDV_DONE) {
-        prog_poll();
-        prog_pause(&spins);
-    }
+    while (s->state != RNDV_DONE)
+        prog_wait_step(&spins);
     rndv_put(id);
     return MPI_SUCCESS;
 }

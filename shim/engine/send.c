@@ -120,10 +120,8 @@ send_eager(const void *buf, MPI_Count count, MPI_Datatype dtype, int builtin,
 
 /* Payload bytes from which a message alone is written straight into its
  * node ring rather than copied there from a block: the copy saved then
- * outweighs writing a record in pieces into shared memory.  Ping-pong over
- * shared memory, alternating (2026-11-24): 8 KiB 1.26 against 1.35 us,
- * 16 KiB 2.41 against 2.66, 4 KiB 0.72 against 0.76; but 1 KiB 1.11
- * against 1.03 and 2 KiB 1.62 against 1.54. */
+ * outweighs writing a record in pieces into shared memory
+ * (docs/design/transport.md, Messages above the threshold). */
 #define SEND_RING_DIRECT_MIN 4096
 
 /* Payload bytes from which a nonblocking or synchronous send to a rank of
@@ -320,12 +318,9 @@ static int send_sync_eager(const void *buf, MPI_Count count,
         *req = omni.eng.sync[id].greq;
         return 1;
     }
-    prog_block_enter();
     unsigned spins = 0;
-    while (!omni.eng.sync[id].done) {
-        prog_poll();
-        prog_pause(&spins);
-    }
+    while (!omni.eng.sync[id].done)
+        prog_wait_step(&spins);
     sync_slot_put(id);
     return 1;
 }
@@ -522,12 +517,10 @@ int impl_Buffer_attach(void *buffer, MPI_Count size)
  * whose receiver has not matched yet) are waited for with progress. */
 static void bsends_drain(void)
 {
-    prog_block_enter();
+    prog_block_enter(); /* for PMPI_Buffer_detach too, which may wait */
     unsigned spins = 0;
-    while (omni.eng.bsends || rndv_bsends_pending()) {
-        prog_poll();
-        prog_pause(&spins);
-    }
+    while (omni.eng.bsends || rndv_bsends_pending())
+        prog_wait_step(&spins);
 }
 
 int impl_Buffer_detach(void *buffer_addr, int *size)

@@ -8,14 +8,11 @@
  * blocking form, and a blocking call never matches a nonblocking one, so
  * it cannot switch to it alone either (docs/design/decisions.md, Blocking
  * collectives never call MPICH's blocking form).  Run as MPICH's
- * nonblocking form plus progress,
- * a small collective costs what that form costs, which for small data is
- * far more than the blocking one: an MPI_Allreduce of one double at 2
- * ranks over shared memory took 0.84 µs under plain MPICH, 1.40 as
- * MPI_Iallreduce + MPI_Wait, 1.54 under Omnibus (bench/results/log.md,
- * 2026-11-25).  Omnibus's
- * own transport carries one small message between ranks of a node in about
- * 0.15 µs, so it runs these collectives itself.
+ * nonblocking form plus progress, a small collective costs what that form
+ * costs, which for small data is far more than the blocking one
+ * (docs/design/collectives.md).  Omnibus's own transport carries one small
+ * message between ranks of a node in about 0.15 µs, so it runs these
+ * collectives itself.
  *
  * Contract:
  *  - Which calls: on a managed intracommunicator, under a one-hop topology

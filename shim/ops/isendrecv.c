@@ -65,10 +65,8 @@ static int pair_wait(int n, void **states, double timeout, MPI_Status *st)
     for (int i = 0; i < n; i++) {
         sendrecv_pair *p = states[i];
         unsigned spins = 0;
-        while (!p->done) {
-            prog_poll();
-            prog_pause(&spins);
-        }
+        while (!p->done)
+            prog_wait_step(&spins);
     }
     return MPI_SUCCESS;
 }

@@ -75,15 +75,10 @@ int impl_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
     if (!c || source == MPI_PROC_NULL || source < MPI_ANY_SOURCE ||
         source >= c->size || (tag < 0 && tag != MPI_ANY_TAG))
         return PMPI_Mprobe(source, tag, comm, message, status);
-    match_msg *m = match_find_unexpected(c, source, tag, 1);
-    if (!m) {
-        prog_block_enter();
-        unsigned spins = 0;
-        while (!(m = match_find_unexpected(c, source, tag, 1))) {
-            prog_poll();
-            prog_pause(&spins);
-        }
-    }
+    match_msg *m;
+    unsigned spins = 0;
+    while (!(m = match_find_unexpected(c, source, tag, 1)))
+        prog_wait_step(&spins);
     held_make(m, c, message, status);
     return MPI_SUCCESS;
 }

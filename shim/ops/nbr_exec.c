@@ -490,10 +490,8 @@ int nbr_op_start(nbr_op *op, MPI_Request *request)
 int nbr_op_wait(nbr_op *op)
 {
     unsigned spins = 0;
-    while (!op->done) {
-        prog_poll();
-        prog_pause(&spins);
-    }
+    while (!op->done)
+        prog_wait_step(&spins);
     return op->error;
 }
 

@@ -13,7 +13,9 @@
  *
  * The error ledger.  MPI reports an operation's error through the
  * completion call, but a generalized request's query_fn can only fill a
- * status.  So query_fn records the error with greq_ledger_add, and the
+ * status (an error it returns, MPICH 4.0.2 turns into MPI_ERR_OTHER on no
+ * communicator: quirk Q7, mpi/quirks.h).  So query_fn records the error
+ * with greq_ledger_add, and the
  * completion call that ran it (engine/request.c) raises what the ledger
  * holds as MPI would: the error itself from MPI_Wait/MPI_Test, or
  * MPI_ERR_IN_STATUS with each status's MPI_ERROR from the multiple

@@ -47,7 +47,7 @@ static void mpich_turn(void)
 }
 
 /* A call that waits flushes first, and then runs rounds with a pause
- * after each (prog_pause): both mark the next round as a step of a wait,
+ * after each (prog_wait_step, prog_pause): both mark the next round as a step of a wait,
  * which the round consumes.  Such a round finds the program waiting
  * (router/adapt.h), whatever its last MPI_Test found: what a relay
  * forwards in it leaves with the round.  The mark a wait's last pause
@@ -109,6 +109,14 @@ void prog_pause(unsigned *spins)
     omni.prog.waiting = 1;
     if (++*spins > PROG_SPINS_BEFORE_YIELD && omni.job.yield)
         sched_yield();
+}
+
+void prog_wait_step(unsigned *spins)
+{
+    if (*spins == 0)
+        prog_block_enter();
+    prog_poll();
+    prog_pause(spins);
 }
 
 void prog_yield(void)
@@ -192,10 +200,7 @@ int prog_wait(MPI_Request *req, MPI_Status *status)
         int rc = prog_test(req, &flag, status);
         if (flag || rc != MPI_SUCCESS)
             return rc;
-        if (spins == 0)
-            prog_block_enter();
-        prog_poll();
-        prog_pause(&spins);
+        prog_wait_step(&spins);
     }
 }
 

@@ -141,8 +141,21 @@ int prog_get_status(MPI_Request req, int *flag, MPI_Status *status);
  * (tests/mpi/completion_calls_agree.c). */
 int prog_waitall_done(int n, MPI_Request reqs[], MPI_Status sts[]);
 
-/* One step of a wait loop: after a short spin, yields the core when the
- * node has more ranks than cores (OMNIBUS_YIELD). */
+/* One step of a loop that waits for another rank; the loop calls it until
+ * its condition holds, testing the condition first, so that a wait already
+ * over flushes nothing and runs no round.  *spins counts the loop's steps,
+ * 0 before the first.  The first step flushes every buffer
+ * (prog_block_enter): what the rank waits for may need what it holds.
+ * Every step then runs a round (prog_poll) and marks the rank waiting;
+ * past PROG_SPINS_BEFORE_YIELD steps each also yields the core when the
+ * node has more ranks than cores (OMNIBUS_YIELD).  A wait made of several
+ * loops (a Waitall's requests, one after another) shares one count, so it
+ * flushes once and keeps yielding. */
+void prog_wait_step(unsigned *spins);
+
+/* The pause of a wait step alone, for a loop that must run its round
+ * before it tests (credit_wait): marks the rank waiting and, past
+ * PROG_SPINS_BEFORE_YIELD calls, yields the core under OMNIBUS_YIELD. */
 void prog_pause(unsigned *spins);
 
 /* A nonblocking call (Test*, Iprobe) found nothing: a program that polls in

@@ -22,17 +22,16 @@
 
 /* Where the lines a producer writes were last held matters more than room.
  * Writing a line the consumer read one lap ago, still in its cache, costs
- * more than writing one neither core holds any more: a window of 16 sends
- * of 4 KiB, which fits a 256 KiB ring, ran at 0.89 of plain MPICH's rate
- * with 256 KiB rings and at 1.3 to 1.7 with 2 MiB rings.  A flow of small
- * blocks is the other way round: over all of a 2 MiB ring gups ran 10% to
- * 20% slower than within 256 KiB.  So rings are as large as SHM_RING_MAX
- * while they cost a rank at most SHM_RING_BUDGET in all (2 MiB on nodes of
- * 2 or 3 ranks, 256 KiB up to 17 ranks, 128 KiB up to 33), and records of
- * up to SHM_WARM_RECORD bytes (the default 1 KiB blocks of aggregated
- * items, and headers) start again from the top once a lap has passed
- * SHM_WARM_RING and the top is free (rg_tx_soft), while larger ones go
- * round all of it (bench/results/log.md, 2026-11-26, night). */
+ * more than writing one neither core holds any more, which favours large
+ * rings for large records; a flow of small blocks is the other way round,
+ * faster within a part of the ring that stays in cache (measured:
+ * docs/design/transport.md, Node rings).  So rings are as large as
+ * SHM_RING_MAX while they cost a rank at most SHM_RING_BUDGET in all (2 MiB
+ * on nodes of 2 or 3 ranks, 256 KiB up to 17 ranks, 128 KiB up to 33), and
+ * records of up to SHM_WARM_RECORD bytes (the default 1 KiB blocks of
+ * aggregated items, and headers) start again from the top once a lap has
+ * passed SHM_WARM_RING and the top is free (rg_tx_soft), while larger ones
+ * go round all of it. */
 #define SHM_RING_MAX ((size_t)2 << 20)
 #define SHM_RING_BUDGET ((size_t)4 << 20)
 #define SHM_WARM_RING ((size_t)256 << 10)

@@ -112,16 +112,14 @@ void transport_unreserve(int dst, uint32_t size);
 /* Messages of up to this many payload bytes (and above the threshold) go
  * to a peer reached through MPICH as one item alone in a block of their
  * own, copied at both ends, rather than as a LARGE header and an MPICH
- * payload, whose receive can be posted only once the header has matched.
- * Ping-pong over TCP, alternating (2026-11-25): 64 KiB 55.5 us alone
- * against 60.6 as header and payload (MPICH 50.6), 32 KiB 52.4 against
- * 60.2 (49.3). */
+ * payload, whose receive can be posted only once the header has matched:
+ * up to here the wait for the match costs more than the copies
+ * (docs/design/transport.md, Messages above the threshold). */
 #define TRANSPORT_WIRE_ALONE_MAX 65536
 /* The same bound for a send whose caller goes on while it travels (a
  * nonblocking one): with several in flight the two copies cost more than
- * the header, and MPICH moves the payloads without them.  A window of 64
- * MPI_Isend over TCP, alternating (2026-11-26): 32 KiB alone 0.85 of plain
- * MPICH's rate, as header and payload 1.04; 64 KiB 0.88 against 0.93. */
+ * the header, and MPICH moves the payloads without them (measured in the
+ * same section). */
 #define TRANSPORT_WIRE_ALONE_NB_MAX 16384
 
 /* Whether a message of `bytes` above the threshold goes eagerly, as one
