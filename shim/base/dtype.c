@@ -60,7 +60,7 @@ int dtype_pack(const void *buf, MPI_Count count, MPI_Datatype dtype,
     void *from = (void *)buf;
     int rc = dtype_resolve_bottom(&from, count, &dtype, &shifted);
     if (rc == MPI_SUCCESS)
-        rc = mpi_Pack_c(from, count, dtype, out, outsize, pos, MPI_COMM_SELF);
+        rc = omni_Pack_c(from, count, dtype, out, outsize, pos, MPI_COMM_SELF);
     if (shifted != MPI_DATATYPE_NULL)
         PMPI_Type_free(&shifted);
     return rc;
@@ -72,7 +72,7 @@ int dtype_unpack(const void *in, MPI_Count insize, MPI_Count *pos, void *buf,
     MPI_Datatype shifted;
     int rc = dtype_resolve_bottom(&buf, count, &dtype, &shifted);
     if (rc == MPI_SUCCESS)
-        rc = mpi_Unpack_c(in, insize, pos, buf, count, dtype, MPI_COMM_SELF);
+        rc = omni_Unpack_c(in, insize, pos, buf, count, dtype, MPI_COMM_SELF);
     if (shifted != MPI_DATATYPE_NULL)
         PMPI_Type_free(&shifted);
     return rc;

@@ -24,7 +24,7 @@
 
 static inline int dtype_builtin_size(MPI_Datatype t)
 {
-    return mpi_builtin_size(t);
+    return omni_builtin_size(t);
 }
 
 /* Size in bytes of one element; -1 for an invalid datatype. */
@@ -75,7 +75,7 @@ static inline void status_fill(MPI_Status *st, int source, int tag,
         return;
     st->MPI_SOURCE = source;
     st->MPI_TAG = tag;
-    mpi_status_set_count(st, bytes, cancelled);
+    omni_status_set_count(st, bytes, cancelled);
 }
 
 #endif

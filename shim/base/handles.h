@@ -21,12 +21,12 @@
 #include <stdint.h>
 
 /* Each test below is one compare (the completion calls run them over
- * whole request arrays) on a handle's bits (mpi_request_bits,
- * mpi_message_bits): Omnibus handles are 1 .. 2^26 - 1, receive handles
+ * whole request arrays) on a handle's bits (omni_request_bits,
+ * omni_message_bits): Omnibus handles are 1 .. 2^26 - 1, receive handles
  * those with bit 25 set, the rest persistent handles. */
 static inline int handle_is_omni(uintptr_t bits)
 {
-    return bits - 1u < (uintptr_t)MPI_HANDLE_SPAN - 1u;
+    return bits - 1u < (uintptr_t)OMNI_HANDLE_SPAN - 1u;
 }
 
 /* Marks an Omnibus receive request; a pool never reaches 2^25 slots. */

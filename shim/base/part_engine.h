@@ -24,12 +24,12 @@ typedef struct omni_eng {
     /* rendezvous sends (rndv.c) and their buffered copies still held */
     handle_pool rndv;
     int rndv_bsends;
-    mpi_gclass rndv_class;
+    omni_gclass rndv_class;
 
     /* synchronous sends waiting for their ACK (send.c) */
     struct sync_slot *sync;
     int sync_cap, sync_free;
-    mpi_gclass sync_class;  /* their generalized requests (request.c) */
+    omni_gclass sync_class;  /* their generalized requests (request.c) */
 
     /* Omnibus-owned handles (handles.h) */
     handle_pool persistent; /* requests standing for another (preq.h) */

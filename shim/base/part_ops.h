@@ -21,7 +21,7 @@ struct drain_rec;
 
 typedef struct omni_ops {
     handle_pool messages;   /* MPI_Message of held messages (mprobe.c) */
-    mpi_gclass pair_class;  /* MPI_Isendrecv's generalized requests */
+    omni_gclass pair_class;  /* MPI_Isendrecv's generalized requests */
     void *pairs;            /* pending MPI_Isendrecv pairs (isendrecv.c) */
     int err_pending;        /* receives completed with an error, not queried */
 

@@ -1,7 +1,7 @@
 #include "shim/base/table.h"
 #include <stdlib.h>
 
-static size_t table_home(const table_map *t, mpi_key key)
+static size_t table_home(const table_map *t, omni_key key)
 {
     return (size_t)((key * 2654435769u) >> 7) & (t->cap - 1);
 }
@@ -21,7 +21,7 @@ void table_destroy(table_map *t)
     t->cap = t->used = 0;
 }
 
-void *table_get(const table_map *t, mpi_key key)
+void *table_get(const table_map *t, omni_key key)
 {
     for (size_t i = table_home(t, key);; i = (i + 1) & (t->cap - 1)) {
         const table_slot *s = &t->slots[i];
@@ -45,7 +45,7 @@ static int table_grow(table_map *t)
     return 0;
 }
 
-int table_put(table_map *t, mpi_key key, void *value)
+int table_put(table_map *t, omni_key key, void *value)
 {
     if ((t->used + 1) * 2 > t->cap && table_grow(t) != 0)
         return -1;
@@ -64,7 +64,7 @@ int table_put(table_map *t, mpi_key key, void *value)
     }
 }
 
-void *table_remove(table_map *t, mpi_key key)
+void *table_remove(table_map *t, omni_key key)
 {
     size_t mask = t->cap - 1, i = table_home(t, key);
     while (t->slots[i].value && t->slots[i].key != key)

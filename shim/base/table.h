@@ -1,4 +1,4 @@
-/* table: a map from mpi_key keys (mpi/handle.h) to pointers (open addressing, linear
+/* table: a map from omni_key keys (mpi/handle.h) to pointers (open addressing, linear
  * probing, backward-shift deletion so no tombstones accumulate when
  * communicators are created and freed by the thousand).  Owns only its slot
  * array; the values belong to the caller. */
@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 typedef struct {
-    mpi_key key;
+    omni_key key;
     void *value;   /* NULL marks an empty slot */
 } table_slot;
 
@@ -21,9 +21,9 @@ typedef struct {
 
 int table_init(table_map *t);
 void table_destroy(table_map *t);
-void *table_get(const table_map *t, mpi_key key);
+void *table_get(const table_map *t, omni_key key);
 /* 0 on success, -1 when out of memory; replaces an existing key. */
-int table_put(table_map *t, mpi_key key, void *value);
-void *table_remove(table_map *t, mpi_key key);
+int table_put(table_map *t, omni_key key, void *value);
+void *table_remove(table_map *t, omni_key key);
 
 #endif

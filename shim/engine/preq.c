@@ -5,7 +5,7 @@
 
 preq_record *preq_get(MPI_Request h)
 {
-    preq_record *p = handle_get(&omni.eng.persistent, mpi_request_bits(h));
+    preq_record *p = handle_get(&omni.eng.persistent, omni_request_bits(h));
     return p && p->in_use ? p : NULL;
 }
 
@@ -14,14 +14,14 @@ preq_record *preq_new(MPI_Request *handle)
     int h;
     preq_record *p = handle_new(&omni.eng.persistent, &h);
     *p = (preq_record){.in_use = 1, .inner = MPI_REQUEST_NULL};
-    *handle = mpi_request_of((uintptr_t)h);
+    *handle = omni_request_of((uintptr_t)h);
     return p;
 }
 
 void preq_release(MPI_Request h, preq_record *p)
 {
     p->in_use = 0;
-    handle_release(&omni.eng.persistent, mpi_request_bits(h));
+    handle_release(&omni.eng.persistent, omni_request_bits(h));
 }
 
 void preq_init(void)

@@ -62,7 +62,7 @@ typedef struct {
 /* A handle of this pool: an Omnibus request that is not a receive's. */
 static inline int preq_handle_is(MPI_Request r)
 {
-    return mpi_request_bits(r) - 1u < (uintptr_t)HANDLE_RECV_BIT - 1u;
+    return omni_request_bits(r) - 1u < (uintptr_t)HANDLE_RECV_BIT - 1u;
 }
 
 /* The record behind h, or NULL when h is not a live handle of this pool. */

@@ -211,10 +211,10 @@ static __attribute__((noinline)) void recv_take_other(match_recv *r,
         r->spill = malloc((size_t)m->bytes);
         if (!r->spill)
             omni_out_of_memory("a truncated message");
-        rc = mpi_Irecv_c(r->spill, m->bytes, MPI_BYTE, (int)m->src_world,
+        rc = omni_Irecv_c(r->spill, m->bytes, MPI_BYTE, (int)m->src_world,
                           (int)m->value, omni.job.payload_comm, &r->payload);
     } else {
-        rc = mpi_Irecv_c(r->buf, r->count, r->dtype, (int)m->src_world,
+        rc = omni_Irecv_c(r->buf, r->count, r->dtype, (int)m->src_world,
                           (int)m->value, omni.job.payload_comm, &r->payload);
     }
     if (rc != MPI_SUCCESS) {
@@ -350,7 +350,7 @@ static void recv_receive_early(match_msg *m)
     char *buf = malloc(m->bytes > 0 ? (size_t)m->bytes : 1);
     if (!buf)
         return; /* it waits in MPICH, as it would have */
-    if (mpi_Irecv_c(buf, m->bytes, MPI_BYTE, (int)m->src_world,
+    if (omni_Irecv_c(buf, m->bytes, MPI_BYTE, (int)m->src_world,
                      (int)m->value, omni.job.payload_comm,
                      &m->early_req) != MPI_SUCCESS) {
         free(buf);
@@ -476,7 +476,7 @@ int recv_general(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
 {
     if (!c || source == MPI_PROC_NULL ||
         !recv_args_valid(count, source, tag, c) || dtype_size(dtype) < 0)
-        return mpi_Recv_c(buf, count, dtype, source, tag, comm, status);
+        return omni_Recv_c(buf, count, dtype, source, tag, comm, status);
     match_recv r;
     match_recv_init(&r, buf, count, dtype, source, tag, c, comm,
                     MPI_REQUEST_NULL);
@@ -491,7 +491,7 @@ int irecv_general(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
 {
     if (!c || source == MPI_PROC_NULL ||
         !recv_args_valid(count, source, tag, c) || dtype_size(dtype) < 0)
-        return mpi_Irecv_c(buf, count, dtype, source, tag, comm, request);
+        return omni_Irecv_c(buf, count, dtype, source, tag, comm, request);
     MPI_Request req;
     match_recv *r = request_new_recv(&req);
     match_recv_init(r, buf, count, dtype, source, tag, c, comm, req);
@@ -557,7 +557,7 @@ int impl_Sendrecv(const void *sendbuf, MPI_Count sendcount,
 {
     comm_rec *c = comm_lookup(comm);
     if (!c)
-        return mpi_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag,
+        return omni_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag,
                                recvbuf, recvcount, recvtype, source, recvtag,
                                comm, status);
     MPI_Request sreq = MPI_REQUEST_NULL;
@@ -576,7 +576,7 @@ int recv_pack_aside(const void *buf, MPI_Count count, MPI_Datatype dtype,
     MPI_Count size = 0;
     *copy = NULL;
     *packed = 0;
-    int rc = mpi_Pack_size_c(count, dtype, comm, &size);
+    int rc = omni_Pack_size_c(count, dtype, comm, &size);
     if (rc != MPI_SUCCESS)
         return omni_raise(comm, rc);
     *copy = malloc(size > 0 ? (size_t)size : 1);
@@ -597,7 +597,7 @@ int impl_Sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dtype,
 {
     comm_rec *c = comm_lookup(comm);
     if (!c)
-        return mpi_Sendrecv_replace_c(buf, count, dtype, dest, sendtag, source,
+        return omni_Sendrecv_replace_c(buf, count, dtype, dest, sendtag, source,
                                        recvtag, comm, status);
     void *tmp;
     MPI_Count packed;

@@ -20,7 +20,7 @@ static const match_recv sent_record = {
  * them once per receive. */
 static inline __attribute__((always_inline)) match_recv *recv_of(MPI_Request h)
 {
-    uintptr_t bits = mpi_request_bits(h);
+    uintptr_t bits = omni_request_bits(h);
     if (!handle_is_recv(bits))
         return NULL;
     if (bits == HANDLE_SENT)
@@ -39,7 +39,7 @@ recv_handle_drop(match_recv *r)
     if (r == &sent_record)
         return;
     handle_release_slot(&omni.eng.recv_reqs, r,
-                        (int)(mpi_request_bits(r->req) & ~(uintptr_t)HANDLE_RECV_BIT));
+                        (int)(omni_request_bits(r->req) & ~(uintptr_t)HANDLE_RECV_BIT));
 }
 
 void request_abandon_recv(match_recv *r)
@@ -173,7 +173,7 @@ void request_finalize(void)
 MPI_Request request_start_sync(uint32_t id)
 {
     MPI_Request req;
-    mpi_gclass_start(omni.eng.sync_class, (void *)(uintptr_t)id, &req);
+    omni_gclass_start(omni.eng.sync_class, (void *)(uintptr_t)id, &req);
     return req;
 }
 
@@ -473,7 +473,7 @@ static int split_count(req_split *sp, int n, const MPI_Request *reqs)
     sp->others = 0;
     sp->reqs = NULL;
     for (int i = 0; i < n; i++) {
-        if (handle_is_recv(mpi_request_bits(reqs[i])))
+        if (handle_is_recv(omni_request_bits(reqs[i])))
             recvs++;
         else if (reqs[i] != MPI_REQUEST_NULL)
             sp->others++;
@@ -488,7 +488,7 @@ static MPI_Request *split_mpich(req_split *sp, int n, const MPI_Request *reqs)
     if (!sp->reqs)
         omni_out_of_memory("a request array");
     for (int i = 0; i < n; i++)
-        sp->reqs[i] = handle_is_recv(mpi_request_bits(reqs[i])) ? MPI_REQUEST_NULL : reqs[i];
+        sp->reqs[i] = handle_is_recv(omni_request_bits(reqs[i])) ? MPI_REQUEST_NULL : reqs[i];
     return sp->reqs;
 }
 
@@ -509,7 +509,7 @@ static void split_end(req_split *sp, int n, MPI_Request *reqs)
     if (!sp->reqs)
         return;
     for (int i = 0; i < n; i++)
-        if (!handle_is_recv(mpi_request_bits(reqs[i])))
+        if (!handle_is_recv(omni_request_bits(reqs[i])))
             reqs[i] = sp->reqs[i];
     if (sp->reqs != sp->small)
         free(sp->reqs);
@@ -597,7 +597,7 @@ int request_test(MPI_Request *request, int *flag, MPI_Status *status)
     /* A copied send (HANDLE_SENT), what a runtime that tests each of its
      * outstanding sends in every pass mostly finds: done, with a send's
      * empty status, and nothing to raise or free. */
-    if (mpi_request_bits(*request) == HANDLE_SENT) {
+    if (omni_request_bits(*request) == HANDLE_SENT) {
         status_fill(status, sent_record.st_source, sent_record.st_tag, 0, 0);
         *request = MPI_REQUEST_NULL;
         *flag = 1;
@@ -637,7 +637,7 @@ int request_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
             return rc;
     } else if (statuses != MPI_STATUSES_IGNORE) {
         for (int i = 0; i < count; i++)
-            if (!handle_is_recv(mpi_request_bits(requests[i])))
+            if (!handle_is_recv(omni_request_bits(requests[i])))
                 status_empty(&statuses[i]);
     }
     return recv_complete_multi(rc, requests, statuses, NULL, 0, count);
@@ -669,7 +669,7 @@ int request_testall(int count, MPI_Request requests[], int *flag,
             return polled(*flag, rc);
     } else if (statuses != MPI_STATUSES_IGNORE) {
         for (int i = 0; i < count; i++)
-            if (!handle_is_recv(mpi_request_bits(requests[i])))
+            if (!handle_is_recv(omni_request_bits(requests[i])))
                 status_empty(&statuses[i]);
     }
     return polled(1, recv_complete_multi(rc, requests, statuses, NULL, 0,

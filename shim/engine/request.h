@@ -95,7 +95,7 @@ static inline match_recv *request_new_recv(MPI_Request *req)
 {
     int h;
     match_recv *r = handle_take(&omni.eng.recv_reqs, &h);
-    *req = mpi_request_of((uintptr_t)(h | HANDLE_RECV_BIT));
+    *req = omni_request_of((uintptr_t)(h | HANDLE_RECV_BIT));
     return r;
 }
 void request_abandon_recv(match_recv *r);
@@ -119,7 +119,7 @@ int request_complete_send(MPI_Comm comm, MPI_Request *req);
  * HANDLE_SENT (handles.h), which costs MPICH nothing. */
 static inline int request_give_sent(MPI_Request *req)
 {
-    *req = mpi_request_of(HANDLE_SENT);
+    *req = omni_request_of(HANDLE_SENT);
     return MPI_SUCCESS;
 }
 

@@ -158,7 +158,7 @@ static int rndv_announce(uint32_t id, uint64_t addr, int tag, comm_rec *c,
         return req ? request_complete_send(c->handle, req) : MPI_SUCCESS;
     }
     if (req) {
-        mpi_gclass_start(omni.eng.rndv_class, (void *)(uintptr_t)id,
+        omni_gclass_start(omni.eng.rndv_class, (void *)(uintptr_t)id,
                                      &s->greq);
         *req = s->greq;
         return MPI_SUCCESS;

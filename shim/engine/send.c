@@ -71,8 +71,8 @@ static int send_rejected(const void *buf, MPI_Count count, MPI_Datatype dtype,
                          int dest, int tag, comm_rec *c, MPI_Request *req)
 {
     if (req)
-        return mpi_Isend_c(buf, count, dtype, dest, tag, c->handle, req);
-    return mpi_Send_c(buf, count, dtype, dest, tag, c->handle);
+        return omni_Isend_c(buf, count, dtype, dest, tag, c->handle, req);
+    return omni_Send_c(buf, count, dtype, dest, tag, c->handle);
 }
 
 /* Writes an eager item, header and data, at `at`; returns MPI_SUCCESS or
@@ -201,7 +201,7 @@ static int send_bsend_payload(const void *buf, MPI_Count count,
                               comm_rec *c)
 {
     MPI_Count packed = 0, pos = 0;
-    int rc = mpi_Pack_size_c(count, dtype, c->handle, &packed);
+    int rc = omni_Pack_size_c(count, dtype, c->handle, &packed);
     if (rc != MPI_SUCCESS)
         return omni_raise(c->handle, rc);
     bsend_copy *b = malloc(sizeof *b);
@@ -212,7 +212,7 @@ static int send_bsend_payload(const void *buf, MPI_Count count,
     b->data = data;
     b->charge = packed + MPI_BSEND_OVERHEAD;
     if (rc == MPI_SUCCESS)
-        rc = mpi_Isend_c(data, pos, MPI_PACKED, dst, (int)ptag,
+        rc = omni_Isend_c(data, pos, MPI_PACKED, dst, (int)ptag,
                           omni.job.payload_comm, &b->req);
     if (rc != MPI_SUCCESS) {
         free(data);
@@ -264,10 +264,10 @@ static int send_large(const void *buf, MPI_Count count, MPI_Datatype dtype,
     if (mode == SEND_BUFFERED)
         rc = send_bsend_payload(buf, count, dtype, dst, ptag, c);
     else if (mode == SEND_SYNC)
-        rc = mpi_Issend_c(buf, count, dtype, dst, (int)ptag, omni.job.payload_comm,
+        rc = omni_Issend_c(buf, count, dtype, dst, (int)ptag, omni.job.payload_comm,
                            &preq);
     else
-        rc = mpi_Isend_c(buf, count, dtype, dst, (int)ptag, omni.job.payload_comm,
+        rc = omni_Isend_c(buf, count, dtype, dst, (int)ptag, omni.job.payload_comm,
                           &preq);
     if (rc != MPI_SUCCESS)
         return mode == SEND_BUFFERED ? rc : omni_raise(c->handle, rc);
@@ -506,7 +506,7 @@ void send_finalize(void)
  * a send that does not fit what is left of it gets MPI_ERR_BUFFER. */
 int impl_Buffer_attach(void *buffer, MPI_Count size)
 {
-    int rc = mpi_Buffer_attach_c(buffer, size);
+    int rc = omni_Buffer_attach_c(buffer, size);
     if (rc == MPI_SUCCESS)
         omni.eng.bsend_size = (size_t)size;
     return rc;
@@ -535,7 +535,7 @@ int impl_Buffer_detach(void *buffer_addr, int *size)
 int impl_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 {
     bsends_drain();
-    int rc = mpi_Buffer_detach_c(buffer_addr, size);
+    int rc = omni_Buffer_detach_c(buffer_addr, size);
     if (rc == MPI_SUCCESS)
         omni.eng.bsend_size = 0;
     return rc;

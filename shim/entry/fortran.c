@@ -43,7 +43,7 @@ static void note_bypass(const char *bindings)
                 "omnibus: this program uses %s Fortran bindings, which call "
                 "%s's PMPI_ functions directly: the whole job runs "
                 "pass-through\n",
-                bindings, MPI_FAMILY_NAME);
+                bindings, OMNI_FAMILY_NAME);
 }
 
 static void forward_init(const char *name, const char *bindings,
@@ -86,7 +86,7 @@ static void forward_init_thread(const char *name, const char *bindings,
 
 BYPASS_INIT(mpi_init_f08_, "the mpi_f08")
 BYPASS_INIT_THREAD(mpi_init_thread_f08_, "the mpi_f08")
-#ifndef MPI_FAMILY_MPICH
+#ifndef OMNI_FAMILY_MPICH
 BYPASS_INIT(mpi_init_, "Open MPI's")
 BYPASS_INIT_THREAD(mpi_init_thread_, "Open MPI's")
 #endif
@@ -107,8 +107,8 @@ BYPASS_INIT_THREAD(mpi_init_thread_, "Open MPI's")
     }
 
 #if OMNI_HAVE_MPI_Request_c2f
-FORTRAN_HANDLES(Request, MPI_Request, mpi_request_bits, mpi_request_of)
+FORTRAN_HANDLES(Request, MPI_Request, omni_request_bits, omni_request_of)
 #endif
 #if OMNI_HAVE_MPI_Message_c2f
-FORTRAN_HANDLES(Message, MPI_Message, mpi_message_bits, mpi_message_of)
+FORTRAN_HANDLES(Message, MPI_Message, omni_message_bits, omni_message_of)
 #endif

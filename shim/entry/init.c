@@ -203,7 +203,7 @@ static void omni_setup(int app_level, int real_level)
         return;
     /* Only a guard: the reserved range is Omnibus's own memory whether or
      * not it could be made inaccessible. */
-    (void)mpi_handles_reserve();
+    (void)omni_handles_reserve();
     omni.entry.app_thread_level = app_level;
     if (app_level == MPI_THREAD_MULTIPLE) {
         if (omni.job.rank == 0)
@@ -226,7 +226,7 @@ static void omni_setup(int app_level, int real_level)
         init_refuse(0, err);
     /* All ranks see the same launcher environment (mpi/hint.h), so they
      * choose alike; check_same_settings covers what they set. */
-    if (omni.job.nodes > 1 || mpi_transport_is_network())
+    if (omni.job.nodes > 1 || omni_transport_is_network())
         cfg_use_network_defaults(&omni.job.cfg);
     omni.job.block_cap = omni.job.cfg.buffer_size;
     /* An item and its header must fit one block. */
@@ -273,7 +273,7 @@ static int initialize(int *argc, char ***argv, int required, int *provided)
     int real = MPI_THREAD_SINGLE, rc;
     /* A library built for the other MPI family would read every handle
      * wrongly: it stops here (mpi/family.h). */
-    mpi_family_check();
+    omni_family_check();
     if (progress_thread_wanted() && required < MPI_THREAD_MULTIPLE) {
         rc = PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &real);
         *provided = real >= required ? required : real;

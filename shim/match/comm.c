@@ -83,7 +83,7 @@ int comm_add(MPI_Comm comm, uint32_t id)
     comm_rec *early = table_get(&omni.match.comm_by_id, id);
     if (early)
         comm_adopt(c, early);
-    if (table_put(&omni.match.comm_by_handle, mpi_comm_key(comm), c) ||
+    if (table_put(&omni.match.comm_by_handle, omni_comm_key(comm), c) ||
         table_put(&omni.match.comm_by_id, id, c)) {
         comm_rec_free(c);
         return -1;
@@ -136,7 +136,7 @@ int comm_register_world(void)
 
 comm_rec *comm_unregister(MPI_Comm comm)
 {
-    comm_rec *c = table_remove(&omni.match.comm_by_handle, mpi_comm_key(comm));
+    comm_rec *c = table_remove(&omni.match.comm_by_handle, omni_comm_key(comm));
     if (!c)
         return NULL;
     if (omni.match.last_comm == c)

@@ -48,7 +48,7 @@ static inline comm_rec *comm_lookup(MPI_Comm comm)
     comm_rec *c = omni.match.last_comm;
     if (c && c->handle == comm)
         return c;
-    c = table_get(&omni.match.comm_by_handle, mpi_comm_key(comm));
+    c = table_get(&omni.match.comm_by_handle, omni_comm_key(comm));
     if (c)
         omni.match.last_comm = c;
     return c;

@@ -19,9 +19,9 @@
 #include "shim/mpi/family.h"
 #include <stdint.h>
 
-static inline int mpi_builtin_size(MPI_Datatype t)
+static inline int omni_builtin_size(MPI_Datatype t)
 {
-#ifdef MPI_FAMILY_MPICH
+#ifdef OMNI_FAMILY_MPICH
     unsigned h = (unsigned)t;
     return (h & 0xfc000000u) == 0x4c000000u ? (int)((h >> 8) & 0xffu) : 0;
 #else

@@ -7,7 +7,7 @@
  * the libraries of its ABI, or Open MPI. */
 static int family_matches(const char *library_version)
 {
-#ifdef MPI_FAMILY_MPICH
+#ifdef OMNI_FAMILY_MPICH
     return strncmp(library_version, "MPICH", 5) == 0 ||
            strncmp(library_version, "Intel(R) MPI", 12) == 0 ||
            strstr(library_version, "MVAPICH") != NULL ||
@@ -25,7 +25,7 @@ static const char *launcher_rank(void)
     return rank ? rank : getenv("PMI_RANK");
 }
 
-void mpi_family_check(void)
+void omni_family_check(void)
 {
     /* MPICH's maximum, the larger of the two families'. */
     char version[8192] = "";
@@ -44,7 +44,7 @@ void mpi_family_check(void)
                 "omnibus: this library was built for %s, but the program "
                 "runs under %s: preload the Omnibus library built for it "
                 "(omnibus-run chooses it)\n",
-                MPI_FAMILY_NAME, first);
+                OMNI_FAMILY_NAME, first);
     }
     exit(1);
 }

@@ -11,7 +11,7 @@
  *  - Open MPI: handles are pointers to the library's objects, only the
  *    standard's generalized requests exist.
  * A library compiled for one family refuses to start under the other
- * (mpi_family_check, entry/init.c), since every constant of mpi.h differs.
+ * (omni_family_check, entry/init.c), since every constant of mpi.h differs.
  */
 #ifndef OMNIBUS_MPI_FAMILY_H
 #define OMNIBUS_MPI_FAMILY_H
@@ -19,11 +19,11 @@
 #include <mpi.h>
 
 #if defined(OPEN_MPI)
-#define MPI_FAMILY_OPENMPI 1
-#define MPI_FAMILY_NAME "Open MPI"
+#define OMNI_FAMILY_OPENMPI 1
+#define OMNI_FAMILY_NAME "Open MPI"
 #elif defined(MPICH) || defined(MPICH_NAME)
-#define MPI_FAMILY_MPICH 1
-#define MPI_FAMILY_NAME "MPICH"
+#define OMNI_FAMILY_MPICH 1
+#define OMNI_FAMILY_NAME "MPICH"
 #else
 #error "Omnibus knows MPICH's and Open MPI's mpi.h; this one is neither"
 #endif
@@ -32,6 +32,6 @@
  * MPI_Get_library_version says, which MPI allows before MPI_Init); else
  * prints one line naming both, from the first rank as the launchers of
  * both families number it, and exits 1 before MPI_Init. */
-void mpi_family_check(void);
+void omni_family_check(void);
 
 #endif

@@ -16,46 +16,46 @@
 
 #include "shim/mpi/family.h"
 
-#ifdef MPI_FAMILY_MPICH
-typedef MPIX_Grequest_class mpi_gclass;
-typedef MPIX_Grequest_poll_function mpi_gclass_poll_fn;
-typedef MPIX_Grequest_wait_function mpi_gclass_wait_fn;
+#ifdef OMNI_FAMILY_MPICH
+typedef MPIX_Grequest_class omni_gclass;
+typedef MPIX_Grequest_poll_function omni_gclass_poll_fn;
+typedef MPIX_Grequest_wait_function omni_gclass_wait_fn;
 #else
 typedef struct {
     MPI_Grequest_query_function *query_fn;
     MPI_Grequest_free_function *free_fn;
     MPI_Grequest_cancel_function *cancel_fn;
-} mpi_gclass;
-typedef int mpi_gclass_poll_fn(void *extra_state, MPI_Status *status);
-typedef int mpi_gclass_wait_fn(int count, void **array_of_states,
+} omni_gclass;
+typedef int omni_gclass_poll_fn(void *extra_state, MPI_Status *status);
+typedef int omni_gclass_wait_fn(int count, void **array_of_states,
                                double timeout, MPI_Status *status);
 #endif
 
 /* Makes a class; returns an MPI error code. */
-static inline int mpi_gclass_create(MPI_Grequest_query_function *query_fn,
+static inline int omni_gclass_create(MPI_Grequest_query_function *query_fn,
                                     MPI_Grequest_free_function *free_fn,
                                     MPI_Grequest_cancel_function *cancel_fn,
-                                    mpi_gclass_poll_fn *poll_fn,
-                                    mpi_gclass_wait_fn *wait_fn,
-                                    mpi_gclass *cls)
+                                    omni_gclass_poll_fn *poll_fn,
+                                    omni_gclass_wait_fn *wait_fn,
+                                    omni_gclass *cls)
 {
-#ifdef MPI_FAMILY_MPICH
+#ifdef OMNI_FAMILY_MPICH
     return MPIX_Grequest_class_create(query_fn, free_fn, cancel_fn, poll_fn,
                                       wait_fn, cls);
 #else
     (void)poll_fn;
     (void)wait_fn;
-    *cls = (mpi_gclass){query_fn, free_fn, cancel_fn};
+    *cls = (omni_gclass){query_fn, free_fn, cancel_fn};
     return MPI_SUCCESS;
 #endif
 }
 
 /* A new active request of class cls whose callbacks get `extra`; returns
  * an MPI error code. */
-static inline int mpi_gclass_start(mpi_gclass cls, void *extra,
+static inline int omni_gclass_start(omni_gclass cls, void *extra,
                                    MPI_Request *req)
 {
-#ifdef MPI_FAMILY_MPICH
+#ifdef OMNI_FAMILY_MPICH
     return MPIX_Grequest_class_allocate(cls, extra, req);
 #else
     return PMPI_Grequest_start(cls.query_fn, cls.free_fn, cls.cancel_fn,

@@ -17,9 +17,9 @@
 #include "shim/mpi/family.h"
 #include <stdlib.h>
 
-static inline int mpi_transport_is_network(void)
+static inline int omni_transport_is_network(void)
 {
-#ifdef MPI_FAMILY_MPICH
+#ifdef OMNI_FAMILY_MPICH
     return cfg_ucx_tls_is_network(getenv("UCX_TLS"));
 #else
     return cfg_ucx_tls_is_network(getenv("UCX_TLS")) ||

@@ -101,6 +101,6 @@
 #define OMNIBUS_MPI_QUIRKS_H
 
 /* Q1: the requests MPICH 4.0.2's MPI_Testall judges at a time. */
-#define MPI_QUIRK_TESTALL_BATCH 64
+#define OMNI_QUIRK_TESTALL_BATCH 64
 
 #endif

@@ -11,10 +11,10 @@
 
 #include "shim/mpi/family.h"
 
-static inline void mpi_status_set_count(MPI_Status *st, MPI_Count bytes,
+static inline void omni_status_set_count(MPI_Status *st, MPI_Count bytes,
                                         int cancelled)
 {
-#ifdef MPI_FAMILY_MPICH
+#ifdef OMNI_FAMILY_MPICH
     st->count_lo = (int)(unsigned)(bytes & 0xffffffff);
     st->count_hi_and_cancelled =
         (int)(((unsigned long long)bytes >> 32) << 1) | (cancelled ? 1 : 0);

@@ -309,7 +309,7 @@ int impl_Allreduce(const void *sendbuf, void *recvbuf, MPI_Count count,
 {
     comm_rec *c = comm_lookup(comm);
     if (!allreduce_ours(c, sendbuf, recvbuf, count, dtype, op)) {
-        BY_MPICH(mpi_Iallreduce_c(sendbuf, recvbuf, count, dtype, op, comm,
+        BY_MPICH(omni_Iallreduce_c(sendbuf, recvbuf, count, dtype, op, comm,
                                    &req));
     }
     if (sendbuf != MPI_IN_PLACE && count > 0)
@@ -403,7 +403,7 @@ int impl_Scan(const void *sendbuf, void *recvbuf, MPI_Count count,
     comm_rec *c = comm_lookup(comm);
     if (!scan_ours(c, count, dtype, op) ||
         !reduction_buffers_valid(sendbuf, recvbuf, count)) {
-        BY_MPICH(mpi_Iscan_c(sendbuf, recvbuf, count, dtype, op, comm, &req));
+        BY_MPICH(omni_Iscan_c(sendbuf, recvbuf, count, dtype, op, comm, &req));
     }
     scan_run(c, sendbuf, recvbuf, count, dtype, op, 0);
     return MPI_SUCCESS;
@@ -421,7 +421,7 @@ int impl_Exscan(const void *sendbuf, void *recvbuf, MPI_Count count,
         (c->rank == 0 ? count == 0 || own
                       : reduction_buffers_valid(sendbuf, recvbuf, count));
     if (!ours) {
-        BY_MPICH(mpi_Iexscan_c(sendbuf, recvbuf, count, dtype, op, comm,
+        BY_MPICH(omni_Iexscan_c(sendbuf, recvbuf, count, dtype, op, comm,
                                 &req));
     }
     scan_run(c, sendbuf, recvbuf, count, dtype, op, 1);
@@ -457,7 +457,7 @@ int impl_Bcast(void *buf, MPI_Count count, MPI_Datatype dtype, int root,
                        (size_t)size > omni.job.threshold ||
                        (size_t)count > omni.job.threshold ||
                        (size_t)(count * size) > omni.job.threshold))) {
-        BY_MPICH(mpi_Ibcast_c(buf, count, dtype, root, comm, &req));
+        BY_MPICH(omni_Ibcast_c(buf, count, dtype, root, comm, &req));
     }
     if (c->size == 1)
         return MPI_SUCCESS;
@@ -516,7 +516,7 @@ int impl_Reduce(const void *sendbuf, void *recvbuf, MPI_Count count,
                     ? reduction_buffers_valid(sendbuf, recvbuf, count)
                     : count == 0 || (sendbuf && sendbuf != MPI_IN_PLACE));
     if (!ours) {
-        BY_MPICH(mpi_Ireduce_c(sendbuf, recvbuf, count, dtype, op, root, comm,
+        BY_MPICH(omni_Ireduce_c(sendbuf, recvbuf, count, dtype, op, root, comm,
                                 &req));
     }
     if (c->size == 1) {
@@ -676,7 +676,7 @@ int impl_Gather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
     comm_rec *c = comm_lookup(comm);
     coll_pieces in;
     if (!rooted_ours(c, root, &in, rbuf, rcount, rtype, sbuf, scount, stype)) {
-        BY_MPICH(mpi_Igather_c(sbuf, scount, stype, rbuf, rcount, rtype, root,
+        BY_MPICH(omni_Igather_c(sbuf, scount, stype, rbuf, rcount, rtype, root,
                                 comm, &req));
     }
     comm_rec *s = shadow_of(c);
@@ -698,7 +698,7 @@ int impl_Scatter(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
     comm_rec *c = comm_lookup(comm);
     coll_pieces out;
     if (!rooted_ours(c, root, &out, sbuf, scount, stype, rbuf, rcount, rtype)) {
-        BY_MPICH(mpi_Iscatter_c(sbuf, scount, stype, rbuf, rcount, rtype, root,
+        BY_MPICH(omni_Iscatter_c(sbuf, scount, stype, rbuf, rcount, rtype, root,
                                  comm, &req));
     }
     comm_rec *s = shadow_of(c);
@@ -740,7 +740,7 @@ int impl_Allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
                     ? pieces_of(&in, rbuf, rcount, rtype) : -1;
     if (bytes < 0 || (sbuf != MPI_IN_PLACE &&
                       pieces_of(&out, sbuf, scount, stype) != bytes)) {
-        BY_MPICH(mpi_Iallgather_c(sbuf, scount, stype, rbuf, rcount, rtype,
+        BY_MPICH(omni_Iallgather_c(sbuf, scount, stype, rbuf, rcount, rtype,
                                    comm, &req));
     }
     own_piece_to_all(c, sbuf, scount, stype, &in, COLL_TAG_ALLGATHER);
@@ -875,7 +875,7 @@ int impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
     if (reduce_scatter_ours(sendbuf, recvbuf, count, NULL, NULL, dtype, op,
                             comm) == 0)
         return MPI_SUCCESS;
-    BY_MPICH(mpi_Ireduce_scatter_block_c(sendbuf, recvbuf, count, dtype, op,
+    BY_MPICH(omni_Ireduce_scatter_block_c(sendbuf, recvbuf, count, dtype, op,
                                           comm, &req));
 }
 
@@ -914,7 +914,7 @@ int impl_Alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
     int bytes = coll_on(c) && sbuf != MPI_IN_PLACE && rbuf != MPI_IN_PLACE
                     ? pieces_of(&in, rbuf, rcount, rtype) : -1;
     if (bytes < 0 || pieces_of(&out, sbuf, scount, stype) != bytes) {
-        BY_MPICH(mpi_Ialltoall_c(sbuf, scount, stype, rbuf, rcount, rtype,
+        BY_MPICH(omni_Ialltoall_c(sbuf, scount, stype, rbuf, rcount, rtype,
                                   comm, &req));
     }
     comm_rec *s = shadow_of(c);

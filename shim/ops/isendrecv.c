@@ -138,7 +138,7 @@ static int pair_start(const void *sendbuf, MPI_Count sendcount,
     } else {
         recv_start(p->recv);
     }
-    mpi_gclass_start(omni.ops.pair_class, p, &p->greq);
+    omni_gclass_start(omni.ops.pair_class, p, &p->greq);
     *request = p->greq;
     p->next = omni.ops.pairs;
     omni.ops.pairs = p;

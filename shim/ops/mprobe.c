@@ -34,7 +34,7 @@ void mprobe_finalize(void)
 
 static held_message *held_get(MPI_Message m)
 {
-    held_message *h = handle_get(&omni.ops.messages, mpi_message_bits(m));
+    held_message *h = handle_get(&omni.ops.messages, omni_message_bits(m));
     return h && h->in_use ? h : NULL;
 }
 
@@ -46,7 +46,7 @@ static void held_make(match_msg *msg, comm_rec *c, MPI_Message *message,
     h->in_use = 1;
     h->msg = msg;
     h->comm = c;
-    *message = mpi_message_of((uintptr_t)handle);
+    *message = omni_message_of((uintptr_t)handle);
     status_fill(status, msg->src, msg->tag, msg->bytes, 0);
 }
 
@@ -88,7 +88,7 @@ static void held_receive(held_message *h, MPI_Message *message, match_recv *r)
 {
     match_msg *m = h->msg;
     h->in_use = 0;
-    handle_release(&omni.ops.messages, mpi_message_bits(*message));
+    handle_release(&omni.ops.messages, omni_message_bits(*message));
     *message = MPI_MESSAGE_NULL;
     recv_take_message(r, m);
     match_msg_free(m);
@@ -99,7 +99,7 @@ int impl_Mrecv(void *buf, MPI_Count count, MPI_Datatype dtype,
 {
     held_message *h = held_get(*message);
     if (!h)
-        return mpi_Mrecv_c(buf, count, dtype, message, status);
+        return omni_Mrecv_c(buf, count, dtype, message, status);
     comm_rec *c = h->comm;
     match_recv r;
     match_recv_init(&r, buf, count, dtype, MPI_ANY_SOURCE, MPI_ANY_TAG, c,
@@ -116,7 +116,7 @@ int impl_Imrecv(void *buf, MPI_Count count, MPI_Datatype dtype,
 {
     held_message *h = held_get(*message);
     if (!h)
-        return mpi_Imrecv_c(buf, count, dtype, message, request);
+        return omni_Imrecv_c(buf, count, dtype, message, request);
     MPI_Request req;
     match_recv *r = request_new_recv(&req);
     match_recv_init(r, buf, count, dtype, MPI_ANY_SOURCE, MPI_ANY_TAG, h->comm,

@@ -182,7 +182,7 @@ static void send_msg(nbr_op *op, int i)
             }
             if (pc[q].from < 0) {
                 int k = pc[q].slot;
-                mpi_Pack_c(op->sbuf + op->s_off[k], op->s_cnt[k],
+                omni_Pack_c(op->sbuf + op->s_off[k], op->s_cnt[k],
                             op->s_type[k], buf, total, &pos, MPI_COMM_WORLD);
             } else {
                 const ns_msg *r = &t->plan.recv[pc[q].from];
@@ -219,7 +219,7 @@ static void unpack_piece(nbr_op *op, int j, const char *data, MPI_Count len)
     if (len < op->r_bytes[j])
         cnt = len / (op->r_bytes[j] / cnt);
     MPI_Count pos = 0;
-    mpi_Unpack_c(data, len, &pos, op->rbuf + op->r_off[j], cnt, op->r_type[j],
+    omni_Unpack_c(data, len, &pos, op->rbuf + op->r_off[j], cnt, op->r_type[j],
                   MPI_COMM_WORLD);
 }
 
@@ -472,7 +472,7 @@ int nbr_op_start(nbr_op *op, MPI_Request *request)
     if (pl->nsend)
         prog_block_enter();
     if (request) {
-        mpi_gclass_start(omni.ops.nbr->cls, op, &op->greq);
+        omni_gclass_start(omni.ops.nbr->cls, op, &op->greq);
         *request = op->greq;
     }
     /* What is already here (self-sends, early arrivals) is taken now. */

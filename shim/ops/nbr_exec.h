@@ -56,7 +56,7 @@ typedef struct nbr_topo {
 typedef struct nbr_module {
     struct nbr_op *active;    /* operations in flight */
     nbr_topo *topos;
-    mpi_gclass cls;  /* requests of nonblocking and persistent runs */
+    omni_gclass cls;  /* requests of nonblocking and persistent runs */
     int polling;              /* nbr_poll is running (re-entry guard) */
 } nbr_module;
 

@@ -231,7 +231,7 @@ int impl_Neighbor_allgather(const void *sbuf, MPI_Count scount,
     NBR_TAKE(NBR_BLOCKING, NULL);
     MPI_Request r;
     prog_block_enter();
-    return prog_wait_started(mpi_Ineighbor_allgather_c(sbuf, scount, stype,
+    return prog_wait_started(omni_Ineighbor_allgather_c(sbuf, scount, stype,
                                                         rbuf, rcount, rtype,
                                                         comm, &r),
                              &r);
@@ -244,7 +244,7 @@ int impl_Ineighbor_allgather(const void *sbuf, MPI_Count scount,
 {
     SAME_SIZE_ARGS(NBR_ALLGATHER);
     NBR_TAKE(NBR_NONBLOCKING, request);
-    return mpi_Ineighbor_allgather_c(sbuf, scount, stype, rbuf, rcount, rtype,
+    return omni_Ineighbor_allgather_c(sbuf, scount, stype, rbuf, rcount, rtype,
                                       comm, request);
 }
 
@@ -270,7 +270,7 @@ int impl_Neighbor_alltoall(const void *sbuf, MPI_Count scount,
     NBR_TAKE(NBR_BLOCKING, NULL);
     MPI_Request r;
     prog_block_enter();
-    return prog_wait_started(mpi_Ineighbor_alltoall_c(sbuf, scount, stype,
+    return prog_wait_started(omni_Ineighbor_alltoall_c(sbuf, scount, stype,
                                                        rbuf, rcount, rtype,
                                                        comm, &r),
                              &r);
@@ -283,7 +283,7 @@ int impl_Ineighbor_alltoall(const void *sbuf, MPI_Count scount,
 {
     SAME_SIZE_ARGS(NBR_ALLTOALL);
     NBR_TAKE(NBR_NONBLOCKING, request);
-    return mpi_Ineighbor_alltoall_c(sbuf, scount, stype, rbuf, rcount, rtype,
+    return omni_Ineighbor_alltoall_c(sbuf, scount, stype, rbuf, rcount, rtype,
                                      comm, request);
 }
 

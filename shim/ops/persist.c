@@ -48,7 +48,7 @@ int impl_Recv_init(void *buf, MPI_Count count, MPI_Datatype dtype, int source,
                    int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (!comm_lookup(comm))
-        return mpi_Recv_init_c(buf, count, dtype, source, tag, comm, request);
+        return omni_Recv_init_c(buf, count, dtype, source, tag, comm, request);
     return persistent_new(1, SEND_STANDARD, NULL, buf, count, dtype, source,
                           tag, comm, request);
 }

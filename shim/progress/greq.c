@@ -22,9 +22,9 @@ static int greq_cancel(void *extra, int complete)
 
 int greq_class_create(MPI_Grequest_query_function *query_fn,
                       MPI_Grequest_free_function *free_fn,
-                      mpi_gclass_wait_fn *wait_fn, mpi_gclass *cls)
+                      omni_gclass_wait_fn *wait_fn, omni_gclass *cls)
 {
-    return mpi_gclass_create(query_fn, free_fn, greq_cancel, greq_poll,
+    return omni_gclass_create(query_fn, free_fn, greq_cancel, greq_poll,
                              wait_fn, cls);
 }
 

@@ -30,7 +30,7 @@
 /* A class with the shared poll_fn and cancel_fn; returns an MPI code. */
 int greq_class_create(MPI_Grequest_query_function *query_fn,
                       MPI_Grequest_free_function *free_fn,
-                      mpi_gclass_wait_fn *wait_fn, mpi_gclass *cls);
+                      omni_gclass_wait_fn *wait_fn, omni_gclass *cls);
 
 /* query_fn of a send: an empty status (MPI_Get_count is 0, MPI_SOURCE and
  * MPI_TAG say nothing), never an error. */

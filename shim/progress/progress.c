@@ -145,7 +145,7 @@ int prog_test(MPI_Request *req, int *flag, MPI_Status *status)
 int prog_testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
 {
     MPI_Status *tmp = NULL;
-    if (sts == MPI_STATUSES_IGNORE && n > MPI_QUIRK_TESTALL_BATCH) {
+    if (sts == MPI_STATUSES_IGNORE && n > OMNI_QUIRK_TESTALL_BATCH) {
         tmp = malloc(sizeof *tmp * (size_t)n);
         if (!tmp)
             omni_out_of_memory("a status array");

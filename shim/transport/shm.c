@@ -156,7 +156,7 @@ int shm_init(void)
 {
     omni.tx.ring_comm = MPI_COMM_NULL;
     omni.tx.ring_win = MPI_WIN_NULL;
-    if (!cfg_shm_wanted(&omni.job.cfg, mpi_transport_is_network()) ||
+    if (!cfg_shm_wanted(&omni.job.cfg, omni_transport_is_network()) ||
         omni.job.block_cap > SHM_MAX_BLOCK)
         return 0;
     int local_size, me;

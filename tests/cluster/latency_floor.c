@@ -26,13 +26,13 @@ int main(int argc, char **argv)
             if (i == WARMUP)
                 t0 = tl_now();
             if (me == 0) {
-                MPI_OK(MPI_Send(buf, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD));
-                MPI_OK(MPI_Recv(buf, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD,
+                CHECK_MPI(MPI_Send(buf, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD));
+                CHECK_MPI(MPI_Recv(buf, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD,
                                 MPI_STATUS_IGNORE));
             } else {
-                MPI_OK(MPI_Recv(buf, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD,
+                CHECK_MPI(MPI_Recv(buf, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD,
                                 MPI_STATUS_IGNORE));
-                MPI_OK(MPI_Send(buf, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD));
+                CHECK_MPI(MPI_Send(buf, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD));
             }
         }
         double one_way_us = (tl_now() - t0) / ROUND_TRIPS / 2 * 1e6;

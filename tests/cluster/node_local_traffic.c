@@ -28,24 +28,24 @@ int main(int argc, char **argv)
     int me = tl_rank(), P = tl_size();
 
     MPI_Comm node;
-    MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+    CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
                                MPI_INFO_NULL, &node));
     int local = 0, leader = me;
-    MPI_OK(MPI_Comm_rank(node, &local));
-    MPI_OK(MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node));
+    CHECK_MPI(MPI_Comm_rank(node, &local));
+    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node));
 
     char name[MPI_MAX_PROCESSOR_NAME] = "", leader_name[MPI_MAX_PROCESSOR_NAME];
     int len = 0;
-    MPI_OK(MPI_Get_processor_name(name, &len));
+    CHECK_MPI(MPI_Get_processor_name(name, &len));
     memcpy(leader_name, name, sizeof name);
-    MPI_OK(MPI_Bcast(leader_name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, node));
+    CHECK_MPI(MPI_Bcast(leader_name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, node));
     CHECK(strcmp(name, leader_name) == 0,
           "every rank of an MPI_COMM_TYPE_SHARED communicator must run on one "
           "emulated node: this rank runs on %s, its node's rank 0 on %s",
           name, leader_name);
 
     int mine[2] = {leader, local}, *all = tl_malloc(sizeof(int) * 2 * (size_t)P);
-    MPI_OK(MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, MPI_COMM_WORLD));
     int *peers = tl_malloc(sizeof(int) * (size_t)P), npeers = 0;
     for (int r = 0; r < P; r++) {
         int same_node = all[2 * r] == leader;
@@ -63,17 +63,17 @@ int main(int argc, char **argv)
     unsigned char out[BYTES];
     for (int p = 0; p < npeers; p++)
         for (long i = 0; i < nmsg; i++)
-            MPI_OK(MPI_Irecv(in + ((size_t)p * nmsg + i) * BYTES, BYTES, MPI_BYTE,
+            CHECK_MPI(MPI_Irecv(in + ((size_t)p * nmsg + i) * BYTES, BYTES, MPI_BYTE,
                              peers[p], (int)(i % 1000), MPI_COMM_WORLD,
                              &reqs[p * nmsg + i]));
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     for (long i = 0; i < nmsg; i++)
         for (int p = 0; p < npeers; p++) {
             tl_fill(out, BYTES, me, i);
-            MPI_OK(MPI_Send(out, BYTES, MPI_BYTE, peers[p], (int)(i % 1000),
+            CHECK_MPI(MPI_Send(out, BYTES, MPI_BYTE, peers[p], (int)(i % 1000),
                             MPI_COMM_WORLD));
         }
-    MPI_OK(MPI_Waitall(npeers * (int)nmsg, reqs, st));
+    CHECK_MPI(MPI_Waitall(npeers * (int)nmsg, reqs, st));
     for (int p = 0; p < npeers; p++)
         for (long i = 0; i < nmsg; i++) {
             CHECK_STATUS(st[p * nmsg + i], peers[p], (int)(i % 1000), BYTES,
@@ -86,6 +86,6 @@ int main(int argc, char **argv)
     free(reqs);
     free(peers);
     free(all);
-    MPI_OK(MPI_Comm_free(&node));
+    CHECK_MPI(MPI_Comm_free(&node));
     return tl_finalize();
 }

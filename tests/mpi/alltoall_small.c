@@ -49,14 +49,14 @@ int main(int argc, char **argv)
         int d = dest[k], i = sent[d]++;
         unsigned char *b = sbuf + (size_t)k * MAXLEN;
         tl_fill(b, (size_t)len_of(me, i), me, (long)d * 1000 + i);
-        MPI_OK(MPI_Isend(b, len_of(me, i), MPI_BYTE, d, tag_of(me, i),
+        CHECK_MPI(MPI_Isend(b, len_of(me, i), MPI_BYTE, d, tag_of(me, i),
                          MPI_COMM_WORLD, &req[k]));
     }
 
     unsigned char r[MAXLEN];
     for (int k = 0; k < nsend; k++) {
         MPI_Status st;
-        MPI_OK(MPI_Recv(r, MAXLEN, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
+        CHECK_MPI(MPI_Recv(r, MAXLEN, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
                         MPI_COMM_WORLD, &st));
         int src = st.MPI_SOURCE;
         CHECK(src >= 0 && src < size && src != me,
@@ -70,7 +70,7 @@ int main(int argc, char **argv)
         CHECK_PATTERN(r, (size_t)len_of(src, i), src, (long)me * 1000 + i,
                       "message #%d from rank %d", i, src);
     }
-    MPI_OK(MPI_Waitall(nsend, req, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Waitall(nsend, req, MPI_STATUSES_IGNORE));
     for (int s = 0; s < size; s++)
         CHECK(s == me || next[s] == NPER,
               "rank %d must have delivered %d messages, delivered %d", s,

@@ -34,7 +34,7 @@ static int receive(int method, void *buf, int count, MPI_Datatype type,
     if (method == 0)
         return MPI_Recv(buf, count, type, peer, tag, comm, st);
     MPI_Request req;
-    MPI_OK(MPI_Irecv(buf, count, type, peer, tag, comm, &req));
+    CHECK_MPI(MPI_Irecv(buf, count, type, peer, tag, comm, &req));
     return MPI_Wait(&req, st);
 }
 
@@ -43,12 +43,12 @@ static void sender(int method)
     unsigned char b[9];
     for (int i = 0; i < NFIT; i++) {
         tl_fill(b, 8, tl_rank(), method * 10 + i);
-        MPI_OK(MPI_Send(b, 8, MPI_BYTE, peer, 1 + i, comm));
+        CHECK_MPI(MPI_Send(b, 8, MPI_BYTE, peer, 1 + i, comm));
     }
     tl_fill(b, 9, tl_rank(), method * 10 + 8);
-    MPI_OK(MPI_Send(b, 9, MPI_BYTE, peer, 8, comm));
+    CHECK_MPI(MPI_Send(b, 9, MPI_BYTE, peer, 8, comm));
     tl_fill(b, 4, tl_rank(), method * 10 + 9);
-    MPI_OK(MPI_Send(b, 4, MPI_BYTE, peer, 9, comm));
+    CHECK_MPI(MPI_Send(b, 4, MPI_BYTE, peer, 9, comm));
 }
 
 static void receiver(int method, MPI_Datatype int_pair)
@@ -67,7 +67,7 @@ static void receiver(int method, MPI_Datatype int_pair)
               "%s of an arrived 8-byte message into %s fits exactly and must "
               "succeed, got %s", how, fits[i].name, tl_errstr(rc));
         int n = -1;
-        MPI_OK(MPI_Get_count(&st, fits[i].type, &n));
+        CHECK_MPI(MPI_Get_count(&st, fits[i].type, &n));
         CHECK(n == fits[i].count,
               "%s into %s: MPI_Get_count must count the whole message, %d "
               "elements, got %d", how, fits[i].name, fits[i].count, n);
@@ -92,7 +92,7 @@ static void receiver(int method, MPI_Datatype int_pair)
                  "%s of 9 bytes into 8: memory past the buffer", how);
 
     tl_await_arrival(peer, 9, comm);
-    MPI_OK(receive(method, buf, 8, MPI_BYTE, 9, &st));
+    CHECK_MPI(receive(method, buf, 8, MPI_BYTE, 9, &st));
     CHECK_STATUS(st, peer, 9, 4,
                  "%s: the message sent after the truncated one", how);
     CHECK_PATTERN(buf, 4, peer, method * 10 + 9,
@@ -103,21 +103,21 @@ int main(int argc, char **argv)
 {
     tl_init(&argc, &argv, 2, TL_MAX_RANKS);
     peer = tl_partner();
-    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
-    MPI_OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+    CHECK_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
     /* MPICH raises an error a completion call finds through the world
      * communicator's handler (truncation.c). */
-    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     MPI_Datatype int_pair;
-    MPI_OK(MPI_Type_contiguous(2, MPI_INT, &int_pair));
-    MPI_OK(MPI_Type_commit(&int_pair));
+    CHECK_MPI(MPI_Type_contiguous(2, MPI_INT, &int_pair));
+    CHECK_MPI(MPI_Type_commit(&int_pair));
     for (int method = 0; peer != MPI_PROC_NULL && method < 2; method++) {
         if (tl_rank() < peer)
             sender(method);
         else
             receiver(method, int_pair);
     }
-    MPI_OK(MPI_Type_free(&int_pair));
-    MPI_OK(MPI_Comm_free(&comm));
+    CHECK_MPI(MPI_Type_free(&int_pair));
+    CHECK_MPI(MPI_Comm_free(&comm));
     return tl_finalize();
 }

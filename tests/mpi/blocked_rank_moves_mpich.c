@@ -39,7 +39,7 @@ static void wait_within_limit(MPI_Request *req, const char *what, int round)
     int flag = 0;
     double t0 = tl_now();
     while (!flag) {
-        MPI_OK(MPI_Test(req, &flag, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Test(req, &flag, MPI_STATUS_IGNORE));
         CHECK(flag || tl_now() - t0 < LIMIT,
               "round %d: %s not complete after %.0f s while every other "
               "rank waited in MPI_Recv or an MPI_Test loop; MPI's progress "
@@ -52,17 +52,17 @@ static void root_round(int round, char *big)
 {
     MPI_Request bar, sends[TL_MAX_RANKS];
     for (int r = 1; r < tl_size(); r++)
-        MPI_OK(MPI_Isend(big, BIG, MPI_BYTE, r, 2 * round, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Isend(big, BIG, MPI_BYTE, r, 2 * round, MPI_COMM_WORLD,
                          &sends[r - 1]));
     for (int r = 1; r < tl_size(); r++)
         wait_within_limit(&sends[r - 1], "a large MPI_Isend to a rank that "
                                          "received it",
                           round);
     tl_sleep(LATE);
-    MPI_OK(MPI_Ibarrier(dup_world, &bar));
+    CHECK_MPI(MPI_Ibarrier(dup_world, &bar));
     wait_within_limit(&bar, "rank 0's MPI_Ibarrier", round);
     for (int r = 1; r < tl_size(); r++)
-        MPI_OK(MPI_Send(&round, 1, MPI_INT, r, 2 * round + 1, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Send(&round, 1, MPI_INT, r, 2 * round + 1, MPI_COMM_WORLD));
 }
 
 static void other_round(int round, char *big)
@@ -70,25 +70,25 @@ static void other_round(int round, char *big)
     MPI_Request bar;
     MPI_Status st;
     int got = -1;
-    MPI_OK(MPI_Recv(big, BIG, MPI_BYTE, 0, 2 * round, MPI_COMM_WORLD, &st));
+    CHECK_MPI(MPI_Recv(big, BIG, MPI_BYTE, 0, 2 * round, MPI_COMM_WORLD, &st));
     CHECK_STATUS(st, 0, 2 * round, BIG, "round %d: the large message", round);
-    MPI_OK(MPI_Ibarrier(dup_world, &bar));
+    CHECK_MPI(MPI_Ibarrier(dup_world, &bar));
     if (round % 2 == 0) {
-        MPI_OK(MPI_Recv(&got, 1, MPI_INT, 0, 2 * round + 1, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, 0, 2 * round + 1, MPI_COMM_WORLD,
                         &st));
     } else {
         MPI_Request req;
         int flag = 0;
-        MPI_OK(MPI_Irecv(&got, 1, MPI_INT, 0, 2 * round + 1, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Irecv(&got, 1, MPI_INT, 0, 2 * round + 1, MPI_COMM_WORLD,
                          &req));
         while (!flag)
-            MPI_OK(MPI_Test(&req, &flag, &st));
+            CHECK_MPI(MPI_Test(&req, &flag, &st));
     }
     CHECK_STATUS(st, 0, 2 * round + 1, (int)sizeof(int),
                  "round %d: rank 0's message", round);
     CHECK(got == round, "round %d: rank 0's message must carry %d, got %d",
           round, round, got);
-    MPI_OK(MPI_Wait(&bar, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Wait(&bar, MPI_STATUS_IGNORE));
 }
 
 int main(int argc, char **argv)
@@ -96,14 +96,14 @@ int main(int argc, char **argv)
     tl_init(&argc, &argv, 2, TL_MAX_RANKS);
     char *big = tl_malloc(BIG);
     memset(big, 7, BIG);
-    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup_world));
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup_world));
     for (int round = 0; round < ROUNDS; round++) {
         if (tl_rank() == 0)
             root_round(round, big);
         else
             other_round(round, big);
     }
-    MPI_OK(MPI_Comm_free(&dup_world));
+    CHECK_MPI(MPI_Comm_free(&dup_world));
     free(big);
     return tl_finalize();
 }

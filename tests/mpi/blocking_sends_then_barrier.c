@@ -28,15 +28,15 @@ int main(int argc, char **argv)
     if (peer != MPI_PROC_NULL && tl_leads()) {
         for (long i = 0; i < N; i++) {
             tl_fill(buf + i * LEN, LEN, me, i);
-            MPI_OK(MPI_Send(buf + i * LEN, LEN, MPI_BYTE, peer, TAG,
+            CHECK_MPI(MPI_Send(buf + i * LEN, LEN, MPI_BYTE, peer, TAG,
                             MPI_COMM_WORLD));
         }
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         CHECK(1, "the sender finished its blocking sends and the barrier");
     } else if (peer != MPI_PROC_NULL) {
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         for (long i = 0; i < N; i++)
-            MPI_OK(MPI_Recv(buf + i * LEN, LEN, MPI_BYTE, peer, TAG,
+            CHECK_MPI(MPI_Recv(buf + i * LEN, LEN, MPI_BYTE, peer, TAG,
                             MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         for (long i = 0; i < N; i++)
             CHECK_PATTERN(buf + i * LEN, LEN, peer, i,
@@ -44,7 +44,7 @@ int main(int argc, char **argv)
                           "arrive intact and in order",
                           i, N);
     } else {
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         CHECK(1, "the rank without a partner only joins the barrier");
     }
     free(buf);

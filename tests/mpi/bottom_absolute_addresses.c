@@ -27,11 +27,11 @@ static MPI_Datatype absolute_type(const parts *p)
     int lens[3] = {1, p->nd, p->nc};
     MPI_Aint at[3];
     MPI_Datatype types[3] = {MPI_INT, MPI_DOUBLE, MPI_CHAR}, t;
-    MPI_OK(MPI_Get_address(p->i, &at[0]));
-    MPI_OK(MPI_Get_address(p->d, &at[1]));
-    MPI_OK(MPI_Get_address(p->c, &at[2]));
-    MPI_OK(MPI_Type_create_struct(3, lens, at, types, &t));
-    MPI_OK(MPI_Type_commit(&t));
+    CHECK_MPI(MPI_Get_address(p->i, &at[0]));
+    CHECK_MPI(MPI_Get_address(p->d, &at[1]));
+    CHECK_MPI(MPI_Get_address(p->c, &at[2]));
+    CHECK_MPI(MPI_Type_create_struct(3, lens, at, types, &t));
+    CHECK_MPI(MPI_Type_commit(&t));
     return t;
 }
 
@@ -77,31 +77,31 @@ static void one_size(int peer, int nd, int nc, long v)
     int bytes = (int)sizeof(int) + nd * (int)sizeof(double) + nc;
     if (tl_leads()) {
         parts_fill(&p, v);
-        MPI_OK(MPI_Send(MPI_BOTTOM, 1, t, peer, TAG, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Send(MPI_BOTTOM, 1, t, peer, TAG, MPI_COMM_WORLD));
         parts_fill(&p, v + 1);
         MPI_Request r;
-        MPI_OK(MPI_Isend(MPI_BOTTOM, 1, t, peer, TAG, MPI_COMM_WORLD, &r));
-        MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Isend(MPI_BOTTOM, 1, t, peer, TAG, MPI_COMM_WORLD, &r));
+        CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
     } else {
         MPI_Status st;
-        MPI_OK(MPI_Probe(peer, TAG, MPI_COMM_WORLD, &st));
+        CHECK_MPI(MPI_Probe(peer, TAG, MPI_COMM_WORLD, &st));
         int count = -1;
-        MPI_OK(MPI_Get_count(&st, MPI_BYTE, &count));
+        CHECK_MPI(MPI_Get_count(&st, MPI_BYTE, &count));
         CHECK(count == bytes, "a probe of an MPI_BOTTOM message must count its "
                               "%d bytes, got %d", bytes, count);
         parts_fill(&p, -1);
-        MPI_OK(MPI_Recv(MPI_BOTTOM, 1, t, peer, TAG, MPI_COMM_WORLD, &st));
-        MPI_OK(MPI_Get_count(&st, t, &count));
+        CHECK_MPI(MPI_Recv(MPI_BOTTOM, 1, t, peer, TAG, MPI_COMM_WORLD, &st));
+        CHECK_MPI(MPI_Get_count(&st, t, &count));
         CHECK(count == 1, "MPI_Get_count with the struct type must be 1, got %d",
               count);
         parts_check(&p, v, "MPI_Recv into MPI_BOTTOM");
         parts_fill(&p, -1);
         MPI_Request r;
-        MPI_OK(MPI_Irecv(MPI_BOTTOM, 1, t, peer, TAG, MPI_COMM_WORLD, &r));
-        MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Irecv(MPI_BOTTOM, 1, t, peer, TAG, MPI_COMM_WORLD, &r));
+        CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
         parts_check(&p, v + 1, "MPI_Irecv into MPI_BOTTOM");
     }
-    MPI_OK(MPI_Type_free(&t));
+    CHECK_MPI(MPI_Type_free(&t));
     parts_free(&p);
 }
 

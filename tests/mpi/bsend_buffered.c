@@ -31,24 +31,24 @@ int main(int argc, char **argv)
     MPI_Status st;
 
     if (peer == MPI_PROC_NULL) {
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD)); /* sits out */
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD)); /* sits out */
     } else if (tl_leads()) {
         int one, need;
         /* Room for every buffered message at once, the first one too. */
-        MPI_OK(MPI_Pack_size(BIG, MPI_BYTE, MPI_COMM_WORLD, &one));
+        CHECK_MPI(MPI_Pack_size(BIG, MPI_BYTE, MPI_COMM_WORLD, &one));
         need = one + MPI_BSEND_OVERHEAD;
         for (int i = 0; i < NMSG; i++) {
-            MPI_OK(MPI_Pack_size(len_of(i), MPI_BYTE, MPI_COMM_WORLD, &one));
+            CHECK_MPI(MPI_Pack_size(len_of(i), MPI_BYTE, MPI_COMM_WORLD, &one));
             need += one + MPI_BSEND_OVERHEAD;
         }
         char *attached = tl_malloc((size_t)need);
         unsigned char *b = tl_malloc(BIG);
-        MPI_OK(MPI_Buffer_attach(attached, need));
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Buffer_attach(attached, need));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 
         /* 1: a large Bsend completes while no receive is posted. */
         tl_fill(b, BIG, me, 100);
-        MPI_OK(MPI_Bsend(b, BIG, MPI_BYTE, peer, TAG + 1, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Bsend(b, BIG, MPI_BYTE, peer, TAG + 1, MPI_COMM_WORLD));
         double done = tl_now();
         memset(b, 0, BIG); /* the buffer is ours again once Bsend returns */
 
@@ -56,22 +56,22 @@ int main(int argc, char **argv)
         for (int i = 0; i < NMSG; i++) {
             tl_fill(b, (size_t)len_of(i), me, i);
             if (i % 3 == 0) {
-                MPI_OK(MPI_Send(b, len_of(i), MPI_BYTE, peer, TAG,
+                CHECK_MPI(MPI_Send(b, len_of(i), MPI_BYTE, peer, TAG,
                                 MPI_COMM_WORLD));
             } else if (i % 3 == 1) {
-                MPI_OK(MPI_Bsend(b, len_of(i), MPI_BYTE, peer, TAG,
+                CHECK_MPI(MPI_Bsend(b, len_of(i), MPI_BYTE, peer, TAG,
                                  MPI_COMM_WORLD));
             } else {
                 MPI_Request r;
-                MPI_OK(MPI_Ibsend(b, len_of(i), MPI_BYTE, peer, TAG,
+                CHECK_MPI(MPI_Ibsend(b, len_of(i), MPI_BYTE, peer, TAG,
                                   MPI_COMM_WORLD, &r));
-                MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+                CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
             }
             memset(b, 0xFF, (size_t)len_of(i));
         }
         void *addr = NULL;
         int size = -1;
-        MPI_OK(MPI_Buffer_detach(&addr, &size));
+        CHECK_MPI(MPI_Buffer_detach(&addr, &size));
         CHECK(addr == attached && size == need,
               "MPI_Buffer_detach must return the attached buffer %p and "
               "size %d, got %p and %d",
@@ -79,7 +79,7 @@ int main(int argc, char **argv)
         free(attached);
 
         double posted;
-        MPI_OK(MPI_Recv(&posted, 1, MPI_DOUBLE, peer, TIME_TAG,
+        CHECK_MPI(MPI_Recv(&posted, 1, MPI_DOUBLE, peer, TIME_TAG,
                         MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         CHECK(done < posted,
               "a %d-byte MPI_Bsend must complete without waiting for the "
@@ -87,26 +87,26 @@ int main(int argc, char **argv)
               BIG, done - posted);
 
         /* 3: no buffer attached any more: MPI_ERR_BUFFER. */
-        MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+        CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
         int rc = MPI_Bsend(b, 64, MPI_BYTE, peer, TAG, MPI_COMM_WORLD);
         CHECK(tl_class(rc) == MPI_ERR_BUFFER,
               "MPI_Bsend after MPI_Buffer_detach must fail with class "
               "MPI_ERR_BUFFER, returned %s",
               rc == MPI_SUCCESS ? "MPI_SUCCESS" : tl_errstr(rc));
-        MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD,
                                        MPI_ERRORS_ARE_FATAL));
         free(b);
     } else {
         unsigned char *b = tl_malloc(BIG);
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         tl_sleep(0.5);
         double posted = tl_now();
-        MPI_OK(MPI_Recv(b, BIG, MPI_BYTE, peer, TAG + 1, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Recv(b, BIG, MPI_BYTE, peer, TAG + 1, MPI_COMM_WORLD,
                         &st));
         CHECK_STATUS(st, peer, TAG + 1, BIG, "the large buffered message");
         CHECK_PATTERN(b, BIG, peer, 100, "the large buffered message");
         for (int i = 0; i < NMSG; i++) {
-            MPI_OK(MPI_Recv(b, BIG, MPI_BYTE, peer, TAG, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Recv(b, BIG, MPI_BYTE, peer, TAG, MPI_COMM_WORLD,
                             &st));
             CHECK_STATUS(st, peer, TAG, len_of(i),
                          "message %d of a buffered/standard mix, in order", i);
@@ -115,7 +115,7 @@ int main(int argc, char **argv)
                           "overwrote its buffer after each send)",
                           i);
         }
-        MPI_OK(MPI_Send(&posted, 1, MPI_DOUBLE, peer, TIME_TAG,
+        CHECK_MPI(MPI_Send(&posted, 1, MPI_DOUBLE, peer, TIME_TAG,
                         MPI_COMM_WORLD));
         free(b);
     }

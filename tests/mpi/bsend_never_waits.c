@@ -26,43 +26,43 @@ int main(int argc, char **argv)
         int need = (int)(NSMALL * (SMALL + MPI_BSEND_OVERHEAD) +
                          NBIG * (BIG + MPI_BSEND_OVERHEAD));
         char *attached = tl_malloc((size_t)need);
-        MPI_OK(MPI_Buffer_attach(attached, need));
+        CHECK_MPI(MPI_Buffer_attach(attached, need));
         for (long i = 0; i < NSMALL; i++) {
             tl_fill(small, SMALL, me, i);
-            MPI_OK(MPI_Bsend(small, SMALL, MPI_BYTE, peer, TAG, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Bsend(small, SMALL, MPI_BYTE, peer, TAG, MPI_COMM_WORLD));
         }
         for (long i = 0; i < NBIG; i++) {
             MPI_Request r;
             tl_fill(big, BIG, me, NSMALL + i);
-            MPI_OK(MPI_Ibsend(big, BIG, MPI_BYTE, peer, TAG, MPI_COMM_WORLD, &r));
-            MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+            CHECK_MPI(MPI_Ibsend(big, BIG, MPI_BYTE, peer, TAG, MPI_COMM_WORLD, &r));
+            CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
         }
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         void *addr;
         int size;
-        MPI_OK(MPI_Buffer_detach(&addr, &size));
+        CHECK_MPI(MPI_Buffer_detach(&addr, &size));
         CHECK(addr == attached && size == need,
               "MPI_Buffer_detach must return the attached buffer (%p, %d), "
               "got (%p, %d)", (void *)attached, need, addr, size);
         free(attached);
     } else if (peer != MPI_PROC_NULL) {
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         for (long i = 0; i < NSMALL; i++) {
-            MPI_OK(MPI_Recv(small, SMALL, MPI_BYTE, peer, TAG, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Recv(small, SMALL, MPI_BYTE, peer, TAG, MPI_COMM_WORLD,
                             MPI_STATUS_IGNORE));
             CHECK_PATTERN(small, SMALL, peer, i,
                           "buffered message %ld must arrive intact and in order",
                           i);
         }
         for (long i = 0; i < NBIG; i++) {
-            MPI_OK(MPI_Recv(big, BIG, MPI_BYTE, peer, TAG, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Recv(big, BIG, MPI_BYTE, peer, TAG, MPI_COMM_WORLD,
                             MPI_STATUS_IGNORE));
             CHECK_PATTERN(big, BIG, peer, NSMALL + i,
                           "buffered 64 KiB message %ld must arrive intact and "
                           "in order", i);
         }
     } else {
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         CHECK(1, "the rank without a partner only joins the barrier");
     }
     free(big);

@@ -33,7 +33,7 @@ static void send_burst(int peer)
     for (int i = 0; i < N; i++) {
         for (int k = 0; k < len_of(i); k++)
             buf[k] = i * 100L + k;
-        MPI_OK(MPI_Send(buf, len_of(i), MPI_LONG, peer, TAG0 + i % 3,
+        CHECK_MPI(MPI_Send(buf, len_of(i), MPI_LONG, peer, TAG0 + i % 3,
                         MPI_COMM_WORLD));
     }
 }
@@ -63,13 +63,13 @@ static void receive_burst(int peer)
                       k);
             continue;
         }
-        MPI_OK(MPI_Recv(buf, MAXLEN, MPI_LONG, MPI_ANY_SOURCE, MPI_ANY_TAG,
+        CHECK_MPI(MPI_Recv(buf, MAXLEN, MPI_LONG, MPI_ANY_SOURCE, MPI_ANY_TAG,
                         MPI_COMM_WORLD, &st));
         CHECK_STATUS(st, peer, TAG0 + i % 3, len_of(i) * (int)sizeof(long),
                      "message #%d of a burst of sizes, received with "
                      "MPI_ANY_SOURCE and MPI_ANY_TAG", i);
         int count = -1;
-        MPI_OK(MPI_Get_count(&st, MPI_LONG, &count));
+        CHECK_MPI(MPI_Get_count(&st, MPI_LONG, &count));
         CHECK(count == len_of(i), "MPI_Get_count of message #%d must be %d "
               "longs, got %d", i, len_of(i), count);
         for (int k = 0; k < len_of(i); k++)
@@ -86,13 +86,13 @@ int main(int argc, char **argv)
     tl_init(&argc, &argv, 2, TL_MAX_RANKS);
     /* MPICH raises an error a receive finds through the world
      * communicator's handler. */
-    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     int peer = tl_partner();
     /* The burst is all sent before the barrier, which flushes it, and
      * received after it: it arrives while no receive is posted. */
     if (peer != MPI_PROC_NULL && tl_rank() < peer)
         send_burst(peer);
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     if (peer != MPI_PROC_NULL && tl_rank() > peer)
         receive_burst(peer);
     return tl_finalize();

@@ -31,48 +31,48 @@ int main(int argc, char **argv)
     tl_init(&argc, &argv, 2, TL_MAX_RANKS);
     int peer = tl_partner();
     MPI_Comm dup;
-    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
     if (peer == MPI_PROC_NULL) { /* sits out, but joins the collectives */
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-        MPI_OK(MPI_Comm_free(&dup));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Comm_free(&dup));
         return tl_finalize();
     }
 
     /* Part 1: one burst on one communicator. */
     if (tl_rank() < peer) {
         for (long i = 0; i < N; i++)
-            MPI_OK(MPI_Send(&i, 1, MPI_LONG, peer, TAG0 + (int)(i % 4),
+            CHECK_MPI(MPI_Send(&i, 1, MPI_LONG, peer, TAG0 + (int)(i % 4),
                             MPI_COMM_WORLD));
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     } else {
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         long v;
         MPI_Status st;
         for (long i = 0; i < 10; i++) {
-            MPI_OK(MPI_Recv(&v, 1, MPI_LONG, peer, MPI_ANY_TAG, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Recv(&v, 1, MPI_LONG, peer, MPI_ANY_TAG, MPI_COMM_WORLD,
                             &st));
             expect(v, &st, peer, i, "a receive of any tag, in order");
         }
-        MPI_OK(MPI_Probe(peer, TAG0 + 3, MPI_COMM_WORLD, &st));
+        CHECK_MPI(MPI_Probe(peer, TAG0 + 3, MPI_COMM_WORLD, &st));
         CHECK_STATUS(st, peer, TAG0 + 3, (int)sizeof(long),
                      "a probe of tag %d after 10 messages taken: it must "
                      "show message #11", TAG0 + 3);
-        MPI_OK(MPI_Recv(&v, 1, MPI_LONG, peer, TAG0 + 3, MPI_COMM_WORLD, &st));
+        CHECK_MPI(MPI_Recv(&v, 1, MPI_LONG, peer, TAG0 + 3, MPI_COMM_WORLD, &st));
         expect(v, &st, peer, 11, "the receive of the probed tag");
-        MPI_OK(MPI_Recv(&v, 1, MPI_LONG, peer, TAG0 + 1, MPI_COMM_WORLD, &st));
+        CHECK_MPI(MPI_Recv(&v, 1, MPI_LONG, peer, TAG0 + 1, MPI_COMM_WORLD, &st));
         expect(v, &st, peer, 13, "a receive of one tag, past older messages");
         MPI_Request r;
-        MPI_OK(MPI_Irecv(&v, 1, MPI_LONG, peer, MPI_ANY_TAG, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Irecv(&v, 1, MPI_LONG, peer, MPI_ANY_TAG, MPI_COMM_WORLD,
                          &r));
-        MPI_OK(MPI_Wait(&r, &st));
+        CHECK_MPI(MPI_Wait(&r, &st));
         expect(v, &st, peer, 10, "an MPI_Irecv of any tag after the search");
         MPI_Message msg;
-        MPI_OK(MPI_Mprobe(peer, MPI_ANY_TAG, MPI_COMM_WORLD, &msg, &st));
-        MPI_OK(MPI_Mrecv(&v, 1, MPI_LONG, &msg, &st));
+        CHECK_MPI(MPI_Mprobe(peer, MPI_ANY_TAG, MPI_COMM_WORLD, &msg, &st));
+        CHECK_MPI(MPI_Mrecv(&v, 1, MPI_LONG, &msg, &st));
         expect(v, &st, peer, 12, "an MPI_Mprobe and MPI_Mrecv of any tag");
         for (long i = 14; i < N; i++) {
-            MPI_OK(MPI_Recv(&v, 1, MPI_LONG, peer, MPI_ANY_TAG, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Recv(&v, 1, MPI_LONG, peer, MPI_ANY_TAG, MPI_COMM_WORLD,
                             &st));
             expect(v, &st, peer, i, "the rest, any tag, in order");
         }
@@ -82,18 +82,18 @@ int main(int argc, char **argv)
      * messages at a time; the receiver takes the duplicate's first. */
     if (tl_rank() < peer) {
         for (long i = 0; i < N; i++)
-            MPI_OK(MPI_Send(&i, 1, MPI_LONG, peer, TAG0 + (int)(i % 4),
+            CHECK_MPI(MPI_Send(&i, 1, MPI_LONG, peer, TAG0 + (int)(i % 4),
                             (i / 3) % 2 ? dup : MPI_COMM_WORLD));
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     } else {
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         long v;
         MPI_Status st;
         for (int odd = 1; odd >= 0; odd--)
             for (long i = 0; i < N; i++) {
                 if ((i / 3) % 2 != odd)
                     continue;
-                MPI_OK(MPI_Recv(&v, 1, MPI_LONG, peer, MPI_ANY_TAG,
+                CHECK_MPI(MPI_Recv(&v, 1, MPI_LONG, peer, MPI_ANY_TAG,
                                 odd ? dup : MPI_COMM_WORLD, &st));
                 expect(v, &st, peer, i,
                        odd ? "a receive on the duplicate, skipping the "
@@ -102,6 +102,6 @@ int main(int argc, char **argv)
                              "duplicate's");
             }
     }
-    MPI_OK(MPI_Comm_free(&dup));
+    CHECK_MPI(MPI_Comm_free(&dup));
     return tl_finalize();
 }

@@ -29,13 +29,13 @@ static void talk(int me, int other, int phase)
     MPI_Request *req = tl_malloc(sizeof(MPI_Request) * 2 * NSMALL);
     for (int i = 0; i < NSMALL; i++) {
         out[i] = me * 1000000L + phase * 10000L + i;
-        MPI_OK(MPI_Irecv(&in[i], 1, MPI_LONG, other, 1, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Irecv(&in[i], 1, MPI_LONG, other, 1, MPI_COMM_WORLD,
                          &req[i]));
     }
     for (int i = 0; i < NSMALL; i++)
-        MPI_OK(MPI_Isend(&out[i], 1, MPI_LONG, other, 1, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Isend(&out[i], 1, MPI_LONG, other, 1, MPI_COMM_WORLD,
                          &req[NSMALL + i]));
-    MPI_OK(MPI_Waitall(2 * NSMALL, req, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Waitall(2 * NSMALL, req, MPI_STATUSES_IGNORE));
     for (int i = 0; i < NSMALL; i++)
         CHECK(in[i] == other * 1000000L + phase * 10000L + i,
               "phase %d: message %d from rank %d must be %ld, got %ld", phase,
@@ -43,24 +43,24 @@ static void talk(int me, int other, int phase)
     for (int i = 0; i < NPINGS; i++) {
         long v = i;
         if (me < other) {
-            MPI_OK(MPI_Send(&v, 1, MPI_LONG, other, 2, MPI_COMM_WORLD));
-            MPI_OK(MPI_Recv(&v, 1, MPI_LONG, other, 2, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Send(&v, 1, MPI_LONG, other, 2, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Recv(&v, 1, MPI_LONG, other, 2, MPI_COMM_WORLD,
                             MPI_STATUS_IGNORE));
             CHECK(v == i + 1, "phase %d: pong %d must be %d, got %ld", phase,
                   i, i + 1, v);
         } else {
-            MPI_OK(MPI_Recv(&v, 1, MPI_LONG, other, 2, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Recv(&v, 1, MPI_LONG, other, 2, MPI_COMM_WORLD,
                             MPI_STATUS_IGNORE));
             CHECK(v == i, "phase %d: ping %d must be %d, got %ld", phase, i,
                   i, v);
             v++;
-            MPI_OK(MPI_Send(&v, 1, MPI_LONG, other, 2, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Send(&v, 1, MPI_LONG, other, 2, MPI_COMM_WORLD));
         }
     }
     unsigned char *bs = tl_malloc(BIG), *br = tl_malloc(BIG);
     MPI_Status st;
     tl_fill(bs, BIG, me, phase);
-    MPI_OK(MPI_Sendrecv(bs, BIG, MPI_BYTE, other, 3, br, BIG, MPI_BYTE, other,
+    CHECK_MPI(MPI_Sendrecv(bs, BIG, MPI_BYTE, other, 3, br, BIG, MPI_BYTE, other,
                         3, MPI_COMM_WORLD, &st));
     CHECK_STATUS(st, other, 3, BIG, "phase %d: large exchange", phase);
     CHECK_PATTERN(br, BIG, other, phase, "phase %d: large exchange", phase);
@@ -88,15 +88,15 @@ static void round_of(int a, int b, int round)
             if (x == a || x == b)
                 continue;
             v = 100 + x + me;
-            MPI_OK(MPI_Send(&v, 1, MPI_LONG, x, 9, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Send(&v, 1, MPI_LONG, x, 9, MPI_COMM_WORLD));
         }
     } else {
-        MPI_OK(MPI_Recv(&v, 1, MPI_LONG, a, 9, MPI_COMM_WORLD, &st));
+        CHECK_MPI(MPI_Recv(&v, 1, MPI_LONG, a, 9, MPI_COMM_WORLD, &st));
         CHECK(v == 100 + me + a,
               "round %d: bystander: release from rank %d must be %d, got %ld",
               round, a, 100 + me + a, v);
-        MPI_OK(MPI_Probe(b, 9, MPI_COMM_WORLD, &st));
-        MPI_OK(MPI_Recv(&v, 1, MPI_LONG, b, 9, MPI_COMM_WORLD, &st));
+        CHECK_MPI(MPI_Probe(b, 9, MPI_COMM_WORLD, &st));
+        CHECK_MPI(MPI_Recv(&v, 1, MPI_LONG, b, 9, MPI_COMM_WORLD, &st));
         CHECK(v == 100 + me + b,
               "round %d: bystander: release from rank %d must be %d, got %ld",
               round, b, 100 + me + b, v);
@@ -105,13 +105,13 @@ static void round_of(int a, int b, int round)
     /* Phase 1: bystanders wait in MPI_Barrier, the others talk first. */
     if (active)
         talk(me, other, phase + 1);
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 
     /* Phase 2: bystanders wait in MPI_Allreduce. */
     if (active)
         talk(me, other, phase + 2);
     long in = me, sum = -1;
-    MPI_OK(MPI_Allreduce(&in, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Allreduce(&in, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
     CHECK(sum == (long)size * (size - 1) / 2,
           "round %d: MPI_Allreduce after the talk must give %ld, got %ld",
           round, (long)size * (size - 1) / 2, sum);

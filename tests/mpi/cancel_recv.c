@@ -24,12 +24,12 @@ static void cancel_unmatched(int source, int tag, int n, const char *what)
     MPI_Status st;
     int cancelled = -1;
     memset(b, 0x11, (size_t)n);
-    MPI_OK(MPI_Irecv(b, n, MPI_BYTE, source, tag, MPI_COMM_WORLD, &req));
-    MPI_OK(MPI_Cancel(&req));
-    MPI_OK(MPI_Wait(&req, &st));
+    CHECK_MPI(MPI_Irecv(b, n, MPI_BYTE, source, tag, MPI_COMM_WORLD, &req));
+    CHECK_MPI(MPI_Cancel(&req));
+    CHECK_MPI(MPI_Wait(&req, &st));
     CHECK(req == MPI_REQUEST_NULL,
           "%s: MPI_Wait on a cancelled receive must free the request", what);
-    MPI_OK(MPI_Test_cancelled(&st, &cancelled));
+    CHECK_MPI(MPI_Test_cancelled(&st, &cancelled));
     CHECK(cancelled,
           "%s: a receive nobody sends to, cancelled, must report "
           "MPI_Test_cancelled true",
@@ -58,15 +58,15 @@ int main(int argc, char **argv)
         /* A cancelled receive must not take a message sent afterwards. */
         unsigned char b[64];
         memset(b, 0x22, sizeof b);
-        MPI_OK(MPI_Irecv(b, 64, MPI_BYTE, peer, 7, MPI_COMM_WORLD, &req));
-        MPI_OK(MPI_Cancel(&req));
-        MPI_OK(MPI_Wait(&req, &st));
-        MPI_OK(MPI_Test_cancelled(&st, &cancelled));
+        CHECK_MPI(MPI_Irecv(b, 64, MPI_BYTE, peer, 7, MPI_COMM_WORLD, &req));
+        CHECK_MPI(MPI_Cancel(&req));
+        CHECK_MPI(MPI_Wait(&req, &st));
+        CHECK_MPI(MPI_Test_cancelled(&st, &cancelled));
         CHECK(cancelled, "receive for tag 7 cancelled before anything was "
                          "sent must report cancelled");
-        MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD));
         unsigned char c[64];
-        MPI_OK(MPI_Recv(c, 64, MPI_BYTE, peer, 7, MPI_COMM_WORLD, &st));
+        CHECK_MPI(MPI_Recv(c, 64, MPI_BYTE, peer, 7, MPI_COMM_WORLD, &st));
         CHECK_STATUS(st, peer, 7, 64,
                      "the message sent after a cancelled receive");
         CHECK_PATTERN(c, 64, peer, 7,
@@ -80,19 +80,19 @@ int main(int argc, char **argv)
             int n = large ? 60000 : 32;
             unsigned char *d = tl_malloc((size_t)n);
             int flag = 0;
-            MPI_OK(MPI_Irecv(d, n, MPI_BYTE, MPI_ANY_SOURCE, 8,
+            CHECK_MPI(MPI_Irecv(d, n, MPI_BYTE, MPI_ANY_SOURCE, 8,
                              MPI_COMM_WORLD, &req));
-            MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD));
             double t0 = tl_now();
             while (!flag) {
-                MPI_OK(MPI_Request_get_status(req, &flag, MPI_STATUS_IGNORE));
+                CHECK_MPI(MPI_Request_get_status(req, &flag, MPI_STATUS_IGNORE));
                 CHECK(flag || tl_now() - t0 < 10,
                       "a receive of a message already sent never completed "
                       "(10 s of MPI_Request_get_status)");
             }
-            MPI_OK(MPI_Cancel(&req));
-            MPI_OK(MPI_Wait(&req, &st));
-            MPI_OK(MPI_Test_cancelled(&st, &cancelled));
+            CHECK_MPI(MPI_Cancel(&req));
+            CHECK_MPI(MPI_Wait(&req, &st));
+            CHECK_MPI(MPI_Test_cancelled(&st, &cancelled));
             CHECK(!cancelled,
                   "a %d-byte receive that had completed before MPI_Cancel "
                   "must report MPI_Test_cancelled false",
@@ -105,17 +105,17 @@ int main(int argc, char **argv)
         }
     } else {
         unsigned char c[64];
-        MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD,
                         MPI_STATUS_IGNORE));
         tl_fill(c, 64, me, 7);
-        MPI_OK(MPI_Send(c, 64, MPI_BYTE, peer, 7, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Send(c, 64, MPI_BYTE, peer, 7, MPI_COMM_WORLD));
         for (int large = 0; large < 2; large++) {
             int n = large ? 60000 : 32;
             unsigned char *d = tl_malloc((size_t)n);
             tl_fill(d, (size_t)n, me, 8 + large);
-            MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD,
                             MPI_STATUS_IGNORE));
-            MPI_OK(MPI_Send(d, n, MPI_BYTE, peer, 8, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Send(d, n, MPI_BYTE, peer, 8, MPI_COMM_WORLD));
             free(d);
         }
     }

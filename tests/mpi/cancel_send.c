@@ -30,14 +30,14 @@ static void start_send(int k, void *buf, int peer, MPI_Request *req)
 {
     tl_fill(buf, (size_t)sizes[k], tl_rank(), k);
     if (k == 2 || k == 3)
-        MPI_OK(MPI_Issend(buf, sizes[k], MPI_BYTE, peer, k, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Issend(buf, sizes[k], MPI_BYTE, peer, k, MPI_COMM_WORLD,
                           req));
     else if (k == 4) {
-        MPI_OK(MPI_Send_init(buf, sizes[k], MPI_BYTE, peer, k,
+        CHECK_MPI(MPI_Send_init(buf, sizes[k], MPI_BYTE, peer, k,
                              MPI_COMM_WORLD, req));
-        MPI_OK(MPI_Start(req));
+        CHECK_MPI(MPI_Start(req));
     } else
-        MPI_OK(MPI_Isend(buf, sizes[k], MPI_BYTE, peer, k, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Isend(buf, sizes[k], MPI_BYTE, peer, k, MPI_COMM_WORLD,
                          req));
 }
 
@@ -48,21 +48,21 @@ static void leader(int peer)
     for (int k = 0; k < NSENDS; k++) {
         buf[k] = tl_malloc(LARGE);
         start_send(k, buf[k], peer, &req[k]);
-        MPI_OK(MPI_Cancel(&req[k]));
+        CHECK_MPI(MPI_Cancel(&req[k]));
     }
-    MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD));
     for (int k = 0; k < NSENDS; k++) {
         MPI_Status st;
         int cancelled = -1;
-        MPI_OK(MPI_Wait(&req[k], &st));
-        MPI_OK(MPI_Test_cancelled(&st, &cancelled));
+        CHECK_MPI(MPI_Wait(&req[k], &st));
+        CHECK_MPI(MPI_Test_cancelled(&st, &cancelled));
         CHECK(!cancelled, "%s cancelled before the receiver posted: MPICH "
               "reports a send cancel as failed (Test_cancelled false), "
               "Omnibus reported it cancelled", names[k]);
         if (k == 4) {
             CHECK(req[k] != MPI_REQUEST_NULL, "MPI_Wait on a persistent "
                   "request must leave it allocated (inactive)");
-            MPI_OK(MPI_Request_free(&req[k]));
+            CHECK_MPI(MPI_Request_free(&req[k]));
         } else {
             CHECK(req[k] == MPI_REQUEST_NULL, "MPI_Wait on the %s must free "
                   "its request", names[k]);
@@ -74,12 +74,12 @@ static void leader(int peer)
 static void partner(int peer)
 {
     unsigned char *b = tl_malloc(LARGE);
-    MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD,
+    CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD,
                     MPI_STATUS_IGNORE));
     /* In reverse order, by tag: each must be there however it was sent. */
     for (int k = NSENDS - 1; k >= 0; k--) {
         MPI_Status st;
-        MPI_OK(MPI_Recv(b, LARGE, MPI_BYTE, peer, k, MPI_COMM_WORLD, &st));
+        CHECK_MPI(MPI_Recv(b, LARGE, MPI_BYTE, peer, k, MPI_COMM_WORLD, &st));
         CHECK_STATUS(st, peer, k, sizes[k], "the %s whose cancel failed",
                      names[k]);
         CHECK_PATTERN(b, (size_t)sizes[k], peer, k,

@@ -21,11 +21,11 @@ static int len_of(int i) { return 8 + (i * 8) % 57; }
 
 static void collectives(int me, int size, int round)
 {
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     long in = me + round, out = -1, expect = 0;
     for (int k = 0; k < size; k++)
         expect += k + round;
-    MPI_OK(MPI_Allreduce(&in, &out, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Allreduce(&in, &out, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
     CHECK(out == expect, "MPI_Allreduce(SUM) after sends must give %ld, got %ld",
           expect, out);
     int b[4] = {0, 0, 0, 0};
@@ -33,7 +33,7 @@ static void collectives(int me, int size, int round)
     if (me == root)
         for (int k = 0; k < 4; k++)
             b[k] = 100 * round + k;
-    MPI_OK(MPI_Bcast(b, 4, MPI_INT, root, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Bcast(b, 4, MPI_INT, root, MPI_COMM_WORLD));
     for (int k = 0; k < 4; k++)
         CHECK(b[k] == 100 * round + k,
               "MPI_Bcast from %d: element %d must be %d, got %d", root, k,
@@ -43,7 +43,7 @@ static void collectives(int me, int size, int round)
         sa[k] = me * 10 + k + round;
         ra[k] = -1;
     }
-    MPI_OK(MPI_Alltoall(sa, 1, MPI_INT, ra, 1, MPI_INT, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Alltoall(sa, 1, MPI_INT, ra, 1, MPI_INT, MPI_COMM_WORLD));
     for (int k = 0; k < size; k++)
         CHECK(ra[k] == k * 10 + me + round,
               "MPI_Alltoall: element from rank %d must be %d, got %d", k,
@@ -51,7 +51,7 @@ static void collectives(int me, int size, int round)
     int g[TL_MAX_RANKS], mine = me * me + round;
     for (int k = 0; k < size; k++)
         g[k] = -1;
-    MPI_OK(MPI_Gather(&mine, 1, MPI_INT, g, 1, MPI_INT, root,
+    CHECK_MPI(MPI_Gather(&mine, 1, MPI_INT, g, 1, MPI_INT, root,
                       MPI_COMM_WORLD));
     for (int k = 0; me == root && k < size; k++)
         CHECK(g[k] == k * k + round,
@@ -72,9 +72,9 @@ int main(int argc, char **argv)
 
     /* 1: one small MPI_Send, the collectives, then the receive. */
     tl_fill(buf, 8, me, 1);
-    MPI_OK(MPI_Send(buf, 8, MPI_BYTE, right, TAG, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Send(buf, 8, MPI_BYTE, right, TAG, MPI_COMM_WORLD));
     collectives(me, size, round++);
-    MPI_OK(MPI_Recv(buf, 64, MPI_BYTE, left, TAG, MPI_COMM_WORLD, &st));
+    CHECK_MPI(MPI_Recv(buf, 64, MPI_BYTE, left, TAG, MPI_COMM_WORLD, &st));
     CHECK_STATUS(st, left, TAG, 8,
                  "8-byte message sent before the collectives");
     CHECK_PATTERN(buf, 8, left, 1, "message sent before the collectives");
@@ -83,7 +83,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < NSTREAM; i++) {
         unsigned char b[64];
         tl_fill(b, (size_t)len_of(i), me, 100 + i);
-        MPI_OK(MPI_Send(b, len_of(i), MPI_BYTE, i % 2 ? far : right, TAG,
+        CHECK_MPI(MPI_Send(b, len_of(i), MPI_BYTE, i % 2 ? far : right, TAG,
                         MPI_COMM_WORLD));
     }
     collectives(me, size, round++);
@@ -91,7 +91,7 @@ int main(int argc, char **argv)
         int src = i % 2 ? from_far : left;
         if (src == left && left == from_far)
             src = MPI_ANY_SOURCE;
-        MPI_OK(MPI_Recv(buf, 64, MPI_BYTE, src, TAG, MPI_COMM_WORLD, &st));
+        CHECK_MPI(MPI_Recv(buf, 64, MPI_BYTE, src, TAG, MPI_COMM_WORLD, &st));
         int expect_src = i % 2 ? from_far : left;
         CHECK_STATUS(st, expect_src, TAG, len_of(i),
                      "message %d of the stream sent before the collectives",
@@ -104,11 +104,11 @@ int main(int argc, char **argv)
     for (int c = 0; c < 5; c++) {
         unsigned char b[64];
         tl_fill(b, 16, me, 200 + c);
-        MPI_OK(MPI_Send(b, 16, MPI_BYTE, right, TAG + 1 + c, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Send(b, 16, MPI_BYTE, right, TAG + 1 + c, MPI_COMM_WORLD));
         collectives(me, size, round++);
     }
     for (int c = 4; c >= 0; c--) {
-        MPI_OK(MPI_Recv(buf, 64, MPI_BYTE, left, TAG + 1 + c, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Recv(buf, 64, MPI_BYTE, left, TAG + 1 + c, MPI_COMM_WORLD,
                         &st));
         CHECK_STATUS(st, left, TAG + 1 + c, 16,
                      "message sent before collective round %d", c);
@@ -120,13 +120,13 @@ int main(int argc, char **argv)
     MPI_Request req;
     unsigned char big[3000];
     tl_fill(big, sizeof big, me, 300);
-    MPI_OK(MPI_Isend(big, (int)sizeof big, MPI_BYTE, right, TAG,
+    CHECK_MPI(MPI_Isend(big, (int)sizeof big, MPI_BYTE, right, TAG,
                      MPI_COMM_WORLD, &req));
     collectives(me, size, round++);
     unsigned char rbig[3000];
-    MPI_OK(MPI_Recv(rbig, (int)sizeof rbig, MPI_BYTE, left, TAG,
+    CHECK_MPI(MPI_Recv(rbig, (int)sizeof rbig, MPI_BYTE, left, TAG,
                     MPI_COMM_WORLD, &st));
-    MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
     CHECK_STATUS(st, left, TAG, 3000, "Isend before the collectives");
     CHECK_PATTERN(rbig, 3000, left, 300, "Isend before the collectives");
 

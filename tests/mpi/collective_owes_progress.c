@@ -30,19 +30,19 @@ static void posted_receives_answered(int peer, int me, unsigned char *buf,
     if (tl_leads()) {
         for (long i = 0; i < N; i++) {
             tl_fill(buf + i * LEN, LEN, me, i);
-            MPI_OK(MPI_Send(buf + i * LEN, LEN, MPI_BYTE, peer, TAG,
+            CHECK_MPI(MPI_Send(buf + i * LEN, LEN, MPI_BYTE, peer, TAG,
                             MPI_COMM_WORLD));
         }
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         CHECK(1, "every blocking send completed while the receiver sat in "
                  "the barrier with its receives posted");
         return;
     }
     for (long i = 0; i < N; i++)
-        MPI_OK(MPI_Irecv(buf + i * LEN, LEN, MPI_BYTE, peer, TAG,
+        CHECK_MPI(MPI_Irecv(buf + i * LEN, LEN, MPI_BYTE, peer, TAG,
                          MPI_COMM_WORLD, &req[i]));
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    MPI_OK(MPI_Waitall((int)N, req, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Waitall((int)N, req, MPI_STATUSES_IGNORE));
     for (long i = 0; i < N; i++)
         CHECK_PATTERN(buf + i * LEN, LEN, peer, i,
                       "message %ld of %ld, received into a receive posted "
@@ -56,25 +56,25 @@ static void started_sends_delivered(int peer, int me, unsigned char *buf,
     if (tl_leads()) {
         for (long i = 0; i < N; i++) {
             tl_fill(buf + i * LEN, LEN, me, N + i);
-            MPI_OK(MPI_Isend(buf + i * LEN, LEN, MPI_BYTE, peer, TAG + 1,
+            CHECK_MPI(MPI_Isend(buf + i * LEN, LEN, MPI_BYTE, peer, TAG + 1,
                              MPI_COMM_WORLD, &req[i]));
         }
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-        MPI_OK(MPI_Waitall((int)N, req, MPI_STATUSES_IGNORE));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Waitall((int)N, req, MPI_STATUSES_IGNORE));
         CHECK(1, "the sender's barrier completed while its sends were owed");
         return;
     }
     for (long i = 0; i < N; i++)
-        MPI_OK(MPI_Irecv(buf + i * LEN, LEN, MPI_BYTE, peer, TAG + 1,
+        CHECK_MPI(MPI_Irecv(buf + i * LEN, LEN, MPI_BYTE, peer, TAG + 1,
                          MPI_COMM_WORLD, &req[i]));
-    MPI_OK(MPI_Waitall((int)N, req, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Waitall((int)N, req, MPI_STATUSES_IGNORE));
     for (long i = 0; i < N; i++)
         CHECK_PATTERN(buf + i * LEN, LEN, peer, N + i,
                       "message %ld of %ld, sent before the sender's barrier, "
                       "must arrive intact and in order while the sender "
                       "waits in the barrier",
                       i, N);
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 }
 
 int main(int argc, char **argv)
@@ -87,8 +87,8 @@ int main(int argc, char **argv)
         posted_receives_answered(peer, me, buf, req);
         started_sends_delivered(peer, me, buf, req);
     } else {
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         CHECK(1, "the rank without a partner only joins the barriers");
     }
     free(buf);

@@ -49,30 +49,30 @@ int main(int argc, char **argv)
     MPI_Comm c;
 
     add(MPI_COMM_WORLD, "MPI_COMM_WORLD");
-    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c));
     add(c, "dup of world");
-    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, wsize - wrank, &c));
+    CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, 0, wsize - wrank, &c));
     add(c, "split, reversed");
-    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, -wrank, &c));
+    CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, -wrank, &c));
     add(c, "split even/odd, reversed");
     {
         MPI_Group wg, rg;
         int ranks[TL_MAX_RANKS];
         for (int i = 0; i < wsize; i++)
             ranks[i] = wsize - 1 - i;
-        MPI_OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
-        MPI_OK(MPI_Group_incl(wg, wsize, ranks, &rg));
-        MPI_OK(MPI_Comm_create(MPI_COMM_WORLD, rg, &c));
+        CHECK_MPI(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+        CHECK_MPI(MPI_Group_incl(wg, wsize, ranks, &rg));
+        CHECK_MPI(MPI_Comm_create(MPI_COMM_WORLD, rg, &c));
         add(c, "Comm_create, reversed group");
-        MPI_OK(MPI_Group_free(&rg));
-        MPI_OK(MPI_Group_free(&wg));
+        CHECK_MPI(MPI_Group_free(&rg));
+        CHECK_MPI(MPI_Group_free(&wg));
     }
     {
         int dims[1] = {wsize}, periods[1] = {1};
-        MPI_OK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 1, &c));
+        CHECK_MPI(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 1, &c));
         add(c, "Cartesian ring");
     }
-    MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+    CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
                                MPI_INFO_NULL, &c));
     add(c, "split_type SHARED");
 
@@ -90,13 +90,13 @@ int main(int argc, char **argv)
         unsigned char *sbuf[MAXC * 2];
         int ns = 0;
         if (rep)
-            MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         for (int i = 0; i < nc; i++)
             for (int m = 0; m < 2; m++) {
                 int right = (crank[i] + 1) % csize[i];
                 sbuf[ns] = tl_malloc(LARGE);
                 tl_fill(sbuf[ns], (size_t)len_of(m), crank[i], id_of(i, m));
-                MPI_OK(MPI_Isend(sbuf[ns], len_of(m), MPI_BYTE, right, TAG,
+                CHECK_MPI(MPI_Isend(sbuf[ns], len_of(m), MPI_BYTE, right, TAG,
                                  comms[i], &sreq[ns]));
                 ns++;
             }
@@ -114,16 +114,16 @@ int main(int argc, char **argv)
                 int src = m ? (crank[i] + csize[i] - 1) % csize[i]
                             : MPI_ANY_SOURCE;
                 if (!rep)
-                    MPI_OK(MPI_Recv(rbuf[nr], LARGE, MPI_BYTE, src, TAG,
+                    CHECK_MPI(MPI_Recv(rbuf[nr], LARGE, MPI_BYTE, src, TAG,
                                     comms[i], &rst[nr]));
                 else
-                    MPI_OK(MPI_Irecv(rbuf[nr], LARGE, MPI_BYTE, src, TAG,
+                    CHECK_MPI(MPI_Irecv(rbuf[nr], LARGE, MPI_BYTE, src, TAG,
                                      comms[i], &rreq[nr]));
                 nr++;
             }
         if (rep)
-            MPI_OK(MPI_Waitall(nr, rreq, rst));
-        MPI_OK(MPI_Waitall(ns, sreq, MPI_STATUSES_IGNORE));
+            CHECK_MPI(MPI_Waitall(nr, rreq, rst));
+        CHECK_MPI(MPI_Waitall(ns, sreq, MPI_STATUSES_IGNORE));
         for (int i = nc - 1, k = 0; i >= 0; i--)
             for (int m = 0; m < 2; m++, k++) {
                 int left = (crank[i] + csize[i] - 1) % csize[i];
@@ -152,27 +152,27 @@ int main(int argc, char **argv)
         unsigned char *r1 = tl_malloc(LARGE), *r2 = tl_malloc(LARGE);
         unsigned char w[SMALL], wr[SMALL];
         int right = (wrank + 1) % wsize, left = (wrank + wsize - 1) % wsize;
-        MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+        CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &d));
         tl_fill(s, SMALL, wrank, 70);
         tl_fill(big, LARGE, wrank, 71);
         tl_fill(w, SMALL, wrank, 72);
-        MPI_OK(MPI_Irecv(r1, LARGE, MPI_BYTE, MPI_ANY_SOURCE, TAG, d,
+        CHECK_MPI(MPI_Irecv(r1, LARGE, MPI_BYTE, MPI_ANY_SOURCE, TAG, d,
                          &reqs[0]));
-        MPI_OK(MPI_Irecv(r2, LARGE, MPI_BYTE, left, TAG, d, &reqs[1]));
-        MPI_OK(MPI_Isend(s, SMALL, MPI_BYTE, right, TAG, d, &reqs[2]));
-        MPI_OK(MPI_Isend(big, LARGE, MPI_BYTE, right, TAG, d, &reqs[3]));
-        MPI_OK(MPI_Comm_free(&d));
+        CHECK_MPI(MPI_Irecv(r2, LARGE, MPI_BYTE, left, TAG, d, &reqs[1]));
+        CHECK_MPI(MPI_Isend(s, SMALL, MPI_BYTE, right, TAG, d, &reqs[2]));
+        CHECK_MPI(MPI_Isend(big, LARGE, MPI_BYTE, right, TAG, d, &reqs[3]));
+        CHECK_MPI(MPI_Comm_free(&d));
         CHECK(d == MPI_COMM_NULL,
               "MPI_Comm_free must set the handle to MPI_COMM_NULL");
         /* The world carries the same tag between the same neighbours. */
-        MPI_OK(MPI_Sendrecv(w, SMALL, MPI_BYTE, right, TAG, wr, SMALL,
+        CHECK_MPI(MPI_Sendrecv(w, SMALL, MPI_BYTE, right, TAG, wr, SMALL,
                             MPI_BYTE, MPI_ANY_SOURCE, TAG, MPI_COMM_WORLD,
                             &wst));
         CHECK_STATUS(wst, left, TAG, SMALL,
                      "world message sent while a freed dup had traffic");
         CHECK_PATTERN(wr, SMALL, left, 72,
                       "world message, not the freed dup's");
-        MPI_OK(MPI_Waitall(4, reqs, sts));
+        CHECK_MPI(MPI_Waitall(4, reqs, sts));
         CHECK_STATUS(sts[0], left, TAG, SMALL,
                      "first receive posted before MPI_Comm_free");
         CHECK_PATTERN(r1, SMALL, left, 70,
@@ -188,6 +188,6 @@ int main(int argc, char **argv)
     }
 
     for (int i = 1; i < nc; i++)
-        MPI_OK(MPI_Comm_free(&comms[i]));
+        CHECK_MPI(MPI_Comm_free(&comms[i]));
     return tl_finalize();
 }

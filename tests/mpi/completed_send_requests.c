@@ -21,12 +21,12 @@ static void waitany_round(int peer, int *vals, MPI_Request *req)
 {
     int seen[NSEND] = {0};
     for (int i = 0; i < NSEND; i++)
-        MPI_OK(MPI_Isend(&vals[i], 1, MPI_INT, peer, TAG, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Isend(&vals[i], 1, MPI_INT, peer, TAG, MPI_COMM_WORLD,
                          &req[i]));
     for (int k = 0; k < NSEND; k++) {
         int idx = -1;
         MPI_Status st;
-        MPI_OK(MPI_Waitany(NSEND, req, &idx, &st));
+        CHECK_MPI(MPI_Waitany(NSEND, req, &idx, &st));
         CHECK(idx >= 0 && idx < NSEND && !seen[idx],
               "MPI_Waitany over %d send requests must complete each exactly "
               "once; call %d returned index %d%s", NSEND, k, idx,
@@ -37,11 +37,11 @@ static void waitany_round(int peer, int *vals, MPI_Request *req)
                   "completed send request %d to MPI_REQUEST_NULL", idx);
         }
         int cancelled = 1;
-        MPI_OK(MPI_Test_cancelled(&st, &cancelled));
+        CHECK_MPI(MPI_Test_cancelled(&st, &cancelled));
         CHECK(!cancelled, "a completed send's status must say not cancelled");
     }
     int idx = 0;
-    MPI_OK(MPI_Waitany(NSEND, req, &idx, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Waitany(NSEND, req, &idx, MPI_STATUS_IGNORE));
     CHECK(idx == MPI_UNDEFINED, "MPI_Waitany over requests that are all "
           "MPI_REQUEST_NULL must return MPI_UNDEFINED, got %d", idx);
 }
@@ -49,10 +49,10 @@ static void waitany_round(int peer, int *vals, MPI_Request *req)
 static void free_round(int peer, int *vals, MPI_Request *req)
 {
     for (int i = 0; i < NSEND; i++) {
-        MPI_OK(MPI_Isend(&vals[i], 1, MPI_INT, peer, TAG, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Isend(&vals[i], 1, MPI_INT, peer, TAG, MPI_COMM_WORLD,
                          &req[i]));
         if (i % 2 == 0) {
-            MPI_OK(MPI_Request_free(&req[i]));
+            CHECK_MPI(MPI_Request_free(&req[i]));
             CHECK(req[i] == MPI_REQUEST_NULL, "MPI_Request_free must set "
                   "send request %d to MPI_REQUEST_NULL", i);
         }
@@ -62,10 +62,10 @@ static void free_round(int peer, int *vals, MPI_Request *req)
               "must leave request %d active", i);
         int flag = 0;
         while (!flag)
-            MPI_OK(MPI_Request_get_status(req[i], &flag, MPI_STATUS_IGNORE));
+            CHECK_MPI(MPI_Request_get_status(req[i], &flag, MPI_STATUS_IGNORE));
         CHECK(req[i] != MPI_REQUEST_NULL, "MPI_Request_get_status must not "
               "free send request %d", i);
-        MPI_OK(MPI_Wait(&req[i], MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Wait(&req[i], MPI_STATUS_IGNORE));
         CHECK(req[i] == MPI_REQUEST_NULL, "MPI_Wait must set send request "
               "%d to MPI_REQUEST_NULL", i);
     }
@@ -75,11 +75,11 @@ static void testsome_round(int peer, int *vals, MPI_Request *req)
 {
     int seen[NSEND] = {0}, done = 0;
     for (int i = 0; i < NSEND; i++)
-        MPI_OK(MPI_Isend(&vals[i], 1, MPI_INT, peer, TAG, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Isend(&vals[i], 1, MPI_INT, peer, TAG, MPI_COMM_WORLD,
                          &req[i]));
     while (done < NSEND) {
         int n = 0, idx[NSEND];
-        MPI_OK(MPI_Testsome(NSEND, req, &n, idx, MPI_STATUSES_IGNORE));
+        CHECK_MPI(MPI_Testsome(NSEND, req, &n, idx, MPI_STATUSES_IGNORE));
         CHECK(n != MPI_UNDEFINED, "MPI_Testsome returned MPI_UNDEFINED with "
               "%d send requests still active", NSEND - done);
         if (n == MPI_UNDEFINED)
@@ -99,7 +99,7 @@ int main(int argc, char **argv)
     tl_init(&argc, &argv, 2, TL_MAX_RANKS);
     int peer = tl_partner();
     if (peer == MPI_PROC_NULL) {
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         return tl_finalize();
     }
     int vals[ROUNDS][NSEND];
@@ -115,13 +115,13 @@ int main(int argc, char **argv)
         for (int r = 0; r < ROUNDS; r++)
             for (int i = 0; i < NSEND; i++) {
                 int v = -1;
-                MPI_OK(MPI_Recv(&v, 1, MPI_INT, peer, TAG, MPI_COMM_WORLD,
+                CHECK_MPI(MPI_Recv(&v, 1, MPI_INT, peer, TAG, MPI_COMM_WORLD,
                                 MPI_STATUS_IGNORE));
                 CHECK(v == vals[r][i], "round %d message %d must arrive in "
                       "send order with its value %d, got %d", r, i,
                       vals[r][i], v);
             }
     }
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     return tl_finalize();
 }

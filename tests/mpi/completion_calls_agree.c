@@ -77,71 +77,71 @@ static int greq_cancel(void *extra, int c) { (void)extra, (void)c; return MPI_SU
 static void make(int kind, inst *in)
 {
     memset(in, 0, sizeof *in);
-    MPI_OK(PMPI_Comm_dup(MPI_COMM_WORLD, &in->comm));
-    MPI_OK(PMPI_Comm_set_errhandler(in->comm, MPI_ERRORS_RETURN));
+    CHECK_MPI(PMPI_Comm_dup(MPI_COMM_WORLD, &in->comm));
+    CHECK_MPI(PMPI_Comm_set_errhandler(in->comm, MPI_ERRORS_RETURN));
     int right = tl_right(1), left = tl_left(1), me = tl_rank();
     for (int k = 0; k < 8; k++)
         in->sbuf[k] = me * 100 + k;
     switch (kind) {
     case P2P:
-        MPI_OK(PMPI_Irecv(in->rbuf, 8, MPI_INT, left, 5, in->comm, &in->r[0]));
-        MPI_OK(PMPI_Isend(in->sbuf, 8, MPI_INT, right, 5, in->comm, &in->r[1]));
+        CHECK_MPI(PMPI_Irecv(in->rbuf, 8, MPI_INT, left, 5, in->comm, &in->r[0]));
+        CHECK_MPI(PMPI_Isend(in->sbuf, 8, MPI_INT, right, 5, in->comm, &in->r[1]));
         break;
     case PERSIST_P2P:
         in->persistent = 1;
-        MPI_OK(PMPI_Recv_init(in->rbuf, 8, MPI_INT, left, 5, in->comm, &in->r[0]));
-        MPI_OK(PMPI_Send_init(in->sbuf, 8, MPI_INT, right, 5, in->comm, &in->r[1]));
-        MPI_OK(PMPI_Startall(2, in->r));
+        CHECK_MPI(PMPI_Recv_init(in->rbuf, 8, MPI_INT, left, 5, in->comm, &in->r[0]));
+        CHECK_MPI(PMPI_Send_init(in->sbuf, 8, MPI_INT, right, 5, in->comm, &in->r[1]));
+        CHECK_MPI(PMPI_Startall(2, in->r));
         break;
     case NBC:
-        MPI_OK(PMPI_Ibarrier(in->comm, &in->r[0]));
-        MPI_OK(PMPI_Ibcast(in->sbuf, 8, MPI_INT, 0, in->comm, &in->r[1]));
+        CHECK_MPI(PMPI_Ibarrier(in->comm, &in->r[0]));
+        CHECK_MPI(PMPI_Ibcast(in->sbuf, 8, MPI_INT, 0, in->comm, &in->r[1]));
         break;
     case PERSIST_COLL:
         in->persistent = 1;
-        MPI_OK(PMPI_Bcast_init(in->sbuf, 8, MPI_INT, 0, in->comm,
+        CHECK_MPI(PMPI_Bcast_init(in->sbuf, 8, MPI_INT, 0, in->comm,
                                MPI_INFO_NULL, &in->r[0]));
-        MPI_OK(PMPI_Barrier_init(in->comm, MPI_INFO_NULL, &in->r[1]));
-        MPI_OK(PMPI_Start(&in->r[me % 2]));
-        MPI_OK(PMPI_Start(&in->r[1 - me % 2]));
+        CHECK_MPI(PMPI_Barrier_init(in->comm, MPI_INFO_NULL, &in->r[1]));
+        CHECK_MPI(PMPI_Start(&in->r[me % 2]));
+        CHECK_MPI(PMPI_Start(&in->r[1 - me % 2]));
         break;
     case GREQ:
     case GREQ_ERR:
         for (int k = 0; k < NREQ; k++) {
-            MPI_OK(PMPI_Grequest_start(kind == GREQ_ERR && k == 1 ? query_err
+            CHECK_MPI(PMPI_Grequest_start(kind == GREQ_ERR && k == 1 ? query_err
                                                                   : query_ok,
                                        greq_free, greq_cancel, NULL, &in->r[k]));
-            MPI_OK(PMPI_Grequest_complete(in->r[k]));
+            CHECK_MPI(PMPI_Grequest_complete(in->r[k]));
         }
         break;
     case PARTITIONED:
         in->persistent = 1;
-        MPI_OK(PMPI_Precv_init(in->rbuf, 2, 4, MPI_INT, left, 6, in->comm,
+        CHECK_MPI(PMPI_Precv_init(in->rbuf, 2, 4, MPI_INT, left, 6, in->comm,
                                MPI_INFO_NULL, &in->r[0]));
-        MPI_OK(PMPI_Psend_init(in->sbuf, 2, 4, MPI_INT, right, 6, in->comm,
+        CHECK_MPI(PMPI_Psend_init(in->sbuf, 2, 4, MPI_INT, right, 6, in->comm,
                                MPI_INFO_NULL, &in->r[1]));
-        MPI_OK(PMPI_Startall(2, in->r));
-        MPI_OK(PMPI_Pready_range(0, 1, in->r[1]));
+        CHECK_MPI(PMPI_Startall(2, in->r));
+        CHECK_MPI(PMPI_Pready_range(0, 1, in->r[1]));
         break;
     case RMA:
-        MPI_OK(PMPI_Win_create(in->wbuf, sizeof in->wbuf, sizeof(int),
+        CHECK_MPI(PMPI_Win_create(in->wbuf, sizeof in->wbuf, sizeof(int),
                                MPI_INFO_NULL, in->comm, &in->win));
-        MPI_OK(PMPI_Win_lock_all(0, in->win));
-        MPI_OK(PMPI_Rput(in->sbuf, 4, MPI_INT, right, 0, 4, MPI_INT, in->win,
+        CHECK_MPI(PMPI_Win_lock_all(0, in->win));
+        CHECK_MPI(PMPI_Rput(in->sbuf, 4, MPI_INT, right, 0, 4, MPI_INT, in->win,
                          &in->r[0]));
-        MPI_OK(PMPI_Rget(in->rbuf, 4, MPI_INT, left, 4, 4, MPI_INT, in->win,
+        CHECK_MPI(PMPI_Rget(in->rbuf, 4, MPI_INT, left, 4, 4, MPI_INT, in->win,
                          &in->r[1]));
         break;
     case FILE_IO: {
         char path[256];
         snprintf(path, sizeof path, "/tmp/omnibus_cca_%d_%d", (int)getpid(),
                  me);
-        MPI_OK(PMPI_File_open(MPI_COMM_SELF, path,
+        CHECK_MPI(PMPI_File_open(MPI_COMM_SELF, path,
                               MPI_MODE_CREATE | MPI_MODE_RDWR |
                                   MPI_MODE_DELETE_ON_CLOSE,
                               MPI_INFO_NULL, &in->fh));
-        MPI_OK(PMPI_File_iwrite_at(in->fh, 0, in->sbuf, 8, MPI_INT, &in->r[0]));
-        MPI_OK(PMPI_File_iread_at(in->fh, 64, in->rbuf, 8, MPI_INT, &in->r[1]));
+        CHECK_MPI(PMPI_File_iwrite_at(in->fh, 0, in->sbuf, 8, MPI_INT, &in->r[0]));
+        CHECK_MPI(PMPI_File_iread_at(in->fh, 64, in->rbuf, 8, MPI_INT, &in->r[1]));
         break;
     }
     }
@@ -166,18 +166,18 @@ static void unmake(int kind, inst *in)
 {
     int rc = PMPI_Waitall(NREQ, in->r, MPI_STATUSES_IGNORE);
     if (kind != GREQ_ERR) /* whose failure the calls compared may leave */
-        MPI_OK(rc);
+        CHECK_MPI(rc);
     if (in->persistent)
         for (int k = 0; k < NREQ; k++)
             if (in->r[k] != MPI_REQUEST_NULL)
-                MPI_OK(PMPI_Request_free(&in->r[k]));
+                CHECK_MPI(PMPI_Request_free(&in->r[k]));
     if (kind == RMA) {
-        MPI_OK(PMPI_Win_unlock_all(in->win));
-        MPI_OK(PMPI_Win_free(&in->win));
+        CHECK_MPI(PMPI_Win_unlock_all(in->win));
+        CHECK_MPI(PMPI_Win_free(&in->win));
     }
     if (kind == FILE_IO)
-        MPI_OK(PMPI_File_close(&in->fh));
-    MPI_OK(PMPI_Comm_free(&in->comm));
+        CHECK_MPI(PMPI_File_close(&in->fh));
+    CHECK_MPI(PMPI_Comm_free(&in->comm));
 }
 
 typedef struct { /* one call's answer */
@@ -254,7 +254,7 @@ static void run(int call, int sub, inst *in, answer *a)
             for (int n = 0; !flag && n < AWAIT_ROUNDS; n++)
                 PMPI_Request_get_status(in->r[k], &flag, MPI_STATUS_IGNORE);
             while (!flag && (tested[k] = 1))
-                MPI_OK(PMPI_Test(&in->r[k], &flag, &early[k]));
+                CHECK_MPI(PMPI_Test(&in->r[k], &flag, &early[k]));
         }
         rc = PMPI_Waitall(NREQ, in->r, st);
         for (int k = 0; k < NREQ; k++)
@@ -324,9 +324,9 @@ static void compare(int kind, int call, const answer *a, const answer *b)
 int main(int argc, char **argv)
 {
     tl_init(&argc, &argv, 2, TL_MAX_RANKS);
-    MPI_OK(PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    MPI_OK(PMPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
-    MPI_OK(PMPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN));
+    CHECK_MPI(PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    CHECK_MPI(PMPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    CHECK_MPI(PMPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN));
     for (int kind = 0; kind < NKINDS; kind++)
         for (int call = 0; call < NCALLS; call++) {
             inst a, b;

@@ -22,30 +22,30 @@ int main(int argc, char **argv)
             MPI_Request req;
             MPI_Status st;
             int flag = 0, cancelled = -1;
-            MPI_OK(MPI_Isend(&i, 1, MPI_INT, peer, 2, MPI_COMM_WORLD, &req));
-            MPI_OK(MPI_Cancel(&req));
+            CHECK_MPI(MPI_Isend(&i, 1, MPI_INT, peer, 2, MPI_COMM_WORLD, &req));
+            CHECK_MPI(MPI_Cancel(&req));
             double t0 = tl_now();
             while (!flag) {
-                MPI_OK(MPI_Test(&req, &flag, &st));
+                CHECK_MPI(MPI_Test(&req, &flag, &st));
                 CHECK(flag || tl_now() - t0 < 10, "a cancelled send must "
                       "complete (MPI_Test); 10 s without");
             }
             CHECK(req == MPI_REQUEST_NULL, "MPI_Test that completed the "
                   "cancelled send must set it to MPI_REQUEST_NULL");
-            MPI_OK(MPI_Test_cancelled(&st, &cancelled));
+            CHECK_MPI(MPI_Test_cancelled(&st, &cancelled));
             ncancelled += cancelled;
             int sent = !cancelled;
-            MPI_OK(MPI_Send(&sent, 1, MPI_INT, peer, 3, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Send(&sent, 1, MPI_INT, peer, 3, MPI_COMM_WORLD));
         }
         (void)ncancelled;
     } else if (peer != MPI_PROC_NULL) {
         for (int i = 0; i < N; i++) {
             int sent = -1, v = -1;
-            MPI_OK(MPI_Recv(&sent, 1, MPI_INT, peer, 3, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Recv(&sent, 1, MPI_INT, peer, 3, MPI_COMM_WORLD,
                             MPI_STATUS_IGNORE));
             if (!sent)
                 continue;
-            MPI_OK(MPI_Recv(&v, 1, MPI_INT, peer, 2, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Recv(&v, 1, MPI_INT, peer, 2, MPI_COMM_WORLD,
                             MPI_STATUS_IGNORE));
             CHECK(v == i, "a send whose cancel failed must arrive whole "
                   "(payload %d); got %d", i, v);

@@ -20,10 +20,10 @@ int main(int argc, char **argv)
         int vals[N];
         for (int i = 0; i < N; i++) {
             vals[i] = 1000 + i;
-            MPI_OK(MPI_Isend(&vals[i], 1, MPI_INT, peer, 6, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Isend(&vals[i], 1, MPI_INT, peer, 6, MPI_COMM_WORLD,
                              &req[i]));
             if (i % 2) {
-                MPI_OK(MPI_Request_free(&req[i]));
+                CHECK_MPI(MPI_Request_free(&req[i]));
                 CHECK(req[i] == MPI_REQUEST_NULL, "MPI_Request_free must "
                       "set send request %d to MPI_REQUEST_NULL", i);
             }
@@ -32,7 +32,7 @@ int main(int argc, char **argv)
             int flag = 0;
             double t0 = tl_now();
             while (!flag) {
-                MPI_OK(MPI_Test(&req[i], &flag, MPI_STATUS_IGNORE));
+                CHECK_MPI(MPI_Test(&req[i], &flag, MPI_STATUS_IGNORE));
                 CHECK(flag || tl_now() - t0 < 10, "send request %d must "
                       "complete under MPI_Test; 10 s without", i);
             }
@@ -42,7 +42,7 @@ int main(int argc, char **argv)
     } else if (peer != MPI_PROC_NULL) {
         for (int i = 0; i < N; i++) {
             int v = -1;
-            MPI_OK(MPI_Recv(&v, 1, MPI_INT, peer, 6, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Recv(&v, 1, MPI_INT, peer, 6, MPI_COMM_WORLD,
                             MPI_STATUS_IGNORE));
             CHECK(v == 1000 + i, "send %d must arrive (freed request or "
                   "not) and in order: expected %d, got %d", i, 1000 + i, v);

@@ -22,13 +22,13 @@ int main(int argc, char **argv)
         int vals[N], answer = -1, flag = 1;
         for (int i = 0; i < N; i++) {
             vals[i] = i;
-            MPI_OK(MPI_Isend(&vals[i], 1, MPI_INT, peer, 3, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Isend(&vals[i], 1, MPI_INT, peer, 3, MPI_COMM_WORLD,
                              &req[i < N / 2 ? i : i + 1]));
         }
-        MPI_OK(MPI_Irecv(&answer, 1, MPI_INT, peer, 4, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Irecv(&answer, 1, MPI_INT, peer, 4, MPI_COMM_WORLD,
                          &req[N / 2]));
         for (int k = 0; k < 10; k++) {
-            MPI_OK(MPI_Testall(N + 1, req, &flag, st));
+            CHECK_MPI(MPI_Testall(N + 1, req, &flag, st));
             CHECK(!flag, "MPI_Testall must say false while the receive in "
                   "the array is pending (nothing was sent to it)");
         }
@@ -36,10 +36,10 @@ int main(int argc, char **argv)
             CHECK(req[i] != MPI_REQUEST_NULL, "MPI_Testall that returned "
                   "false must leave request %d active", i);
         int go = 1;
-        MPI_OK(MPI_Send(&go, 1, MPI_INT, peer, 8, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Send(&go, 1, MPI_INT, peer, 8, MPI_COMM_WORLD));
         double t0 = tl_now();
         while (!flag) {
-            MPI_OK(MPI_Testall(N + 1, req, &flag, st));
+            CHECK_MPI(MPI_Testall(N + 1, req, &flag, st));
             CHECK(flag || tl_now() - t0 < 10, "MPI_Testall must complete "
                   "once the answer was sent; 10 s without");
         }
@@ -53,14 +53,14 @@ int main(int argc, char **argv)
               answer);
     } else if (peer != MPI_PROC_NULL) {
         int v, go, answer = 42;
-        MPI_OK(MPI_Recv(&go, 1, MPI_INT, peer, 8, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Recv(&go, 1, MPI_INT, peer, 8, MPI_COMM_WORLD,
                         MPI_STATUS_IGNORE));
         for (int i = 0; i < N; i++) {
-            MPI_OK(MPI_Recv(&v, 1, MPI_INT, peer, 3, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Recv(&v, 1, MPI_INT, peer, 3, MPI_COMM_WORLD,
                             MPI_STATUS_IGNORE));
             CHECK(v == i, "small send %d must arrive in order; got %d", i, v);
         }
-        MPI_OK(MPI_Send(&answer, 1, MPI_INT, peer, 4, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Send(&answer, 1, MPI_INT, peer, 4, MPI_COMM_WORLD));
     }
     return tl_finalize();
 }

@@ -22,8 +22,8 @@
 static MPI_Datatype every_other(int n)
 {
     MPI_Datatype t;
-    MPI_OK(MPI_Type_vector(n, 1, 2, MPI_INT, &t));
-    MPI_OK(MPI_Type_commit(&t));
+    CHECK_MPI(MPI_Type_vector(n, 1, 2, MPI_INT, &t));
+    CHECK_MPI(MPI_Type_commit(&t));
     return t;
 }
 
@@ -51,20 +51,20 @@ static void irecv_then_free(int peer, int n, int v)
 {
     int *buf = tl_malloc(sizeof(int) * 2 * (size_t)n);
     if (tl_leads()) {
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         for (int k = 0; k < 2 * n; k++)
             buf[k] = k % 2 ? 0 : v + k / 2;
         MPI_Datatype t = every_other(n);
-        MPI_OK(MPI_Send(buf, 1, t, peer, TAG, MPI_COMM_WORLD));
-        MPI_OK(MPI_Type_free(&t));
+        CHECK_MPI(MPI_Send(buf, 1, t, peer, TAG, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Type_free(&t));
     } else {
         fill_odd_gaps(buf, n, -100);
         MPI_Datatype t = every_other(n);
         MPI_Request r;
-        MPI_OK(MPI_Irecv(buf, 1, t, peer, TAG, MPI_COMM_WORLD, &r));
-        MPI_OK(MPI_Type_free(&t));
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-        MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Irecv(buf, 1, t, peer, TAG, MPI_COMM_WORLD, &r));
+        CHECK_MPI(MPI_Type_free(&t));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
         check_received(buf, n, v, n > 1000 ? "MPI_Irecv of a large message, "
                                              "type freed before it arrived"
                                            : "MPI_Irecv, type freed before "
@@ -80,24 +80,24 @@ static void persistent_then_free(int peer, int n)
     MPI_Datatype t = every_other(n);
     MPI_Request r;
     if (tl_leads())
-        MPI_OK(MPI_Send_init(buf, 1, t, peer, TAG, MPI_COMM_WORLD, &r));
+        CHECK_MPI(MPI_Send_init(buf, 1, t, peer, TAG, MPI_COMM_WORLD, &r));
     else
-        MPI_OK(MPI_Recv_init(buf, 1, t, peer, TAG, MPI_COMM_WORLD, &r));
-    MPI_OK(MPI_Type_free(&t));
+        CHECK_MPI(MPI_Recv_init(buf, 1, t, peer, TAG, MPI_COMM_WORLD, &r));
+    CHECK_MPI(MPI_Type_free(&t));
     for (int round = 0; round < ROUNDS; round++) {
         if (tl_leads())
             for (int k = 0; k < 2 * n; k++)
                 buf[k] = k % 2 ? 0 : 1000 * round + k / 2;
         else
             fill_odd_gaps(buf, n, -100);
-        MPI_OK(MPI_Start(&r));
-        MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Start(&r));
+        CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
         if (!tl_leads())
             check_received(buf, n, 1000 * round,
                            "MPI_Send_init/MPI_Recv_init, types freed after "
                            "creation");
     }
-    MPI_OK(MPI_Request_free(&r));
+    CHECK_MPI(MPI_Request_free(&r));
     free(buf);
 }
 
@@ -108,28 +108,28 @@ static void partitioned_then_free(int peer, int n)
     MPI_Datatype t = every_other(n);
     MPI_Request r;
     if (tl_leads())
-        MPI_OK(MPI_Psend_init(buf, 1, 1, t, peer, TAG, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Psend_init(buf, 1, 1, t, peer, TAG, MPI_COMM_WORLD,
                               MPI_INFO_NULL, &r));
     else
-        MPI_OK(MPI_Precv_init(buf, 1, 1, t, peer, TAG, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Precv_init(buf, 1, 1, t, peer, TAG, MPI_COMM_WORLD,
                               MPI_INFO_NULL, &r));
-    MPI_OK(MPI_Type_free(&t));
+    CHECK_MPI(MPI_Type_free(&t));
     for (int round = 0; round < ROUNDS; round++) {
         if (tl_leads())
             for (int k = 0; k < 2 * n; k++)
                 buf[k] = k % 2 ? 0 : 7 * round + k / 2;
         else
             fill_odd_gaps(buf, n, -100);
-        MPI_OK(MPI_Start(&r));
+        CHECK_MPI(MPI_Start(&r));
         if (tl_leads())
-            MPI_OK(MPI_Pready(0, r));
-        MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+            CHECK_MPI(MPI_Pready(0, r));
+        CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
         if (!tl_leads())
             check_received(buf, n, 7 * round,
                            "MPI_Psend_init/MPI_Precv_init, types freed after "
                            "creation");
     }
-    MPI_OK(MPI_Request_free(&r));
+    CHECK_MPI(MPI_Request_free(&r));
     free(buf);
 }
 
@@ -139,7 +139,7 @@ int main(int argc, char **argv)
     int peer = tl_partner();
     if (peer == MPI_PROC_NULL) {
         for (int i = 0; i < 2; i++)
-            MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         CHECK(1, "the rank without a partner only joins the barriers");
         return tl_finalize();
     }

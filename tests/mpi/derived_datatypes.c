@@ -47,10 +47,10 @@ static MPI_Datatype a_type(void)
     MPI_Aint disp[3] = {offsetof(struct a_rec, c), offsetof(struct a_rec, d),
                         offsetof(struct a_rec, i)};
     MPI_Datatype types[3] = {MPI_CHAR, MPI_DOUBLE, MPI_INT}, t, r;
-    MPI_OK(MPI_Type_create_struct(3, bl, disp, types, &t));
-    MPI_OK(MPI_Type_create_resized(t, 0, sizeof(struct a_rec), &r));
-    MPI_OK(MPI_Type_free(&t));
-    MPI_OK(MPI_Type_commit(&r));
+    CHECK_MPI(MPI_Type_create_struct(3, bl, disp, types, &t));
+    CHECK_MPI(MPI_Type_create_resized(t, 0, sizeof(struct a_rec), &r));
+    CHECK_MPI(MPI_Type_free(&t));
+    CHECK_MPI(MPI_Type_commit(&r));
     return r;
 }
 
@@ -60,10 +60,10 @@ static MPI_Datatype b_type(void)
     MPI_Aint disp[3] = {offsetof(struct b_rec, c), offsetof(struct b_rec, d),
                         offsetof(struct b_rec, i)};
     MPI_Datatype types[3] = {MPI_CHAR, MPI_DOUBLE, MPI_INT}, t, r;
-    MPI_OK(MPI_Type_create_struct(3, bl, disp, types, &t));
-    MPI_OK(MPI_Type_create_resized(t, 0, sizeof(struct b_rec), &r));
-    MPI_OK(MPI_Type_free(&t));
-    MPI_OK(MPI_Type_commit(&r));
+    CHECK_MPI(MPI_Type_create_struct(3, bl, disp, types, &t));
+    CHECK_MPI(MPI_Type_create_resized(t, 0, sizeof(struct b_rec), &r));
+    CHECK_MPI(MPI_Type_free(&t));
+    CHECK_MPI(MPI_Type_commit(&r));
     return r;
 }
 
@@ -73,8 +73,8 @@ static void check_counts(const MPI_Status *st, MPI_Datatype t, int count,
                          int elements, const char *what)
 {
     int c = -5, e = -5;
-    MPI_OK(MPI_Get_count(st, t, &c));
-    MPI_OK(MPI_Get_elements(st, t, &e));
+    CHECK_MPI(MPI_Get_count(st, t, &c));
+    CHECK_MPI(MPI_Get_elements(st, t, &e));
     CHECK(c == count && e == elements,
           "%s: MPI_Get_count with the receive type must be %d and "
           "MPI_Get_elements %d, got %d and %d",
@@ -85,20 +85,20 @@ static void check_counts(const MPI_Status *st, MPI_Datatype t, int count,
 static void vec_to_contig(int me, int n, int round)
 {
     MPI_Datatype vec;
-    MPI_OK(MPI_Type_vector(n, 2, 3, MPI_INT, &vec));
-    MPI_OK(MPI_Type_commit(&vec));
+    CHECK_MPI(MPI_Type_vector(n, 2, 3, MPI_INT, &vec));
+    CHECK_MPI(MPI_Type_commit(&vec));
     if (me < peer) {
         int *src = tl_malloc(sizeof(int) * 3 * (size_t)n);
         for (int b = 0; b < n; b++)
             for (int j = 0; j < 3; j++)
                 src[3 * b + j] = j < 2 ? val(2 * b + j, round) : POISON;
-        MPI_OK(MPI_Send(src, 1, vec, peer, round, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Send(src, 1, vec, peer, round, MPI_COMM_WORLD));
         free(src);
     } else {
         int *dst = tl_malloc(sizeof(int) * (2 * (size_t)n + 1));
         MPI_Status st;
         dst[2 * n] = POISON;
-        MPI_OK(MPI_Recv(dst, 2 * n + 1, MPI_INT, peer, round, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Recv(dst, 2 * n + 1, MPI_INT, peer, round, MPI_COMM_WORLD,
                         &st));
         for (int k = 0; k < 2 * n; k++)
             CHECK(dst[k] == val(k, round),
@@ -110,27 +110,27 @@ static void vec_to_contig(int me, int n, int round)
         check_counts(&st, MPI_INT, 2 * n, 2 * n, "vector -> contiguous");
         free(dst);
     }
-    MPI_OK(MPI_Type_free(&vec));
+    CHECK_MPI(MPI_Type_free(&vec));
 }
 
 /* contiguous ints -> vector: the stride gaps must not be written */
 static void contig_to_vec(int me, int n, int round)
 {
     MPI_Datatype vec;
-    MPI_OK(MPI_Type_vector(n, 2, 3, MPI_INT, &vec));
-    MPI_OK(MPI_Type_commit(&vec));
+    CHECK_MPI(MPI_Type_vector(n, 2, 3, MPI_INT, &vec));
+    CHECK_MPI(MPI_Type_commit(&vec));
     if (me < peer) {
         int *src = tl_malloc(sizeof(int) * 2 * (size_t)n);
         for (int k = 0; k < 2 * n; k++)
             src[k] = val(k, round);
-        MPI_OK(MPI_Send(src, 2 * n, MPI_INT, peer, round, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Send(src, 2 * n, MPI_INT, peer, round, MPI_COMM_WORLD));
         free(src);
     } else {
         int *dst = tl_malloc(sizeof(int) * 3 * (size_t)n);
         MPI_Status st;
         for (int k = 0; k < 3 * n; k++)
             dst[k] = POISON;
-        MPI_OK(MPI_Recv(dst, 1, vec, peer, round, MPI_COMM_WORLD, &st));
+        CHECK_MPI(MPI_Recv(dst, 1, vec, peer, round, MPI_COMM_WORLD, &st));
         for (int b = 0; b < n; b++)
             for (int j = 0; j < 3; j++) {
                 int expect = j < 2 ? val(2 * b + j, round) : POISON;
@@ -143,7 +143,7 @@ static void contig_to_vec(int me, int n, int round)
         check_counts(&st, vec, 1, 2 * n, "contiguous -> vector");
         free(dst);
     }
-    MPI_OK(MPI_Type_free(&vec));
+    CHECK_MPI(MPI_Type_free(&vec));
 }
 
 /* indexed (blocks of 1,2,3,... ints at growing offsets) -> vector */
@@ -160,10 +160,10 @@ static void indexed_to_vec(int me, int nblocks, int round)
     }
     /* The receive side: a vector of 1-int blocks with stride 2. */
     MPI_Datatype idx, vec;
-    MPI_OK(MPI_Type_indexed(nblocks, bl, disp, MPI_INT, &idx));
-    MPI_OK(MPI_Type_commit(&idx));
-    MPI_OK(MPI_Type_vector(total, 1, 2, MPI_INT, &vec));
-    MPI_OK(MPI_Type_commit(&vec));
+    CHECK_MPI(MPI_Type_indexed(nblocks, bl, disp, MPI_INT, &idx));
+    CHECK_MPI(MPI_Type_commit(&idx));
+    CHECK_MPI(MPI_Type_vector(total, 1, 2, MPI_INT, &vec));
+    CHECK_MPI(MPI_Type_commit(&vec));
     if (me < peer) {
         int *src = tl_malloc(sizeof(int) * (size_t)span);
         for (int k = 0; k < span; k++)
@@ -171,14 +171,14 @@ static void indexed_to_vec(int me, int nblocks, int round)
         for (int b = 0, k = 0; b < nblocks; b++)
             for (int j = 0; j < bl[b]; j++)
                 src[disp[b] + j] = val(k++, round);
-        MPI_OK(MPI_Send(src, 1, idx, peer, round, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Send(src, 1, idx, peer, round, MPI_COMM_WORLD));
         free(src);
     } else {
         int *dst = tl_malloc(sizeof(int) * 2 * (size_t)total);
         MPI_Status st;
         for (int k = 0; k < 2 * total; k++)
             dst[k] = POISON;
-        MPI_OK(MPI_Recv(dst, 1, vec, peer, round, MPI_COMM_WORLD, &st));
+        CHECK_MPI(MPI_Recv(dst, 1, vec, peer, round, MPI_COMM_WORLD, &st));
         for (int k = 0; k < total; k++) {
             CHECK(dst[2 * k] == val(k, round),
                   "indexed -> vector (%d ints): int %d must be %d, got %d",
@@ -190,8 +190,8 @@ static void indexed_to_vec(int me, int nblocks, int round)
         check_counts(&st, MPI_INT, total, total, "indexed -> vector (ints)");
         free(dst);
     }
-    MPI_OK(MPI_Type_free(&idx));
-    MPI_OK(MPI_Type_free(&vec));
+    CHECK_MPI(MPI_Type_free(&idx));
+    CHECK_MPI(MPI_Type_free(&vec));
     free(bl);
     free(disp);
 }
@@ -209,13 +209,13 @@ static void struct_to_struct(int me, int n, int recv_n, int round)
             for (int j = 0; j < 3; j++)
                 src[k].i[j] = val(3 * k + j, round);
         }
-        MPI_OK(MPI_Send(src, n, at, peer, round, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Send(src, n, at, peer, round, MPI_COMM_WORLD));
         free(src);
     } else {
         struct b_rec *dst = tl_malloc(sizeof *dst * (size_t)recv_n);
         memset(dst, 0x5A, sizeof *dst * (size_t)recv_n);
         MPI_Status st;
-        MPI_OK(MPI_Recv(dst, recv_n, bt, peer, round, MPI_COMM_WORLD, &st));
+        CHECK_MPI(MPI_Recv(dst, recv_n, bt, peer, round, MPI_COMM_WORLD, &st));
         for (int k = 0; k < n; k++) {
             CHECK(dst[k].c == (char)('A' + (k + round) % 26) &&
                       dst[k].d == k * 0.5 + round,
@@ -239,21 +239,21 @@ static void struct_to_struct(int me, int n, int recv_n, int round)
         check_counts(&st, bt, n, 5 * n, "struct -> struct");
         free(dst);
     }
-    MPI_OK(MPI_Type_free(&at));
-    MPI_OK(MPI_Type_free(&bt));
+    CHECK_MPI(MPI_Type_free(&at));
+    CHECK_MPI(MPI_Type_free(&bt));
 }
 
 /* Messages that are not a whole number of receive items. */
 static void partial(int me, int round)
 {
     MPI_Datatype pair, at = a_type(), bt = b_type();
-    MPI_OK(MPI_Type_contiguous(2, MPI_INT, &pair));
-    MPI_OK(MPI_Type_commit(&pair));
+    CHECK_MPI(MPI_Type_contiguous(2, MPI_INT, &pair));
+    CHECK_MPI(MPI_Type_commit(&pair));
     if (me < peer) {
         int ints[7];
         for (int k = 0; k < 7; k++)
             ints[k] = val(k, round);
-        MPI_OK(MPI_Send(ints, 7, MPI_INT, peer, round, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Send(ints, 7, MPI_INT, peer, round, MPI_COMM_WORLD));
         /* One record plus a char and a double of the next: 7 elements. */
         struct a_rec recs[2];
         memset(recs, 0, sizeof recs);
@@ -268,21 +268,21 @@ static void partial(int me, int round)
         MPI_Aint disp[2] = {offsetof(struct a_rec, c),
                             offsetof(struct a_rec, d)};
         MPI_Datatype types[2] = {MPI_CHAR, MPI_DOUBLE}, tail, msg;
-        MPI_OK(MPI_Type_create_struct(2, bl, disp, types, &tail));
+        CHECK_MPI(MPI_Type_create_struct(2, bl, disp, types, &tail));
         MPI_Aint tdisp[2] = {0, sizeof(struct a_rec)};
         MPI_Datatype ttypes[2] = {at, tail};
         int tbl[2] = {1, 1};
-        MPI_OK(MPI_Type_create_struct(2, tbl, tdisp, ttypes, &msg));
-        MPI_OK(MPI_Type_commit(&msg));
-        MPI_OK(MPI_Send(recs, 1, msg, peer, round + 1, MPI_COMM_WORLD));
-        MPI_OK(MPI_Type_free(&msg));
-        MPI_OK(MPI_Type_free(&tail));
+        CHECK_MPI(MPI_Type_create_struct(2, tbl, tdisp, ttypes, &msg));
+        CHECK_MPI(MPI_Type_commit(&msg));
+        CHECK_MPI(MPI_Send(recs, 1, msg, peer, round + 1, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Type_free(&msg));
+        CHECK_MPI(MPI_Type_free(&tail));
     } else {
         int ints[20];
         MPI_Status st;
         for (int k = 0; k < 20; k++)
             ints[k] = POISON;
-        MPI_OK(MPI_Recv(ints, 10, pair, peer, round, MPI_COMM_WORLD, &st));
+        CHECK_MPI(MPI_Recv(ints, 10, pair, peer, round, MPI_COMM_WORLD, &st));
         for (int k = 0; k < 7; k++)
             CHECK(ints[k] == val(k, round),
                   "7 ints into pairs: int %d must be %d, got %d", k,
@@ -295,7 +295,7 @@ static void partial(int me, int round)
 
         struct b_rec recs[3];
         memset(recs, 0, sizeof recs);
-        MPI_OK(MPI_Recv(recs, 3, bt, peer, round + 1, MPI_COMM_WORLD, &st));
+        CHECK_MPI(MPI_Recv(recs, 3, bt, peer, round + 1, MPI_COMM_WORLD, &st));
         CHECK(recs[0].c == 'x' && recs[0].d == 1.25 && recs[0].i[0] == 1 &&
                   recs[0].i[1] == 2 && recs[0].i[2] == 3 &&
                   recs[1].c == 'y' && recs[1].d == 2.5 && recs[1].i[0] == 0,
@@ -306,9 +306,9 @@ static void partial(int me, int round)
         check_counts(&st, bt, MPI_UNDEFINED, 7,
                      "one record and a char and a double of the next");
     }
-    MPI_OK(MPI_Type_free(&pair));
-    MPI_OK(MPI_Type_free(&at));
-    MPI_OK(MPI_Type_free(&bt));
+    CHECK_MPI(MPI_Type_free(&pair));
+    CHECK_MPI(MPI_Type_free(&at));
+    CHECK_MPI(MPI_Type_free(&bt));
 }
 
 int main(int argc, char **argv)

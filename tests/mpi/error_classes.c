@@ -28,9 +28,9 @@ int main(int argc, char **argv)
     tl_init(&argc, &argv, 2, TL_MAX_RANKS);
     int me, size = tl_size();
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     int *ubp = NULL, found = 0;
-    MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ubp, &found));
+    CHECK_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ubp, &found));
     CHECK(found && *ubp >= 32767,
           "MPI_TAG_UB must be set and at least 32767");
     int bad_tag = *ubp < 0x7fffffff ? *ubp + 1 : -2;
@@ -72,18 +72,18 @@ int main(int argc, char **argv)
     /* Nothing above may have sent a message or posted a receive: the next
      * message on tag 1 is the one sent now, and nothing else is pending. */
     tl_fill(b, 64, me, 1);
-    MPI_OK(MPI_Isend(b, 64, MPI_BYTE, peer, 1, MPI_COMM_WORLD, &req));
+    CHECK_MPI(MPI_Isend(b, 64, MPI_BYTE, peer, 1, MPI_COMM_WORLD, &req));
     unsigned char r[64];
-    MPI_OK(MPI_Recv(r, 64, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
+    CHECK_MPI(MPI_Recv(r, 64, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
                     MPI_COMM_WORLD, &st));
-    MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
     CHECK_STATUS(st, left, 1, 64,
                  "the first message after the failed calls must be the "
                  "valid one (a failed send delivered something)");
     CHECK_PATTERN(r, 64, left, 1, "the valid message after the failed calls");
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     int flag = 1;
-    MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag,
+    CHECK_MPI(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag,
                       &st));
     CHECK(!flag,
           "no message may be pending after the failed calls, found one "

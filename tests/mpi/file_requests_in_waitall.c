@@ -43,14 +43,14 @@ static void complete(int mode, int n, MPI_Request reqs[], MPI_Status st[],
     double t0 = tl_now();
     switch (mode) {
     case WAITALL:
-        MPI_OK(MPI_Waitall(n, reqs, st));
+        CHECK_MPI(MPI_Waitall(n, reqs, st));
         break;
     case WAITALL_IGNORE:
-        MPI_OK(MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE));
+        CHECK_MPI(MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE));
         break;
     case TESTALL:
         while (!flag) {
-            MPI_OK(MPI_Testall(n, reqs, &flag, st));
+            CHECK_MPI(MPI_Testall(n, reqs, &flag, st));
             CHECK(flag || tl_now() - t0 < 20, "%s: MPI_Testall never "
                   "completed the requests", what);
         }
@@ -59,10 +59,10 @@ static void complete(int mode, int n, MPI_Request reqs[], MPI_Status st[],
     case TEST:
         for (int i = 0; i < n; i++) {
             if (mode == WAIT)
-                MPI_OK(MPI_Wait(&reqs[i], &st[i]));
+                CHECK_MPI(MPI_Wait(&reqs[i], &st[i]));
             else
                 for (flag = 0; !flag;) {
-                    MPI_OK(MPI_Test(&reqs[i], &flag, &st[i]));
+                    CHECK_MPI(MPI_Test(&reqs[i], &flag, &st[i]));
                     CHECK(flag || tl_now() - t0 < 20, "%s: MPI_Test never "
                           "completed request %d", what, i);
                 }
@@ -73,9 +73,9 @@ static void complete(int mode, int n, MPI_Request reqs[], MPI_Status st[],
         for (;;) {
             MPI_Status s;
             if (mode == WAITANY)
-                MPI_OK(MPI_Waitany(n, reqs, &idx, &s));
+                CHECK_MPI(MPI_Waitany(n, reqs, &idx, &s));
             else {
-                MPI_OK(MPI_Testany(n, reqs, &idx, &flag, &s));
+                CHECK_MPI(MPI_Testany(n, reqs, &idx, &flag, &s));
                 CHECK(flag || tl_now() - t0 < 20, "%s: MPI_Testany never "
                       "completed a request", what);
                 if (!flag)
@@ -97,9 +97,9 @@ static void complete(int mode, int n, MPI_Request reqs[], MPI_Status st[],
     case TESTSOME:
         for (;;) {
             if (mode == WAITSOME)
-                MPI_OK(MPI_Waitsome(n, reqs, &out, ind, tmp));
+                CHECK_MPI(MPI_Waitsome(n, reqs, &out, ind, tmp));
             else {
-                MPI_OK(MPI_Testsome(n, reqs, &out, ind, tmp));
+                CHECK_MPI(MPI_Testsome(n, reqs, &out, ind, tmp));
                 CHECK(out != 0 || tl_now() - t0 < 20, "%s: MPI_Testsome "
                       "never completed a request", what);
             }
@@ -131,7 +131,7 @@ static void check_count(int mode, const MPI_Status *st, int expect,
     if (mode == WAITALL_IGNORE)
         return;
     int cnt = -2;
-    MPI_OK(MPI_Get_count(st, MPI_BYTE, &cnt));
+    CHECK_MPI(MPI_Get_count(st, MPI_BYTE, &cnt));
     CHECK(cnt == expect, "%s: request %d's status must count %d bytes, "
           "counts %d", what, i, expect, cnt);
 }
@@ -157,25 +157,25 @@ static void round_trip(MPI_File fh, MPI_Offset base, int mode, int mixed,
             tl_fill(sbuf, sizeof sbuf, me, msg + phase);
             memset(pbuf, 0, sizeof pbuf);
             irecv = n;
-            MPI_OK(MPI_Irecv(pbuf, sizeof pbuf, MPI_BYTE, tl_left(1), 9,
+            CHECK_MPI(MPI_Irecv(pbuf, sizeof pbuf, MPI_BYTE, tl_left(1), 9,
                              MPI_COMM_WORLD, &reqs[n++]));
         }
         for (int k = 0; k < NBLK; k++) {
             pos[k] = n;
             if (phase == 0) {
                 tl_fill(wbuf[k], (size_t)blk_len(k), me, msg + 10 * k);
-                MPI_OK(MPI_File_iwrite_at(fh, base + blk_off(k), wbuf[k],
+                CHECK_MPI(MPI_File_iwrite_at(fh, base + blk_off(k), wbuf[k],
                                           blk_len(k), MPI_BYTE, &reqs[n++]));
             } else {
                 memset(rbuf[k], 0, sizeof rbuf[k]);
-                MPI_OK(MPI_File_iread_at(fh, base + blk_off(k), rbuf[k],
+                CHECK_MPI(MPI_File_iread_at(fh, base + blk_off(k), rbuf[k],
                                          blk_len(k), MPI_BYTE, &reqs[n++]));
             }
             if (mixed && k == 0)
-                MPI_OK(MPI_Isend(sbuf, sizeof sbuf, MPI_BYTE, tl_right(1), 9,
+                CHECK_MPI(MPI_Isend(sbuf, sizeof sbuf, MPI_BYTE, tl_right(1), 9,
                                  MPI_COMM_WORLD, &reqs[n++]));
             if (mixed && k == 1)
-                MPI_OK(MPI_Ibarrier(MPI_COMM_WORLD, &reqs[n++]));
+                CHECK_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &reqs[n++]));
         }
         for (int i = 0; i < n; i++) { /* sentinels */
             memset(&st[i], 0, sizeof st[i]);
@@ -204,7 +204,7 @@ int main(int argc, char **argv)
     tl_init(&argc, &argv, 2, TL_MAX_RANKS);
     int me = tl_rank();
     int pid = (int)getpid();
-    MPI_OK(MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD));
     char self_path[256], world_path[256];
     snprintf(self_path, sizeof self_path, "/tmp/omnibus_frw_%d_self_%d", pid,
              me);
@@ -212,9 +212,9 @@ int main(int argc, char **argv)
              pid);
     MPI_File self_fh, world_fh;
     int amode = MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE;
-    MPI_OK(MPI_File_open(MPI_COMM_SELF, self_path, amode, MPI_INFO_NULL,
+    CHECK_MPI(MPI_File_open(MPI_COMM_SELF, self_path, amode, MPI_INFO_NULL,
                          &self_fh));
-    MPI_OK(MPI_File_open(MPI_COMM_WORLD, world_path, amode, MPI_INFO_NULL,
+    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, world_path, amode, MPI_INFO_NULL,
                          &world_fh));
     long msg = 0;
     for (int mixed = 0; mixed < 2; mixed++)
@@ -223,7 +223,7 @@ int main(int argc, char **argv)
             round_trip(world_fh, (MPI_Offset)me * REGION, mode, mixed,
                        "MPI_COMM_WORLD", msg += 100);
         }
-    MPI_OK(MPI_File_close(&self_fh));
-    MPI_OK(MPI_File_close(&world_fh));
+    CHECK_MPI(MPI_File_close(&self_fh));
+    CHECK_MPI(MPI_File_close(&world_fh));
     return tl_finalize();
 }

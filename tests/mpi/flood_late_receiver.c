@@ -25,7 +25,7 @@ int main(int argc, char **argv)
     if (me != 0) {
         for (long i = 0; i < PER_SENDER; i++) {
             tl_fill(buf, LEN, me, i);
-            MPI_OK(MPI_Send(buf, LEN, MPI_BYTE, 0, TAG, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Send(buf, LEN, MPI_BYTE, 0, TAG, MPI_COMM_WORLD));
         }
         CHECK(1, "sender finished");
     } else {
@@ -33,7 +33,7 @@ int main(int argc, char **argv)
         long *next = calloc((size_t)size, sizeof *next);
         MPI_Status st;
         for (long n = 0; n < PER_SENDER * (size - 1); n++) {
-            MPI_OK(MPI_Recv(buf, LEN, MPI_BYTE, MPI_ANY_SOURCE, TAG,
+            CHECK_MPI(MPI_Recv(buf, LEN, MPI_BYTE, MPI_ANY_SOURCE, TAG,
                             MPI_COMM_WORLD, &st));
             int src = st.MPI_SOURCE;
             CHECK(src > 0 && src < size,

@@ -21,26 +21,26 @@ int main(int argc, char **argv)
     unsigned char buf[LEN];
     if (tl_rank() == 0) {
         MPI_Request req;
-        MPI_OK(MPI_Irecv(buf, LEN, MPI_BYTE, 1, TAG, MPI_COMM_WORLD, &req));
+        CHECK_MPI(MPI_Irecv(buf, LEN, MPI_BYTE, 1, TAG, MPI_COMM_WORLD, &req));
         MPI_Fint freq = MPI_Request_c2f(req);
         MPI_Request back = MPI_Request_f2c(freq);
         CHECK(back == req,
               "MPI_Request_f2c(MPI_Request_c2f(r)) must give the receive's "
               "request r back, got another handle");
         MPI_Status st;
-        MPI_OK(MPI_Wait(&back, &st));
+        CHECK_MPI(MPI_Wait(&back, &st));
         CHECK_STATUS(st, 1, TAG, LEN, "a receive completed through its "
                      "request converted to Fortran and back");
         CHECK_PATTERN(buf, LEN, 1, 0, "the receive completed through its "
                       "converted request");
 
         MPI_Message msg;
-        MPI_OK(MPI_Mprobe(1, TAG, MPI_COMM_WORLD, &msg, &st));
+        CHECK_MPI(MPI_Mprobe(1, TAG, MPI_COMM_WORLD, &msg, &st));
         MPI_Message mback = MPI_Message_f2c(MPI_Message_c2f(msg));
         CHECK(mback == msg,
               "MPI_Message_f2c(MPI_Message_c2f(m)) must give the matched "
               "message m back, got another handle");
-        MPI_OK(MPI_Mrecv(buf, LEN, MPI_BYTE, &mback, &st));
+        CHECK_MPI(MPI_Mrecv(buf, LEN, MPI_BYTE, &mback, &st));
         CHECK_STATUS(st, 1, TAG, LEN, "MPI_Mrecv of a message converted to "
                      "Fortran and back");
         CHECK_PATTERN(buf, LEN, 1, 1, "the message received through its "
@@ -48,7 +48,7 @@ int main(int argc, char **argv)
     } else if (tl_rank() == 1) {
         for (int i = 0; i < 2; i++) {
             tl_fill(buf, LEN, 1, i);
-            MPI_OK(MPI_Send(buf, LEN, MPI_BYTE, 0, TAG, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Send(buf, LEN, MPI_BYTE, 0, TAG, MPI_COMM_WORLD));
         }
     }
     return tl_finalize();

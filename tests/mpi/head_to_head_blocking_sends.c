@@ -46,7 +46,7 @@ static void send_all(unsigned char *buf, int len, long n)
         for (int k = 1; k < size; k++) {
             int to = (me + k) % size;
             tl_fill(buf, (size_t)len, me, i);
-            MPI_OK(MPI_Send(buf, len, MPI_BYTE, to, TAG, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Send(buf, len, MPI_BYTE, to, TAG, MPI_COMM_WORLD));
         }
 }
 
@@ -56,7 +56,7 @@ static void receive_all(unsigned char *buf, int len, long n)
     long *next = calloc((size_t)size, sizeof *next);
     for (long got = 0; got < n * (size - 1); got++) {
         MPI_Status st;
-        MPI_OK(MPI_Recv(buf, len, MPI_BYTE, MPI_ANY_SOURCE, TAG,
+        CHECK_MPI(MPI_Recv(buf, len, MPI_BYTE, MPI_ANY_SOURCE, TAG,
                         MPI_COMM_WORLD, &st));
         int from = st.MPI_SOURCE;
         CHECK(from >= 0 && from < size && from != tl_rank() &&
@@ -91,12 +91,12 @@ int main(int argc, char **argv)
             else
                 for (long i = 0; i < n; i++) {
                     MPI_Status st;
-                    MPI_OK(MPI_Recv(buf, len, MPI_BYTE, r, TAG,
+                    CHECK_MPI(MPI_Recv(buf, len, MPI_BYTE, r, TAG,
                                     MPI_COMM_WORLD, &st));
                     CHECK_PATTERN(buf, (size_t)len, r, i,
                                   "message %ld of %ld from rank %d", i, n, r);
                 }
-            MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         }
     } else {
         send_all(buf, len, n);

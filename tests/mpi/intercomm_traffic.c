@@ -31,7 +31,7 @@ int main(int argc, char **argv)
                                           : 1;
     int key = wrank < peer_world ? wrank : peer_world;
     MPI_Comm local, inter, merged;
-    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, color, key, &local));
+    CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, color, key, &local));
     if (color == MPI_UNDEFINED) {
         CHECK(local == MPI_COMM_NULL,
               "MPI_Comm_split with MPI_UNDEFINED must give MPI_COMM_NULL");
@@ -41,7 +41,7 @@ int main(int argc, char **argv)
      * wsize % 2 and wsize - 1.  The remote leader is named by its world
      * rank. */
     int remote_leader = color == 0 ? wsize - 1 : wsize % 2;
-    MPI_OK(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, remote_leader, 55,
+    CHECK_MPI(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, remote_leader, 55,
                                 &inter));
     int lrank, rsize, flag = 0;
     MPI_Comm_rank(inter, &lrank);
@@ -50,7 +50,7 @@ int main(int argc, char **argv)
     CHECK(flag, "MPI_Intercomm_create must give an intercommunicator");
     CHECK(rsize == npairs, "remote group must have %d ranks, has %d", npairs,
           rsize);
-    MPI_OK(MPI_Intercomm_merge(inter, color, &merged));
+    CHECK_MPI(MPI_Intercomm_merge(inter, color, &merged));
     int mrank, msize;
     MPI_Comm_rank(merged, &mrank);
     MPI_Comm_size(merged, &msize);
@@ -59,7 +59,7 @@ int main(int argc, char **argv)
     int peer_merged = -1;
     {
         int pw[TL_MAX_RANKS];
-        MPI_OK(MPI_Allgather(&wrank, 1, MPI_INT, pw, 1, MPI_INT, merged));
+        CHECK_MPI(MPI_Allgather(&wrank, 1, MPI_INT, pw, 1, MPI_INT, merged));
         for (int k = 0; k < msize; k++)
             if (pw[k] == peer_world)
                 peer_merged = k;
@@ -79,7 +79,7 @@ int main(int argc, char **argv)
                 s[k] = tl_malloc(BIG);
                 r[k] = tl_malloc(BIG);
                 tl_fill(s[k], (size_t)n, wrank, rep * 100 + k);
-                MPI_OK(MPI_Isend(s[k], n, MPI_BYTE, dest[c], TAG, comms[c],
+                CHECK_MPI(MPI_Isend(s[k], n, MPI_BYTE, dest[c], TAG, comms[c],
                                  &req[nr++]));
             }
         /* Receives in reverse communicator order, wildcards on the
@@ -90,12 +90,12 @@ int main(int argc, char **argv)
             for (int m = 0; m < 2; m++) {
                 int k = c * 2 + m;
                 rk[nrecv++] = k;
-                MPI_OK(MPI_Irecv(r[k], BIG, MPI_BYTE,
+                CHECK_MPI(MPI_Irecv(r[k], BIG, MPI_BYTE,
                                  c == 0 ? MPI_ANY_SOURCE : dest[c],
                                  c == 0 ? MPI_ANY_TAG : TAG, comms[c],
                                  &req[nr++]));
             }
-        MPI_OK(MPI_Waitall(nr, req, st));
+        CHECK_MPI(MPI_Waitall(nr, req, st));
         for (int j = 0; j < nrecv; j++) {
             int k = rk[j], c = k / 2, m = k % 2;
             static const char *names[3] = {"intercommunicator",
@@ -113,8 +113,8 @@ int main(int argc, char **argv)
             free(r[k]);
         }
     }
-    MPI_OK(MPI_Comm_free(&merged));
-    MPI_OK(MPI_Comm_free(&inter));
-    MPI_OK(MPI_Comm_free(&local));
+    CHECK_MPI(MPI_Comm_free(&merged));
+    CHECK_MPI(MPI_Comm_free(&inter));
+    CHECK_MPI(MPI_Comm_free(&local));
     return tl_finalize();
 }

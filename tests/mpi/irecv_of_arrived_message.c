@@ -43,46 +43,46 @@ static void leader(void)
     int flag = 0, cancelled = -1;
 
     /* round 1 (see the header) */
-    MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD));
     tl_await_arrival(peer, 4, MPI_COMM_WORLD);
-    MPI_OK(MPI_Irecv(a, N, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
+    CHECK_MPI(MPI_Irecv(a, N, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
                      MPI_COMM_WORLD, &req));
     double t0 = tl_now();
     while (!flag) {
-        MPI_OK(MPI_Request_get_status(req, &flag, &st));
+        CHECK_MPI(MPI_Request_get_status(req, &flag, &st));
         CHECK(flag || tl_now() - t0 < 10,
               "a receive of a message already there never completed");
     }
     CHECK(req != MPI_REQUEST_NULL,
           "MPI_Request_get_status must not free the request");
     check_msg(a, &st, 1, "MPI_Request_get_status of (ANY_SOURCE, ANY_TAG)");
-    MPI_OK(MPI_Cancel(&req));
-    MPI_OK(MPI_Wait(&req, &st));
-    MPI_OK(MPI_Test_cancelled(&st, &cancelled));
+    CHECK_MPI(MPI_Cancel(&req));
+    CHECK_MPI(MPI_Wait(&req, &st));
+    CHECK_MPI(MPI_Test_cancelled(&st, &cancelled));
     CHECK(!cancelled, "a receive that had its message before MPI_Cancel must "
                       "report MPI_Test_cancelled false");
     check_msg(a, &st, 1, "(ANY_SOURCE, ANY_TAG) waited for after MPI_Cancel");
 
-    MPI_OK(MPI_Irecv(b, N, MPI_BYTE, peer, 3, MPI_COMM_WORLD, &req));
-    MPI_OK(MPI_Request_free(&req));
+    CHECK_MPI(MPI_Irecv(b, N, MPI_BYTE, peer, 3, MPI_COMM_WORLD, &req));
+    CHECK_MPI(MPI_Request_free(&req));
     CHECK(req == MPI_REQUEST_NULL, "MPI_Request_free must set the handle to "
                                    "MPI_REQUEST_NULL");
-    MPI_OK(MPI_Recv(c, N, MPI_BYTE, peer, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+    CHECK_MPI(MPI_Recv(c, N, MPI_BYTE, peer, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
     check_msg(c, &st, 2, "(partner, ANY_TAG) after the freed tag-3 receive");
-    MPI_OK(MPI_Recv(c, N, MPI_BYTE, peer, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+    CHECK_MPI(MPI_Recv(c, N, MPI_BYTE, peer, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
     check_msg(c, &st, 4, "the next (partner, ANY_TAG)");
 
     /* round 2 (see the header) */
-    MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD));
     tl_await_arrival(peer, 6, MPI_COMM_WORLD);
     MPI_Request r[3];
     MPI_Status sts[3];
     unsigned char out[N];
     tl_fill(out, N, tl_rank(), 7);
-    MPI_OK(MPI_Irecv(a, N, MPI_BYTE, peer, 6, MPI_COMM_WORLD, &r[0]));
-    MPI_OK(MPI_Irecv(b, N, MPI_BYTE, peer, 5, MPI_COMM_WORLD, &r[1]));
-    MPI_OK(MPI_Isend(out, N, MPI_BYTE, peer, 7, MPI_COMM_WORLD, &r[2]));
-    MPI_OK(MPI_Waitall(3, r, sts));
+    CHECK_MPI(MPI_Irecv(a, N, MPI_BYTE, peer, 6, MPI_COMM_WORLD, &r[0]));
+    CHECK_MPI(MPI_Irecv(b, N, MPI_BYTE, peer, 5, MPI_COMM_WORLD, &r[1]));
+    CHECK_MPI(MPI_Isend(out, N, MPI_BYTE, peer, 7, MPI_COMM_WORLD, &r[2]));
+    CHECK_MPI(MPI_Waitall(3, r, sts));
     for (int i = 0; i < 3; i++)
         CHECK(r[i] == MPI_REQUEST_NULL,
               "MPI_Waitall must free request %d of the mixed array", i);
@@ -95,11 +95,11 @@ static void leader(void)
 static void send_round(unsigned char (*s)[N], MPI_Request *r, int first,
                        int last)
 {
-    MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD,
+    CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, peer, GO, MPI_COMM_WORLD,
                     MPI_STATUS_IGNORE));
     for (int tag = first; tag <= last; tag++) {
         tl_fill(s[tag], N, tl_rank(), tag);
-        MPI_OK(MPI_Isend(s[tag], N, MPI_BYTE, peer, tag, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Isend(s[tag], N, MPI_BYTE, peer, tag, MPI_COMM_WORLD,
                          &r[tag]));
     }
 }
@@ -110,9 +110,9 @@ static void partner(void)
     MPI_Request r[8];
     send_round(s, r, 1, 4);
     send_round(s, r, 5, 6);
-    MPI_OK(MPI_Waitall(6, r + 1, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Waitall(6, r + 1, MPI_STATUSES_IGNORE));
     MPI_Status st;
-    MPI_OK(MPI_Recv(s[7], N, MPI_BYTE, peer, 7, MPI_COMM_WORLD, &st));
+    CHECK_MPI(MPI_Recv(s[7], N, MPI_BYTE, peer, 7, MPI_COMM_WORLD, &st));
     CHECK_STATUS(st, peer, 7, N, "the leader's MPI_Isend of the mixed array");
     CHECK_PATTERN(s[7], N, peer, 7, "the leader's MPI_Isend of the mixed array");
 }

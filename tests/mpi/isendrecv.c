@@ -24,20 +24,20 @@ static void shift(size_t len, int replace, int in_array)
     long token = me, got = -1;
     if (replace) {
         memcpy(r, s, len);
-        MPI_OK(MPI_Isendrecv_replace(r, (int)len, MPI_BYTE, right, 5, left, 5,
+        CHECK_MPI(MPI_Isendrecv_replace(r, (int)len, MPI_BYTE, right, 5, left, 5,
                                      MPI_COMM_WORLD, &req[0]));
     } else {
-        MPI_OK(MPI_Isendrecv(s, (int)len, MPI_BYTE, right, 5, r, (int)len,
+        CHECK_MPI(MPI_Isendrecv(s, (int)len, MPI_BYTE, right, 5, r, (int)len,
                              MPI_BYTE, left, 5, MPI_COMM_WORLD, &req[0]));
     }
     if (in_array) {
-        MPI_OK(MPI_Isendrecv(&token, 1, MPI_LONG, left, 6, &got, 1, MPI_LONG,
+        CHECK_MPI(MPI_Isendrecv(&token, 1, MPI_LONG, left, 6, &got, 1, MPI_LONG,
                              right, 6, MPI_COMM_WORLD, &req[1]));
-        MPI_OK(MPI_Waitall(2, req, st));
+        CHECK_MPI(MPI_Waitall(2, req, st));
         CHECK(got == right, "the second Isendrecv must bring %d, got %ld",
               right, got);
     } else {
-        MPI_OK(MPI_Wait(&req[0], &st[0]));
+        CHECK_MPI(MPI_Wait(&req[0], &st[0]));
     }
     CHECK(req[0] == MPI_REQUEST_NULL,
           "a completed Isendrecv request must become MPI_REQUEST_NULL");

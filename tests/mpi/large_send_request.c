@@ -27,32 +27,32 @@ static void leader(int peer)
         tl_fill(buf[k], LARGE, tl_rank(), k);
     }
 
-    MPI_OK(MPI_Isend(buf[0], LARGE, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &req));
-    MPI_OK(MPI_Request_free(&req));
+    CHECK_MPI(MPI_Isend(buf[0], LARGE, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &req));
+    CHECK_MPI(MPI_Request_free(&req));
     CHECK(req == MPI_REQUEST_NULL, "MPI_Request_free on an active large send "
           "must set the handle to MPI_REQUEST_NULL");
 
-    MPI_OK(MPI_Isend(buf[1], LARGE, MPI_BYTE, peer, 1, MPI_COMM_WORLD, &req));
+    CHECK_MPI(MPI_Isend(buf[1], LARGE, MPI_BYTE, peer, 1, MPI_COMM_WORLD, &req));
     int flag = 0;
     double t0 = tl_now();
     while (!flag) {
         MPI_Status st;
-        MPI_OK(MPI_Request_get_status(req, &flag, &st));
+        CHECK_MPI(MPI_Request_get_status(req, &flag, &st));
         CHECK(flag || tl_now() - t0 < 10, "a large send whose receive is "
               "posted never completed (10 s of MPI_Request_get_status)");
     }
     CHECK(req != MPI_REQUEST_NULL, "MPI_Request_get_status must not free the "
           "request of a large send");
-    MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
     CHECK(req == MPI_REQUEST_NULL, "MPI_Wait after MPI_Request_get_status "
           "must free the large send's request");
 
-    MPI_OK(MPI_Isend(buf[2], LARGE, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &req));
+    CHECK_MPI(MPI_Isend(buf[2], LARGE, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &req));
     int index = -1;
     flag = 0;
     t0 = tl_now();
     while (!flag) {
-        MPI_OK(MPI_Testany(1, &req, &index, &flag, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Testany(1, &req, &index, &flag, MPI_STATUS_IGNORE));
         CHECK(flag || tl_now() - t0 < 10, "a large send whose receive is "
               "posted never completed (10 s of MPI_Testany)");
     }
@@ -62,7 +62,7 @@ static void leader(int peer)
                                                : "a live request");
     /* The buffer of the freed send may be reused only once the partner
      * says the message arrived. */
-    MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, peer, 99, MPI_COMM_WORLD,
+    CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, peer, 99, MPI_COMM_WORLD,
                     MPI_STATUS_IGNORE));
     for (int k = 0; k < NSENDS; k++)
         free(buf[k]);
@@ -75,10 +75,10 @@ static void partner(int peer)
     MPI_Status st[NSENDS];
     for (int k = 0; k < NSENDS; k++) {
         buf[k] = tl_malloc(LARGE);
-        MPI_OK(MPI_Irecv(buf[k], LARGE, MPI_BYTE, peer, k, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Irecv(buf[k], LARGE, MPI_BYTE, peer, k, MPI_COMM_WORLD,
                          &req[k]));
     }
-    MPI_OK(MPI_Waitall(NSENDS, req, st));
+    CHECK_MPI(MPI_Waitall(NSENDS, req, st));
     for (int k = 0; k < NSENDS; k++) {
         CHECK_STATUS(st[k], peer, k, LARGE, "large send %d", k);
         CHECK_PATTERN(buf[k], LARGE, peer, k, "large send %d (%s)", k,
@@ -87,7 +87,7 @@ static void partner(int peer)
                                : "completed through Testany");
         free(buf[k]);
     }
-    MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, peer, 99, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, peer, 99, MPI_COMM_WORLD));
 }
 
 int main(int argc, char **argv)

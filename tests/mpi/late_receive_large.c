@@ -43,11 +43,11 @@ static void send_all(void)
     for (int i = 0; i < NMSG; i++) {
         b[i] = tl_malloc((size_t)sizes[i]);
         tl_fill(b[i], (size_t)sizes[i], tl_rank(), 10 + i);
-        MPI_OK(MPI_Isend(b[i], sizes[i], MPI_BYTE, peer, 10 + i, comm,
+        CHECK_MPI(MPI_Isend(b[i], sizes[i], MPI_BYTE, peer, 10 + i, comm,
                          &req[i]));
     }
-    MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, peer, TOKEN, comm));
-    MPI_OK(MPI_Waitall(NMSG, req, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, peer, TOKEN, comm));
+    CHECK_MPI(MPI_Waitall(NMSG, req, MPI_STATUSES_IGNORE));
     for (int i = 0; i < NMSG; i++)
         free(b[i]);
 }
@@ -55,7 +55,7 @@ static void send_all(void)
 static void probe_sees_whole_size(void)
 {
     MPI_Status st;
-    MPI_OK(MPI_Probe(peer, 13, comm, &st));
+    CHECK_MPI(MPI_Probe(peer, 13, comm, &st));
     CHECK_STATUS(st, peer, 13, sizes[3],
                  "MPI_Probe of a 65537-byte message that arrived before any "
                  "receive");
@@ -65,7 +65,7 @@ static void any_tag_takes_oldest(void)
 {
     unsigned char *buf = tl_malloc((size_t)sizes[0]);
     MPI_Status st;
-    MPI_OK(MPI_Recv(buf, sizes[0], MPI_BYTE, peer, MPI_ANY_TAG, comm, &st));
+    CHECK_MPI(MPI_Recv(buf, sizes[0], MPI_BYTE, peer, MPI_ANY_TAG, comm, &st));
     CHECK_STATUS(st, peer, 10, sizes[0],
                  "MPI_ANY_TAG receive after seven large messages arrived must "
                  "take the earliest sent (tag 10)");
@@ -78,14 +78,14 @@ static void vector_type_places_blocks(void)
 {
     enum { BLOCK = 64, NBLOCKS = 8192 / BLOCK, SPAN = 2 * BLOCK * NBLOCKS };
     MPI_Datatype vec;
-    MPI_OK(MPI_Type_vector(NBLOCKS, BLOCK, 2 * BLOCK, MPI_BYTE, &vec));
-    MPI_OK(MPI_Type_commit(&vec));
+    CHECK_MPI(MPI_Type_vector(NBLOCKS, BLOCK, 2 * BLOCK, MPI_BYTE, &vec));
+    CHECK_MPI(MPI_Type_commit(&vec));
     unsigned char *buf = tl_malloc(SPAN);
     unsigned char *want = tl_malloc((size_t)sizes[1]);
     memset(buf, GUARD_BYTE, SPAN);
     tl_fill(want, (size_t)sizes[1], peer, 11);
     MPI_Status st;
-    MPI_OK(MPI_Recv(buf, 1, vec, peer, 11, comm, &st));
+    CHECK_MPI(MPI_Recv(buf, 1, vec, peer, 11, comm, &st));
     CHECK_STATUS(st, peer, 11, sizes[1],
                  "the 8192-byte message received late into a vector type");
     for (int k = 0; k < NBLOCKS; k++) {
@@ -96,7 +96,7 @@ static void vector_type_places_blocks(void)
                      "vector receive: the gap after block %d must stay "
                      "untouched", k);
     }
-    MPI_OK(MPI_Type_free(&vec));
+    CHECK_MPI(MPI_Type_free(&vec));
     free(want);
     free(buf);
 }
@@ -131,8 +131,8 @@ static void receive_whole(int i)
     unsigned char *buf = tl_malloc((size_t)sizes[i]);
     MPI_Request req;
     MPI_Status st;
-    MPI_OK(MPI_Irecv(buf, sizes[i], MPI_BYTE, peer, 10 + i, comm, &req));
-    MPI_OK(MPI_Wait(&req, &st));
+    CHECK_MPI(MPI_Irecv(buf, sizes[i], MPI_BYTE, peer, 10 + i, comm, &req));
+    CHECK_MPI(MPI_Wait(&req, &st));
     check_whole(&st, buf, i, "MPI_Irecv");
     free(buf);
 }
@@ -142,11 +142,11 @@ static void matched_probe_receives(int i)
     unsigned char *buf = tl_malloc((size_t)sizes[i]);
     MPI_Message msg;
     MPI_Status st;
-    MPI_OK(MPI_Mprobe(peer, 10 + i, comm, &msg, &st));
+    CHECK_MPI(MPI_Mprobe(peer, 10 + i, comm, &msg, &st));
     CHECK_STATUS(st, peer, 10 + i, sizes[i],
                  "MPI_Mprobe of a %d-byte message that arrived before any "
                  "receive", sizes[i]);
-    MPI_OK(MPI_Mrecv(buf, sizes[i], MPI_BYTE, &msg, &st));
+    CHECK_MPI(MPI_Mrecv(buf, sizes[i], MPI_BYTE, &msg, &st));
     CHECK(msg == MPI_MESSAGE_NULL,
           "MPI_Mrecv must set its message handle to MPI_MESSAGE_NULL");
     check_whole(&st, buf, i, "MPI_Mrecv after MPI_Mprobe");
@@ -160,21 +160,21 @@ static void matched_probe_nonblocking(int i)
     MPI_Status st;
     MPI_Request req;
     int flag = 0;
-    MPI_OK(MPI_Improbe(peer, 10 + i, comm, &flag, &msg, &st));
+    CHECK_MPI(MPI_Improbe(peer, 10 + i, comm, &flag, &msg, &st));
     CHECK(flag, "MPI_Improbe must find the %d-byte message: every header "
                 "arrived before the token that was received first", sizes[i]);
     CHECK_STATUS(st, peer, 10 + i, sizes[i],
                  "MPI_Improbe of a %d-byte message that arrived before any "
                  "receive", sizes[i]);
-    MPI_OK(MPI_Imrecv(buf, sizes[i], MPI_BYTE, &msg, &req));
-    MPI_OK(MPI_Wait(&req, &st));
+    CHECK_MPI(MPI_Imrecv(buf, sizes[i], MPI_BYTE, &msg, &req));
+    CHECK_MPI(MPI_Wait(&req, &st));
     check_whole(&st, buf, i, "MPI_Imrecv after MPI_Improbe");
     free(buf);
 }
 
 static void receive_all_late(void)
 {
-    MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, peer, TOKEN, comm, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, peer, TOKEN, comm, MPI_STATUS_IGNORE));
     probe_sees_whole_size();
     any_tag_takes_oldest();
     vector_type_places_blocks();
@@ -189,14 +189,14 @@ int main(int argc, char **argv)
 {
     tl_init(&argc, &argv, 2, TL_MAX_RANKS);
     peer = tl_partner();
-    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
-    MPI_OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+    CHECK_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
     if (peer != MPI_PROC_NULL) {
         if (tl_leads())
             send_all();
         else
             receive_all_late();
     }
-    MPI_OK(MPI_Comm_free(&comm));
+    CHECK_MPI(MPI_Comm_free(&comm));
     return tl_finalize();
 }

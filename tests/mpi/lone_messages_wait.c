@@ -27,14 +27,14 @@ int main(int argc, char **argv)
     for (long k = 0; k < NMSG; k++) {
         if (lead) {
             tl_fill(buf, LEN, tl_rank(), k);
-            MPI_OK(MPI_Send(buf, LEN, MPI_BYTE, peer, TAG, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Send(buf, LEN, MPI_BYTE, peer, TAG, MPI_COMM_WORLD));
         }
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     }
     if (peer != MPI_PROC_NULL && !lead) {
         for (long k = 0; k < NMSG; k++) {
             MPI_Status st;
-            MPI_OK(MPI_Recv(buf, LEN, MPI_BYTE, peer, TAG, MPI_COMM_WORLD, &st));
+            CHECK_MPI(MPI_Recv(buf, LEN, MPI_BYTE, peer, TAG, MPI_COMM_WORLD, &st));
             long bad = tl_mismatch(buf, LEN, peer, k);
             CHECK(bad < 0,
                   "message %ld, sent alone before its receive was posted, "

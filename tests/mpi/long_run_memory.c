@@ -42,13 +42,13 @@ static void churn_comms(int n)
     int me = tl_rank(), size = tl_size();
     for (int i = 0; i < n; i++) {
         MPI_Comm c;
-        MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+        CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c));
         int right = (me + 1) % size, left = (me + size - 1) % size, v = -1;
-        MPI_OK(MPI_Sendrecv(&i, 1, MPI_INT, right, 1, &v, 1, MPI_INT, left, 1,
+        CHECK_MPI(MPI_Sendrecv(&i, 1, MPI_INT, right, 1, &v, 1, MPI_INT, left, 1,
                             c, MPI_STATUS_IGNORE));
         CHECK(v == i, "communicator %d: the ring value must be %d, got %d", i,
               i, v);
-        MPI_OK(MPI_Comm_free(&c));
+        CHECK_MPI(MPI_Comm_free(&c));
     }
 }
 
@@ -90,14 +90,14 @@ int main(int argc, char **argv)
     long start = rss_kib();
     churn_comms(comms / 2);
     stream(messages / 2);
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     long half = rss_kib();
     churn_comms(comms - comms / 2);
     stream(messages - messages / 2);
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     long end = rss_kib();
     long grew[2] = {half - start, end - half}, worst[2] = {0, 0};
-    MPI_OK(MPI_Allreduce(grew, worst, 2, MPI_LONG, MPI_MAX, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Allreduce(grew, worst, 2, MPI_LONG, MPI_MAX, MPI_COMM_WORLD));
     if (tl_rank() == 0)
         fprintf(stderr,
                 "long_run_memory: %d communicators and %ld messages: resident "

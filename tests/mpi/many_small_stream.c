@@ -29,7 +29,7 @@ static void stream(int from, int to, int me, long n, int two_tags)
     if (me == from) {
         for (long i = 0; i < n; i++) {
             v = value(from, i);
-            MPI_OK(MPI_Send(&v, 8, MPI_BYTE, to, two_tags ? TAG + (int)(i % 2)
+            CHECK_MPI(MPI_Send(&v, 8, MPI_BYTE, to, two_tags ? TAG + (int)(i % 2)
                                                           : TAG,
                             MPI_COMM_WORLD));
         }
@@ -37,10 +37,10 @@ static void stream(int from, int to, int me, long n, int two_tags)
         for (long i = 0; i < n; i++) {
             v = 0;
             if (two_tags)
-                MPI_OK(MPI_Recv(&v, 8, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
+                CHECK_MPI(MPI_Recv(&v, 8, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
                                 MPI_COMM_WORLD, &st));
             else
-                MPI_OK(MPI_Recv(&v, 8, MPI_BYTE, from, TAG, MPI_COMM_WORLD,
+                CHECK_MPI(MPI_Recv(&v, 8, MPI_BYTE, from, TAG, MPI_COMM_WORLD,
                                 &st));
             tl_asserts++;
             if (v != value(from, i)) {
@@ -72,7 +72,7 @@ int main(int argc, char **argv)
     stream(lo, hi, me, NBACK, 1);
     /* A last exchange that proves both sides got to the end. */
     long done = me, other = -1;
-    MPI_OK(MPI_Sendrecv(&done, 1, MPI_LONG, peer, 99, &other, 1, MPI_LONG,
+    CHECK_MPI(MPI_Sendrecv(&done, 1, MPI_LONG, peer, 99, &other, 1, MPI_LONG,
                         peer, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     CHECK(other == peer, "final exchange: got %ld", other);
     return tl_finalize();

@@ -58,27 +58,27 @@ static void start(struct round *r, int round)
             *q = MPI_REQUEST_NULL;
             break;
         case K_RECV_SMALL:
-            MPI_OK(MPI_Irecv(r->rbuf_small, SMALL, MPI_BYTE, MPI_ANY_SOURCE,
+            CHECK_MPI(MPI_Irecv(r->rbuf_small, SMALL, MPI_BYTE, MPI_ANY_SOURCE,
                              10 + round, MPI_COMM_WORLD, q));
             break;
         case K_RECV_LARGE:
-            MPI_OK(MPI_Irecv(r->rbuf_large, LARGE, MPI_BYTE, r->left,
+            CHECK_MPI(MPI_Irecv(r->rbuf_large, LARGE, MPI_BYTE, r->left,
                              20 + round, MPI_COMM_WORLD, q));
             break;
         case K_SEND_SMALL:
-            MPI_OK(MPI_Isend(r->sbuf_small, SMALL, MPI_BYTE, r->right,
+            CHECK_MPI(MPI_Isend(r->sbuf_small, SMALL, MPI_BYTE, r->right,
                              10 + round, MPI_COMM_WORLD, q));
             break;
         case K_SEND_LARGE:
-            MPI_OK(MPI_Isend(r->sbuf_large, LARGE, MPI_BYTE, r->right,
+            CHECK_MPI(MPI_Isend(r->sbuf_large, LARGE, MPI_BYTE, r->right,
                              20 + round, MPI_COMM_WORLD, q));
             break;
         case K_ALLREDUCE:
-            MPI_OK(MPI_Iallreduce(&r->in, &r->out, 1, MPI_LONG, MPI_SUM,
+            CHECK_MPI(MPI_Iallreduce(&r->in, &r->out, 1, MPI_LONG, MPI_SUM,
                                   MPI_COMM_WORLD, q));
             break;
         case K_IBARRIER:
-            MPI_OK(MPI_Ibarrier(MPI_COMM_WORLD, q));
+            CHECK_MPI(MPI_Ibarrier(MPI_COMM_WORLD, q));
             break;
         }
     }
@@ -154,39 +154,39 @@ static void all_null_calls(void)
     MPI_Status st, sts[3];
     int idx = -5, flag = -5, outcount = -5, indices[3];
 
-    MPI_OK(MPI_Waitany(3, nul, &idx, &st));
+    CHECK_MPI(MPI_Waitany(3, nul, &idx, &st));
     CHECK(idx == MPI_UNDEFINED,
           "MPI_Waitany over only MPI_REQUEST_NULL must return index "
           "MPI_UNDEFINED, got %d",
           idx);
     check_empty(&st, "MPI_Waitany over only MPI_REQUEST_NULL");
-    MPI_OK(MPI_Testany(3, nul, &idx, &flag, &st));
+    CHECK_MPI(MPI_Testany(3, nul, &idx, &flag, &st));
     CHECK(flag && idx == MPI_UNDEFINED,
           "MPI_Testany over only MPI_REQUEST_NULL must return flag true, "
           "index MPI_UNDEFINED; got flag %d index %d",
           flag, idx);
     check_empty(&st, "MPI_Testany over only MPI_REQUEST_NULL");
-    MPI_OK(MPI_Testsome(3, nul, &outcount, indices, sts));
+    CHECK_MPI(MPI_Testsome(3, nul, &outcount, indices, sts));
     CHECK(outcount == MPI_UNDEFINED,
           "MPI_Testsome over only MPI_REQUEST_NULL must return outcount "
           "MPI_UNDEFINED, got %d",
           outcount);
-    MPI_OK(MPI_Waitsome(3, nul, &outcount, indices, sts));
+    CHECK_MPI(MPI_Waitsome(3, nul, &outcount, indices, sts));
     CHECK(outcount == MPI_UNDEFINED,
           "MPI_Waitsome over only MPI_REQUEST_NULL must return outcount "
           "MPI_UNDEFINED, got %d",
           outcount);
-    MPI_OK(MPI_Testall(3, nul, &flag, sts));
+    CHECK_MPI(MPI_Testall(3, nul, &flag, sts));
     CHECK(flag, "MPI_Testall over only MPI_REQUEST_NULL must return true");
     check_empty(&sts[1], "MPI_Testall over only MPI_REQUEST_NULL");
-    MPI_OK(MPI_Waitall(3, nul, sts));
+    CHECK_MPI(MPI_Waitall(3, nul, sts));
     check_empty(&sts[2], "MPI_Waitall over only MPI_REQUEST_NULL");
-    MPI_OK(MPI_Test(&nul[0], &flag, &st));
+    CHECK_MPI(MPI_Test(&nul[0], &flag, &st));
     CHECK(flag, "MPI_Test on MPI_REQUEST_NULL must return true");
     check_empty(&st, "MPI_Test on MPI_REQUEST_NULL");
-    MPI_OK(MPI_Wait(&nul[0], &st));
+    CHECK_MPI(MPI_Wait(&nul[0], &st));
     check_empty(&st, "MPI_Wait on MPI_REQUEST_NULL");
-    MPI_OK(MPI_Waitany(0, NULL, &idx, &st));
+    CHECK_MPI(MPI_Waitany(0, NULL, &idx, &st));
     CHECK(idx == MPI_UNDEFINED,
           "MPI_Waitany over an empty list must return MPI_UNDEFINED, got %d",
           idx);
@@ -203,7 +203,7 @@ int main(int argc, char **argv)
 
     /* MPI_Waitall completes everything and fills statuses in array order. */
     start(&r, round++);
-    MPI_OK(MPI_Waitall(NREQ, r.req, sts));
+    CHECK_MPI(MPI_Waitall(NREQ, r.req, sts));
     for (int i = 0; i < NREQ; i++)
         if (kinds[i] != K_NULL)
             check_done(&r, i, &sts[i], "MPI_Waitall");
@@ -220,9 +220,9 @@ int main(int argc, char **argv)
             int idx = -5, flag = 1;
             MPI_Status st;
             if (variant)
-                MPI_OK(MPI_Testany(NREQ, r.req, &idx, &flag, &st));
+                CHECK_MPI(MPI_Testany(NREQ, r.req, &idx, &flag, &st));
             else
-                MPI_OK(MPI_Waitany(NREQ, r.req, &idx, &st));
+                CHECK_MPI(MPI_Waitany(NREQ, r.req, &idx, &st));
             CHECK(tl_now() - t0 < 10, "%s: requests not done after 10 s",
                   how);
             if (!flag) {
@@ -258,9 +258,9 @@ int main(int argc, char **argv)
         for (;;) {
             int outcount = -5, indices[NREQ];
             if (variant)
-                MPI_OK(MPI_Waitsome(NREQ, r.req, &outcount, indices, sts));
+                CHECK_MPI(MPI_Waitsome(NREQ, r.req, &outcount, indices, sts));
             else
-                MPI_OK(MPI_Testsome(NREQ, r.req, &outcount, indices, sts));
+                CHECK_MPI(MPI_Testsome(NREQ, r.req, &outcount, indices, sts));
             CHECK(tl_now() - t0 < 10, "%s: requests not done after 10 s",
                   how);
             if (outcount == MPI_UNDEFINED)
@@ -291,7 +291,7 @@ int main(int argc, char **argv)
         start(&r, round++);
         double t0 = tl_now();
         while (!flag) {
-            MPI_OK(MPI_Testall(NREQ, r.req, &flag, sts));
+            CHECK_MPI(MPI_Testall(NREQ, r.req, &flag, sts));
             CHECK(flag || tl_now() - t0 < 10,
                   "MPI_Testall: requests not done after 10 s");
             if (!flag)
@@ -310,7 +310,7 @@ int main(int argc, char **argv)
 
     /* MPI_STATUSES_IGNORE is legal with any mix of requests. */
     start(&r, round++);
-    MPI_OK(MPI_Waitall(NREQ, r.req, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Waitall(NREQ, r.req, MPI_STATUSES_IGNORE));
     for (int i = 0; i < NREQ; i++)
         if (kinds[i] != K_NULL)
             check_done(&r, i, NULL, "MPI_Waitall(STATUSES_IGNORE)");

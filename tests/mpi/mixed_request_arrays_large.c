@@ -258,10 +258,10 @@ static int sender_world(const struct msg *m)
 static void post_recv(struct msg *m, MPI_Request *q)
 {
     if (IS_INTER(m->cls))
-        MPI_OK(MPI_Irecv(m->rbuf, m->bytes + SLACK, MPI_BYTE, inter_peer,
+        CHECK_MPI(MPI_Irecv(m->rbuf, m->bytes + SLACK, MPI_BYTE, inter_peer,
                          m->tag, inter, q));
     else
-        MPI_OK(MPI_Irecv(m->rbuf, m->bytes + SLACK, MPI_BYTE,
+        CHECK_MPI(MPI_Irecv(m->rbuf, m->bytes + SLACK, MPI_BYTE,
                          m->cls == W_ANY ? MPI_ANY_SOURCE : left, m->tag,
                          MPI_COMM_WORLD, q));
 }
@@ -269,13 +269,13 @@ static void post_recv(struct msg *m, MPI_Request *q)
 static void post_send(struct msg *m, MPI_Request *q)
 {
     if (IS_INTER(m->cls))
-        MPI_OK(MPI_Isend(m->sbuf, m->bytes, MPI_BYTE, inter_peer, m->tag,
+        CHECK_MPI(MPI_Isend(m->sbuf, m->bytes, MPI_BYTE, inter_peer, m->tag,
                          inter, q));
     else if (m->cls == W_SYNC)
-        MPI_OK(MPI_Issend(m->sbuf, m->bytes, MPI_BYTE, right, m->tag,
+        CHECK_MPI(MPI_Issend(m->sbuf, m->bytes, MPI_BYTE, right, m->tag,
                           MPI_COMM_WORLD, q));
     else
-        MPI_OK(MPI_Isend(m->sbuf, m->bytes, MPI_BYTE, right, m->tag,
+        CHECK_MPI(MPI_Isend(m->sbuf, m->bytes, MPI_BYTE, right, m->tag,
                          MPI_COMM_WORLD, q));
 }
 
@@ -289,10 +289,10 @@ static int go_tag(const struct round *r, int g)
 static void post_go_recv(struct round *r, int g, MPI_Request *q)
 {
     if (g == G_INTER)
-        MPI_OK(MPI_Irecv(&r->go_in[g], 1, MPI_INT, inter_peer, go_tag(r, g),
+        CHECK_MPI(MPI_Irecv(&r->go_in[g], 1, MPI_INT, inter_peer, go_tag(r, g),
                          inter, q));
     else
-        MPI_OK(MPI_Irecv(&r->go_in[g], 1, MPI_INT, right, go_tag(r, g),
+        CHECK_MPI(MPI_Irecv(&r->go_in[g], 1, MPI_INT, right, go_tag(r, g),
                          MPI_COMM_WORLD, q));
 }
 
@@ -305,10 +305,10 @@ static void send_go(struct round *r, int g)
         return;
     r->go_out[g] = (int)r->id;
     if (g == G_INTER)
-        MPI_OK(MPI_Isend(&r->go_out[g], 1, MPI_INT, inter_peer, go_tag(r, g),
+        CHECK_MPI(MPI_Isend(&r->go_out[g], 1, MPI_INT, inter_peer, go_tag(r, g),
                          inter, &r->go_send[g]));
     else
-        MPI_OK(MPI_Isend(&r->go_out[g], 1, MPI_INT, left, go_tag(r, g),
+        CHECK_MPI(MPI_Isend(&r->go_out[g], 1, MPI_INT, left, go_tag(r, g),
                          MPI_COMM_WORLD, &r->go_send[g]));
 }
 
@@ -361,10 +361,10 @@ static void start(struct round *r, const char *call, int n, int layout,
                 post_send(m, q);
             break;
         case K_IBARRIER:
-            MPI_OK(MPI_Ibarrier(dup_world, q));
+            CHECK_MPI(MPI_Ibarrier(dup_world, q));
             break;
         case K_IALLREDUCE:
-            MPI_OK(MPI_Iallreduce(&r->sum_in, &r->sum_out, 1, MPI_LONG,
+            CHECK_MPI(MPI_Iallreduce(&r->sum_in, &r->sum_out, 1, MPI_LONG,
                                   MPI_SUM, dup_world, q));
             break;
         case K_GO:
@@ -433,7 +433,7 @@ static void poll_go_outside(struct round *r)
             continue;
         int flag = 0;
         MPI_Status st;
-        MPI_OK(MPI_Test(&r->go_recv[g], &flag, &st));
+        CHECK_MPI(MPI_Test(&r->go_recv[g], &flag, &st));
         if (flag)
             release_group(r, g);
     }
@@ -576,7 +576,7 @@ static void finish(struct round *r)
      * messages go once it is here. */
     for (int g = 0; g < 2; g++)
         if (r->go_recv[g] != MPI_REQUEST_NULL) {
-            MPI_OK(MPI_Wait(&r->go_recv[g], MPI_STATUS_IGNORE));
+            CHECK_MPI(MPI_Wait(&r->go_recv[g], MPI_STATUS_IGNORE));
             release_group(r, g);
         }
     MPI_Request side[2 * MAXMSG + 4];
@@ -590,7 +590,7 @@ static void finish(struct round *r)
         side[ns++] = r->go_send[g];
         side[ns++] = r->go_recv[g];
     }
-    MPI_OK(MPI_Waitall(ns, side, sts));
+    CHECK_MPI(MPI_Waitall(ns, side, sts));
     for (int j = 0; j < r->nm; j++) {
         const struct msg *m = &r->m[j];
         if (m->recv_slot < 0 && !m->skip)
@@ -628,7 +628,7 @@ static void waitany(int n, int layout, int ignore)
         int idx = -5;
         preset(&st, 1);
         memcpy(before, r.req, sizeof before);
-        MPI_OK(MPI_Waitany(n, r.req, &idx, ignore ? MPI_STATUS_IGNORE : &st));
+        CHECK_MPI(MPI_Waitany(n, r.req, &idx, ignore ? MPI_STATUS_IGNORE : &st));
         if (idx == MPI_UNDEFINED) {
             CHECK(r.ndone == r.active,
                   "%s returned MPI_UNDEFINED with %d of %d requests still "
@@ -664,7 +664,7 @@ static void testany(int n, int layout, int ignore)
         int idx = -5, flag = -5;
         preset(&st, 1);
         memcpy(before, r.req, sizeof before);
-        MPI_OK(MPI_Testany(n, r.req, &idx, &flag,
+        CHECK_MPI(MPI_Testany(n, r.req, &idx, &flag,
                            ignore ? MPI_STATUS_IGNORE : &st));
         memset(reported, 0, sizeof reported);
         if (!flag) {
@@ -721,10 +721,10 @@ static void some(int n, int layout, int ignore, int wait)
             indices[k] = -9;
         memcpy(before, r.req, sizeof before);
         if (wait)
-            MPI_OK(MPI_Waitsome(n, r.req, &outcount, indices,
+            CHECK_MPI(MPI_Waitsome(n, r.req, &outcount, indices,
                                 ignore ? MPI_STATUSES_IGNORE : sts));
         else
-            MPI_OK(MPI_Testsome(n, r.req, &outcount, indices,
+            CHECK_MPI(MPI_Testsome(n, r.req, &outcount, indices,
                                 ignore ? MPI_STATUSES_IGNORE : sts));
         if (outcount == MPI_UNDEFINED) {
             CHECK(r.ndone == r.active,
@@ -780,7 +780,7 @@ static void waitall(int n, int layout, int ignore)
         release_group(&r, g);
     }
     preset(sts, n);
-    MPI_OK(MPI_Waitall(n, r.req, ignore ? MPI_STATUSES_IGNORE : sts));
+    CHECK_MPI(MPI_Waitall(n, r.req, ignore ? MPI_STATUSES_IGNORE : sts));
     check_all(&r, ignore ? NULL : sts);
     finish(&r);
 }
@@ -804,7 +804,7 @@ static void testall(int n, int layout, int ignore)
                 waiting += r.nlate[g];
         preset(sts, n);
         memcpy(before, r.req, sizeof before);
-        MPI_OK(MPI_Testall(n, r.req, &flag, ignore ? MPI_STATUSES_IGNORE : sts));
+        CHECK_MPI(MPI_Testall(n, r.req, &flag, ignore ? MPI_STATUSES_IGNORE : sts));
         if (waiting)
             CHECK(!flag,
                   "%s returned true while %d receives in the array have had "
@@ -839,27 +839,27 @@ static void all_null(int n)
 
     snprintf(how, sizeof how, "MPI_Waitany over %d MPI_REQUEST_NULL", n);
     preset(&st, 1);
-    MPI_OK(MPI_Waitany(n, nul, &idx, &st));
+    CHECK_MPI(MPI_Waitany(n, nul, &idx, &st));
     CHECK(idx == MPI_UNDEFINED, "%s must return index MPI_UNDEFINED, got %d",
           how, idx);
     check_empty(&st, how, "the status");
 
     snprintf(how, sizeof how, "MPI_Testany over %d MPI_REQUEST_NULL", n);
     preset(&st, 1);
-    MPI_OK(MPI_Testany(n, nul, &idx, &flag, &st));
+    CHECK_MPI(MPI_Testany(n, nul, &idx, &flag, &st));
     CHECK(flag == 1 && idx == MPI_UNDEFINED,
           "%s must return flag true and index MPI_UNDEFINED, got flag %d "
           "index %d",
           how, flag, idx);
     check_empty(&st, how, "the status");
 
-    MPI_OK(MPI_Waitsome(n, nul, &outcount, indices, sts));
+    CHECK_MPI(MPI_Waitsome(n, nul, &outcount, indices, sts));
     CHECK(outcount == MPI_UNDEFINED,
           "MPI_Waitsome over %d MPI_REQUEST_NULL must return outcount "
           "MPI_UNDEFINED, got %d",
           n, outcount);
     outcount = -5;
-    MPI_OK(MPI_Testsome(n, nul, &outcount, indices, sts));
+    CHECK_MPI(MPI_Testsome(n, nul, &outcount, indices, sts));
     CHECK(outcount == MPI_UNDEFINED,
           "MPI_Testsome over %d MPI_REQUEST_NULL must return outcount "
           "MPI_UNDEFINED, got %d",
@@ -867,13 +867,13 @@ static void all_null(int n)
 
     snprintf(how, sizeof how, "MPI_Waitall over %d MPI_REQUEST_NULL", n);
     preset(sts, n);
-    MPI_OK(MPI_Waitall(n, nul, sts));
+    CHECK_MPI(MPI_Waitall(n, nul, sts));
     check_empty(&sts[0], how, "status 0");
     check_empty(&sts[n - 1], how, "the last status");
 
     snprintf(how, sizeof how, "MPI_Testall over %d MPI_REQUEST_NULL", n);
     preset(sts, n);
-    MPI_OK(MPI_Testall(n, nul, &flag, sts));
+    CHECK_MPI(MPI_Testall(n, nul, &flag, sts));
     CHECK(flag == 1, "%s must return flag true, got %d", how, flag);
     check_empty(&sts[n / 2], how, "the middle status");
     for (int i = 0; i < n; i++)
@@ -894,14 +894,14 @@ static void make_inter(void)
                                         : 1;
     int key = partner == MPI_PROC_NULL ? 0 : me < partner ? me : partner;
     MPI_Comm local;
-    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, color, key, &local));
+    CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, color, key, &local));
     if (local == MPI_COMM_NULL)
         return;
     int remote_leader = color == 0 ? np - 1 : np % 2;
-    MPI_OK(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, remote_leader, 56,
+    CHECK_MPI(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, remote_leader, 56,
                                 &inter));
-    MPI_OK(MPI_Comm_rank(inter, &inter_peer));
-    MPI_OK(MPI_Comm_free(&local));
+    CHECK_MPI(MPI_Comm_rank(inter, &inter_peer));
+    CHECK_MPI(MPI_Comm_free(&local));
 }
 
 int main(int argc, char **argv)
@@ -912,7 +912,7 @@ int main(int argc, char **argv)
     np = tl_size();
     left = tl_left(1);
     right = tl_right(1);
-    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup_world));
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup_world));
     make_inter();
 
     for (int k = 0; k < 3; k++)
@@ -930,7 +930,7 @@ int main(int argc, char **argv)
             }
 
     if (inter != MPI_COMM_NULL)
-        MPI_OK(MPI_Comm_free(&inter));
-    MPI_OK(MPI_Comm_free(&dup_world));
+        CHECK_MPI(MPI_Comm_free(&inter));
+    CHECK_MPI(MPI_Comm_free(&dup_world));
     return tl_finalize();
 }

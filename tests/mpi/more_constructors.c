@@ -24,13 +24,13 @@ static void ring(MPI_Comm c, const char *what)
         MPI_Status st;
         tl_fill(s, len, r, k);
         int wv = -1, me = tl_rank();
-        MPI_OK(MPI_Irecv(g, BIG, MPI_BYTE, MPI_ANY_SOURCE, 4, c, &q[0]));
-        MPI_OK(MPI_Irecv(&wv, 1, MPI_INT, MPI_ANY_SOURCE, 4, MPI_COMM_WORLD, &q[1]));
-        MPI_OK(MPI_Isend(s, (int)len, MPI_BYTE, right, 4, c, &q[2]));
-        MPI_OK(MPI_Send(&me, 1, MPI_INT, (me + 1) % tl_size(), 4, MPI_COMM_WORLD));
-        MPI_OK(MPI_Wait(&q[0], &st));
-        MPI_OK(MPI_Wait(&q[1], MPI_STATUS_IGNORE));
-        MPI_OK(MPI_Wait(&q[2], MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Irecv(g, BIG, MPI_BYTE, MPI_ANY_SOURCE, 4, c, &q[0]));
+        CHECK_MPI(MPI_Irecv(&wv, 1, MPI_INT, MPI_ANY_SOURCE, 4, MPI_COMM_WORLD, &q[1]));
+        CHECK_MPI(MPI_Isend(s, (int)len, MPI_BYTE, right, 4, c, &q[2]));
+        CHECK_MPI(MPI_Send(&me, 1, MPI_INT, (me + 1) % tl_size(), 4, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Wait(&q[0], &st));
+        CHECK_MPI(MPI_Wait(&q[1], MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Wait(&q[2], MPI_STATUS_IGNORE));
         CHECK_STATUS(st, left, 4, (long)len, "%s: ring message %d", what, k);
         CHECK_PATTERN(g, len, left, k, "%s: ring message %d", what, k);
         CHECK(wv == (me + tl_size() - 1) % tl_size(),
@@ -54,44 +54,44 @@ int main(int argc, char **argv)
         edges[2 * i] = (i + 1) % n;
         edges[2 * i + 1] = (i + n - 1) % n;
     }
-    MPI_OK(MPI_Graph_create(MPI_COMM_WORLD, n, index, edges, 1, &c));
+    CHECK_MPI(MPI_Graph_create(MPI_COMM_WORLD, n, index, edges, 1, &c));
     ring(c, "MPI_Graph_create");
-    MPI_OK(MPI_Comm_free(&c));
+    CHECK_MPI(MPI_Comm_free(&c));
 
     /* a distributed graph, adjacent form */
     int srcs[2] = {(me + n - 1) % n, (me + 1) % n}, dsts[2] = {(me + 1) % n, (me + n - 1) % n};
-    MPI_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, srcs, MPI_UNWEIGHTED,
+    CHECK_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, srcs, MPI_UNWEIGHTED,
                                           2, dsts, MPI_UNWEIGHTED, MPI_INFO_NULL,
                                           0, &c));
     ring(c, "MPI_Dist_graph_create_adjacent");
-    MPI_OK(MPI_Comm_free(&c));
+    CHECK_MPI(MPI_Comm_free(&c));
 
     /* a distributed graph, general form: each rank names its out-edge */
     int one = 1, out = (me + 1) % n;
-    MPI_OK(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &me, &one, &out,
+    CHECK_MPI(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &me, &one, &out,
                                  MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &c));
     ring(c, "MPI_Dist_graph_create");
-    MPI_OK(MPI_Comm_free(&c));
+    CHECK_MPI(MPI_Comm_free(&c));
 
     /* create_group over the reversed world group */
     MPI_Group wg, rg;
     int *ranks = tl_malloc(sizeof(int) * (size_t)n);
     for (int i = 0; i < n; i++)
         ranks[i] = n - 1 - i;
-    MPI_OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
-    MPI_OK(MPI_Group_incl(wg, n, ranks, &rg));
-    MPI_OK(MPI_Comm_create_group(MPI_COMM_WORLD, rg, 77, &c));
+    CHECK_MPI(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+    CHECK_MPI(MPI_Group_incl(wg, n, ranks, &rg));
+    CHECK_MPI(MPI_Comm_create_group(MPI_COMM_WORLD, rg, 77, &c));
     ring(c, "MPI_Comm_create_group (reversed)");
-    MPI_OK(MPI_Comm_free(&c));
+    CHECK_MPI(MPI_Comm_free(&c));
     MPI_Group_free(&rg);
     MPI_Group_free(&wg);
 
     /* idup: the communicator is usable once the request completes */
     MPI_Request q;
-    MPI_OK(MPI_Comm_idup(MPI_COMM_WORLD, &c, &q));
-    MPI_OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Comm_idup(MPI_COMM_WORLD, &c, &q));
+    CHECK_MPI(MPI_Wait(&q, MPI_STATUS_IGNORE));
     ring(c, "MPI_Comm_idup");
-    MPI_OK(MPI_Comm_free(&c));
+    CHECK_MPI(MPI_Comm_free(&c));
 
     free(index);
     free(edges);

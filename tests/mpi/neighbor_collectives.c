@@ -45,27 +45,27 @@ static MPI_Datatype vec; /* 2 ints at stride 3: gaps between them */
 static void get_lists(MPI_Comm c, lists *l)
 {
     int kind;
-    MPI_OK(MPI_Topo_test(c, &kind));
+    CHECK_MPI(MPI_Topo_test(c, &kind));
     if (kind == MPI_DIST_GRAPH) {
         int w;
-        MPI_OK(MPI_Dist_graph_neighbors_count(c, &l->indeg, &l->outdeg, &w));
+        CHECK_MPI(MPI_Dist_graph_neighbors_count(c, &l->indeg, &l->outdeg, &w));
         int wi[MAXDEG], wo[MAXDEG];
         /* exact degrees: MPICH copies as many entries as it is allowed */
-        MPI_OK(MPI_Dist_graph_neighbors(c, l->indeg, l->in, w ? wi : MPI_UNWEIGHTED,
+        CHECK_MPI(MPI_Dist_graph_neighbors(c, l->indeg, l->in, w ? wi : MPI_UNWEIGHTED,
                                         l->outdeg, l->out, w ? wo : MPI_UNWEIGHTED));
     } else if (kind == MPI_GRAPH) {
         int me;
         MPI_Comm_rank(c, &me);
-        MPI_OK(MPI_Graph_neighbors_count(c, me, &l->indeg));
-        MPI_OK(MPI_Graph_neighbors(c, me, MAXDEG, l->in));
+        CHECK_MPI(MPI_Graph_neighbors_count(c, me, &l->indeg));
+        CHECK_MPI(MPI_Graph_neighbors(c, me, MAXDEG, l->in));
         l->outdeg = l->indeg;
         memcpy(l->out, l->in, sizeof l->in);
     } else {
         int nd;
-        MPI_OK(MPI_Cartdim_get(c, &nd));
+        CHECK_MPI(MPI_Cartdim_get(c, &nd));
         l->indeg = l->outdeg = 2 * nd;
         for (int d = 0; d < nd; d++) {
-            MPI_OK(MPI_Cart_shift(c, d, 1, &l->in[2 * d], &l->in[2 * d + 1]));
+            CHECK_MPI(MPI_Cart_shift(c, d, 1, &l->in[2 * d], &l->in[2 * d + 1]));
             l->out[2 * d] = l->in[2 * d];
             l->out[2 * d + 1] = l->in[2 * d + 1];
         }
@@ -178,20 +178,20 @@ static void reference(MPI_Comm ref, const lists *l, enum kind k, bufs *b)
     int reversed = k == A2A;
     for (int i = 0; i < l->indeg; i++) {
         int j = reversed ? l->indeg - 1 - i : i;
-        MPI_OK(MPI_Irecv_c(b->ref + b->rdisp_b[j], b->rcnt[j],
+        CHECK_MPI(MPI_Irecv_c(b->ref + b->rdisp_b[j], b->rcnt[j],
                            k == A2AW ? b->rtypes[j] : b->rtype, l->in[j], 7, ref,
                            &req[n++]));
     }
     for (int s = 0; s < l->outdeg; s++) {
         if (k == AG || k == AGV)
-            MPI_OK(MPI_Isend_c(b->sbuf, b->scount, b->stype, l->out[s], 7, ref,
+            CHECK_MPI(MPI_Isend_c(b->sbuf, b->scount, b->stype, l->out[s], 7, ref,
                                &req[n++]));
         else
-            MPI_OK(MPI_Isend_c(b->sbuf + b->sdisp_b[s], b->scnt[s],
+            CHECK_MPI(MPI_Isend_c(b->sbuf + b->sdisp_b[s], b->scnt[s],
                                k == A2AW ? b->stypes[s] : b->stype, l->out[s], 7,
                                ref, &req[n++]));
     }
-    MPI_OK(MPI_Waitall(n, req, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Waitall(n, req, MPI_STATUSES_IGNORE));
 }
 
 static void to_int(const MPI_Count *c, const MPI_Aint *d, int n, int *ci, int *di)
@@ -220,51 +220,51 @@ static void call(MPI_Comm c, const lists *l, enum kind k, enum form f, bufs *b,
     switch (k) {
     case AG:
         if (large)
-            MPI_OK(mode == 0 ? MPI_Neighbor_allgather_c(sb, b->scount, b->stype, rb, b->rcount, b->rtype, c)
+            CHECK_MPI(mode == 0 ? MPI_Neighbor_allgather_c(sb, b->scount, b->stype, rb, b->rcount, b->rtype, c)
                    : mode == 1 ? MPI_Ineighbor_allgather_c(sb, b->scount, b->stype, rb, b->rcount, b->rtype, c, req)
                    : MPI_Neighbor_allgather_init_c(sb, b->scount, b->stype, rb, b->rcount, b->rtype, c, info, req));
         else
-            MPI_OK(mode == 0 ? MPI_Neighbor_allgather(sb, (int)b->scount, b->stype, rb, (int)b->rcount, b->rtype, c)
+            CHECK_MPI(mode == 0 ? MPI_Neighbor_allgather(sb, (int)b->scount, b->stype, rb, (int)b->rcount, b->rtype, c)
                    : mode == 1 ? MPI_Ineighbor_allgather(sb, (int)b->scount, b->stype, rb, (int)b->rcount, b->rtype, c, req)
                    : MPI_Neighbor_allgather_init(sb, (int)b->scount, b->stype, rb, (int)b->rcount, b->rtype, c, info, req));
         break;
     case AGV:
         if (large)
-            MPI_OK(mode == 0 ? MPI_Neighbor_allgatherv_c(sb, b->scount, b->stype, rb, b->rcnt, b->rdisp_e, b->rtype, c)
+            CHECK_MPI(mode == 0 ? MPI_Neighbor_allgatherv_c(sb, b->scount, b->stype, rb, b->rcnt, b->rdisp_e, b->rtype, c)
                    : mode == 1 ? MPI_Ineighbor_allgatherv_c(sb, b->scount, b->stype, rb, b->rcnt, b->rdisp_e, b->rtype, c, req)
                    : MPI_Neighbor_allgatherv_init_c(sb, b->scount, b->stype, rb, b->rcnt, b->rdisp_e, b->rtype, c, info, req));
         else
-            MPI_OK(mode == 0 ? MPI_Neighbor_allgatherv(sb, (int)b->scount, b->stype, rb, rc, rd, b->rtype, c)
+            CHECK_MPI(mode == 0 ? MPI_Neighbor_allgatherv(sb, (int)b->scount, b->stype, rb, rc, rd, b->rtype, c)
                    : mode == 1 ? MPI_Ineighbor_allgatherv(sb, (int)b->scount, b->stype, rb, rc, rd, b->rtype, c, req)
                    : MPI_Neighbor_allgatherv_init(sb, (int)b->scount, b->stype, rb, rc, rd, b->rtype, c, info, req));
         break;
     case A2A:
         if (large)
-            MPI_OK(mode == 0 ? MPI_Neighbor_alltoall_c(sb, b->scnt[0], b->stype, rb, b->rcount, b->rtype, c)
+            CHECK_MPI(mode == 0 ? MPI_Neighbor_alltoall_c(sb, b->scnt[0], b->stype, rb, b->rcount, b->rtype, c)
                    : mode == 1 ? MPI_Ineighbor_alltoall_c(sb, b->scnt[0], b->stype, rb, b->rcount, b->rtype, c, req)
                    : MPI_Neighbor_alltoall_init_c(sb, b->scnt[0], b->stype, rb, b->rcount, b->rtype, c, info, req));
         else
-            MPI_OK(mode == 0 ? MPI_Neighbor_alltoall(sb, (int)b->scnt[0], b->stype, rb, (int)b->rcount, b->rtype, c)
+            CHECK_MPI(mode == 0 ? MPI_Neighbor_alltoall(sb, (int)b->scnt[0], b->stype, rb, (int)b->rcount, b->rtype, c)
                    : mode == 1 ? MPI_Ineighbor_alltoall(sb, (int)b->scnt[0], b->stype, rb, (int)b->rcount, b->rtype, c, req)
                    : MPI_Neighbor_alltoall_init(sb, (int)b->scnt[0], b->stype, rb, (int)b->rcount, b->rtype, c, info, req));
         break;
     case A2AV:
         if (large)
-            MPI_OK(mode == 0 ? MPI_Neighbor_alltoallv_c(sb, b->scnt, b->sdisp_e, b->stype, rb, b->rcnt, b->rdisp_e, b->rtype, c)
+            CHECK_MPI(mode == 0 ? MPI_Neighbor_alltoallv_c(sb, b->scnt, b->sdisp_e, b->stype, rb, b->rcnt, b->rdisp_e, b->rtype, c)
                    : mode == 1 ? MPI_Ineighbor_alltoallv_c(sb, b->scnt, b->sdisp_e, b->stype, rb, b->rcnt, b->rdisp_e, b->rtype, c, req)
                    : MPI_Neighbor_alltoallv_init_c(sb, b->scnt, b->sdisp_e, b->stype, rb, b->rcnt, b->rdisp_e, b->rtype, c, info, req));
         else
-            MPI_OK(mode == 0 ? MPI_Neighbor_alltoallv(sb, sc, sd, b->stype, rb, rc, rd, b->rtype, c)
+            CHECK_MPI(mode == 0 ? MPI_Neighbor_alltoallv(sb, sc, sd, b->stype, rb, rc, rd, b->rtype, c)
                    : mode == 1 ? MPI_Ineighbor_alltoallv(sb, sc, sd, b->stype, rb, rc, rd, b->rtype, c, req)
                    : MPI_Neighbor_alltoallv_init(sb, sc, sd, b->stype, rb, rc, rd, b->rtype, c, info, req));
         break;
     default:
         if (large)
-            MPI_OK(mode == 0 ? MPI_Neighbor_alltoallw_c(sb, b->scnt, b->sdisp_b, b->stypes, rb, b->rcnt, b->rdisp_b, b->rtypes, c)
+            CHECK_MPI(mode == 0 ? MPI_Neighbor_alltoallw_c(sb, b->scnt, b->sdisp_b, b->stypes, rb, b->rcnt, b->rdisp_b, b->rtypes, c)
                    : mode == 1 ? MPI_Ineighbor_alltoallw_c(sb, b->scnt, b->sdisp_b, b->stypes, rb, b->rcnt, b->rdisp_b, b->rtypes, c, req)
                    : MPI_Neighbor_alltoallw_init_c(sb, b->scnt, b->sdisp_b, b->stypes, rb, b->rcnt, b->rdisp_b, b->rtypes, c, info, req));
         else
-            MPI_OK(mode == 0 ? MPI_Neighbor_alltoallw(sb, sc, b->sdisp_b, b->stypes, rb, rc, b->rdisp_b, b->rtypes, c)
+            CHECK_MPI(mode == 0 ? MPI_Neighbor_alltoallw(sb, sc, b->sdisp_b, b->stypes, rb, rc, b->rdisp_b, b->rtypes, c)
                    : mode == 1 ? MPI_Ineighbor_alltoallw(sb, sc, b->sdisp_b, b->stypes, rb, rc, b->rdisp_b, b->rtypes, c, req)
                    : MPI_Neighbor_alltoallw_init(sb, sc, b->sdisp_b, b->stypes, rb, rc, b->rdisp_b, b->rtypes, c, info, req));
     }
@@ -298,21 +298,21 @@ static void one(MPI_Comm c, MPI_Comm ref, const lists *l, const char *graph,
     MPI_Request req = MPI_REQUEST_NULL;
     call(c, l, k, f, &b, &req);
     if (f == NONBLOCKING || f == NONBLOCKING_C)
-        MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
     if (f == PERSISTENT || f == PERSISTENT_C) {
-        MPI_OK(MPI_Start(&req));
-        MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Start(&req));
+        CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
         compare(&b, graph, k, f, type, 1);
         /* Second start: new data, same buffers. */
         tl_fill(b.sbuf, b.sbytes, me, calls++);
         memset(b.rbuf, 0xEE, b.rbytes);
         memset(b.ref, 0xEE, b.rbytes);
         reference(ref, l, k, &b);
-        MPI_OK(MPI_Start(&req));
+        CHECK_MPI(MPI_Start(&req));
         int flag = 0;
         while (!flag)
-            MPI_OK(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
-        MPI_OK(MPI_Request_free(&req));
+            CHECK_MPI(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Request_free(&req));
     }
     compare(&b, graph, k, f, type, 2);
     unfill(&b);
@@ -340,7 +340,7 @@ static void exercise(MPI_Comm c, const char *graph, int half)
     get_lists(c, &l);
     CHECK(l.indeg <= MAXDEG && l.outdeg <= MAXDEG, "test graph too large");
     MPI_Comm ref;
-    MPI_OK(MPI_Comm_dup(c, &ref));
+    CHECK_MPI(MPI_Comm_dup(c, &ref));
     int variant = 0;
     for (int k = 0; k < NKINDS; k++)
         for (int f = 0; f < NFORMS; f++, variant++) {
@@ -350,7 +350,7 @@ static void exercise(MPI_Comm c, const char *graph, int half)
             one(c, ref, &l, graph, (enum kind)k, usable(&l, k, f), base,
                 variant % 7 == 3);
         }
-    MPI_OK(MPI_Comm_free(&ref));
+    CHECK_MPI(MPI_Comm_free(&ref));
 }
 
 /* The box neighbourhood of radius r on a row-major grid of the ranks
@@ -360,7 +360,7 @@ static void box_graph(int nd, int r, int periodic, MPI_Comm *c)
 {
     int me = tl_rank(), n = tl_size();
     int dims[3] = {0, 0, 0}, cc[3], nb[MAXDEG], k = 0, side = 2 * r + 1;
-    MPI_OK(MPI_Dims_create(n, nd, dims));
+    CHECK_MPI(MPI_Dims_create(n, nd, dims));
     for (int i = nd - 1, rem = me; i >= 0; i--) {
         cc[i] = rem % dims[i];
         rem /= dims[i];
@@ -381,7 +381,7 @@ static void box_graph(int nd, int r, int periodic, MPI_Comm *c)
         if (!zero && (periodic || !off))
             nb[k++] = q;
     }
-    MPI_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, k, nb, MPI_UNWEIGHTED,
+    CHECK_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, k, nb, MPI_UNWEIGHTED,
                                           k, nb, MPI_UNWEIGHTED, MPI_INFO_NULL,
                                           0, c));
 }
@@ -390,12 +390,12 @@ int main(int argc, char **argv)
 {
     tl_init(&argc, &argv, 2, TL_MAX_RANKS);
     int me = tl_rank(), n = tl_size();
-    MPI_OK(MPI_Type_vector(2, 1, 3, MPI_INT, &vec));
-    MPI_OK(MPI_Type_commit(&vec));
+    CHECK_MPI(MPI_Type_vector(2, 1, 3, MPI_INT, &vec));
+    CHECK_MPI(MPI_Type_commit(&vec));
 
     /* 2-D Moore torus */
     int dims[2] = {0, 0}, cc[2];
-    MPI_OK(MPI_Dims_create(n, 2, dims));
+    CHECK_MPI(MPI_Dims_create(n, 2, dims));
     cc[0] = me / dims[1];
     cc[1] = me % dims[1];
     int nb[8], k = 0;
@@ -405,7 +405,7 @@ int main(int argc, char **argv)
                 nb[k++] = ((cc[0] + dx + dims[0]) % dims[0]) * dims[1] +
                           (cc[1] + dy + dims[1]) % dims[1];
     MPI_Comm moore, rnd, half, cart, graph;
-    MPI_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 8, nb, MPI_UNWEIGHTED,
+    CHECK_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 8, nb, MPI_UNWEIGHTED,
                                           8, nb, MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
                                           &moore));
 
@@ -421,7 +421,7 @@ int main(int argc, char **argv)
         dst[deg - 1] = dst[0]; /* a repeated edge */
     dst[1] = me;               /* a self-loop */
     int src1[1] = {me}, deg1[1] = {deg};
-    MPI_OK(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, src1, deg1, dst, w,
+    CHECK_MPI(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, src1, deg1, dst, w,
                                  MPI_INFO_NULL, 0, &rnd));
 
     /* Odd ranks send to everyone, even ranks to no one. */
@@ -431,14 +431,14 @@ int main(int argc, char **argv)
         if (i % 2)
             odd[nodd++] = i;
     }
-    MPI_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, nodd, odd,
+    CHECK_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, nodd, odd,
                                           MPI_UNWEIGHTED, me % 2 ? n : 0, all,
                                           MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &half));
 
     int cper[2] = {0, 1};
     int cdims[2] = {0, 0};
-    MPI_OK(MPI_Dims_create(n, 2, cdims));
-    MPI_OK(MPI_Cart_create(MPI_COMM_WORLD, 2, cdims, cper, 0, &cart));
+    CHECK_MPI(MPI_Dims_create(n, 2, cdims));
+    CHECK_MPI(MPI_Cart_create(MPI_COMM_WORLD, 2, cdims, cper, 0, &cart));
 
     int index[TL_MAX_RANKS], edges[3 * TL_MAX_RANKS], e = 0;
     for (int i = 0; i < n; i++) {
@@ -457,7 +457,7 @@ int main(int argc, char **argv)
             index[i] = e;
         }
     }
-    MPI_OK(MPI_Graph_create(MPI_COMM_WORLD, n, index, edges, 0, &graph));
+    CHECK_MPI(MPI_Graph_create(MPI_COMM_WORLD, n, index, edges, 0, &graph));
 
     exercise(moore, "a 2-D Moore torus", 0);
     exercise(rnd, "a random multigraph with self-loops", 1);
@@ -472,14 +472,14 @@ int main(int argc, char **argv)
     box_graph(2, 2, 0, &box2);
     exercise(moore3, "a 3-D Moore torus", 1);
     exercise(box2, "a radius-2 2-D box without wrap-around", 0);
-    MPI_OK(MPI_Comm_free(&moore3));
-    MPI_OK(MPI_Comm_free(&box2));
+    CHECK_MPI(MPI_Comm_free(&moore3));
+    CHECK_MPI(MPI_Comm_free(&box2));
 
-    MPI_OK(MPI_Comm_free(&moore));
-    MPI_OK(MPI_Comm_free(&rnd));
-    MPI_OK(MPI_Comm_free(&half));
-    MPI_OK(MPI_Comm_free(&cart));
-    MPI_OK(MPI_Comm_free(&graph));
-    MPI_OK(MPI_Type_free(&vec));
+    CHECK_MPI(MPI_Comm_free(&moore));
+    CHECK_MPI(MPI_Comm_free(&rnd));
+    CHECK_MPI(MPI_Comm_free(&half));
+    CHECK_MPI(MPI_Comm_free(&cart));
+    CHECK_MPI(MPI_Comm_free(&graph));
+    CHECK_MPI(MPI_Type_free(&vec));
     return tl_finalize();
 }

@@ -30,8 +30,8 @@ static int nb[8];
 static MPI_Datatype strided(int e)
 {
     MPI_Datatype t;
-    MPI_OK(MPI_Type_vector(e, 1, 2, MPI_INT, &t));
-    MPI_OK(MPI_Type_commit(&t));
+    CHECK_MPI(MPI_Type_vector(e, 1, 2, MPI_INT, &t));
+    CHECK_MPI(MPI_Type_commit(&t));
     return t;
 }
 
@@ -57,9 +57,9 @@ static void fill_send(int *dense, int *strided_buf, int nblk, int e, int round)
 static void reference(MPI_Comm g, enum kind k, int e, const int *send, int *recv)
 {
     if (k == A2A) {
-        MPI_OK(MPI_Neighbor_alltoall(send, e, MPI_INT, recv, e, MPI_INT, g));
+        CHECK_MPI(MPI_Neighbor_alltoall(send, e, MPI_INT, recv, e, MPI_INT, g));
     } else if (k == AG) {
-        MPI_OK(MPI_Neighbor_allgather(send, e, MPI_INT, recv, e, MPI_INT, g));
+        CHECK_MPI(MPI_Neighbor_allgather(send, e, MPI_INT, recv, e, MPI_INT, g));
     } else {
         int cnt[8];
         MPI_Aint dsp[8];
@@ -69,7 +69,7 @@ static void reference(MPI_Comm g, enum kind k, int e, const int *send, int *recv
             dsp[j] = (MPI_Aint)j * e * (MPI_Aint)sizeof(int);
             ty[j] = MPI_INT;
         }
-        MPI_OK(MPI_Neighbor_alltoallw(send, cnt, dsp, ty, recv, cnt, dsp, ty, g));
+        CHECK_MPI(MPI_Neighbor_alltoallw(send, cnt, dsp, ty, recv, cnt, dsp, ty, g));
     }
 }
 
@@ -82,20 +82,20 @@ static void start_strided(MPI_Comm g, enum kind k, int e, int persistent,
     MPI_Aint ext = (MPI_Aint)(2 * e - 1) * (MPI_Aint)sizeof(int);
     if (k == A2A) {
         if (persistent)
-            MPI_OK(MPI_Neighbor_alltoall_init(send, 1, t, recv, 1, t, g,
+            CHECK_MPI(MPI_Neighbor_alltoall_init(send, 1, t, recv, 1, t, g,
                                               MPI_INFO_NULL, r));
         else
-            MPI_OK(MPI_Ineighbor_alltoall(send, 1, t, recv, 1, t, g, r));
-        MPI_OK(MPI_Type_free(&t));
+            CHECK_MPI(MPI_Ineighbor_alltoall(send, 1, t, recv, 1, t, g, r));
+        CHECK_MPI(MPI_Type_free(&t));
         return;
     }
     if (k == AG) {
         if (persistent)
-            MPI_OK(MPI_Neighbor_allgather_init(send, 1, t, recv, 1, t, g,
+            CHECK_MPI(MPI_Neighbor_allgather_init(send, 1, t, recv, 1, t, g,
                                                MPI_INFO_NULL, r));
         else
-            MPI_OK(MPI_Ineighbor_allgather(send, 1, t, recv, 1, t, g, r));
-        MPI_OK(MPI_Type_free(&t));
+            CHECK_MPI(MPI_Ineighbor_allgather(send, 1, t, recv, 1, t, g, r));
+        CHECK_MPI(MPI_Type_free(&t));
         return;
     }
     /* alltoallw: a type of its own per slot, all freed */
@@ -105,19 +105,19 @@ static void start_strided(MPI_Comm g, enum kind k, int e, int persistent,
     for (int j = 0; j < deg; j++) {
         cnt[j] = 1;
         dsp[j] = (MPI_Aint)j * ext;
-        MPI_OK(MPI_Type_dup(t, &st[j]));
-        MPI_OK(MPI_Type_dup(t, &rt[j]));
+        CHECK_MPI(MPI_Type_dup(t, &st[j]));
+        CHECK_MPI(MPI_Type_dup(t, &rt[j]));
     }
-    MPI_OK(MPI_Type_free(&t));
+    CHECK_MPI(MPI_Type_free(&t));
     if (persistent)
-        MPI_OK(MPI_Neighbor_alltoallw_init(send, cnt, dsp, st, recv, cnt, dsp,
+        CHECK_MPI(MPI_Neighbor_alltoallw_init(send, cnt, dsp, st, recv, cnt, dsp,
                                            rt, g, MPI_INFO_NULL, r));
     else
-        MPI_OK(MPI_Ineighbor_alltoallw(send, cnt, dsp, st, recv, cnt, dsp, rt,
+        CHECK_MPI(MPI_Ineighbor_alltoallw(send, cnt, dsp, st, recv, cnt, dsp, rt,
                                        g, r));
     for (int j = 0; j < deg; j++) {
-        MPI_OK(MPI_Type_free(&st[j]));
-        MPI_OK(MPI_Type_free(&rt[j]));
+        CHECK_MPI(MPI_Type_free(&st[j]));
+        CHECK_MPI(MPI_Type_free(&rt[j]));
     }
 }
 
@@ -153,14 +153,14 @@ static void run(MPI_Comm g, enum kind k, int e, int persistent)
             rbuf[i] = GAP;
         reference(g, k, e, dense, ref);
         if (persistent)
-            MPI_OK(MPI_Start(&r));
+            CHECK_MPI(MPI_Start(&r));
         else
             start_strided(g, k, e, 0, sbuf, rbuf, &r);
-        MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
         compare(ref, rbuf, e, k, persistent, round);
     }
     if (persistent)
-        MPI_OK(MPI_Request_free(&r));
+        CHECK_MPI(MPI_Request_free(&r));
     free(dense), free(sbuf), free(ref), free(rbuf);
 }
 
@@ -169,7 +169,7 @@ int main(int argc, char **argv)
     tl_init(&argc, &argv, 2, TL_MAX_RANKS);
     int me = tl_rank(), n = tl_size();
     int dims[2] = {0, 0};
-    MPI_OK(MPI_Dims_create(n, 2, dims));
+    CHECK_MPI(MPI_Dims_create(n, 2, dims));
     int cx = me / dims[1], cy = me % dims[1];
     deg = 0;
     for (int dx = -1; dx <= 1; dx++)
@@ -178,7 +178,7 @@ int main(int argc, char **argv)
                 nb[deg++] = ((cx + dx + dims[0]) % dims[0]) * dims[1] +
                             (cy + dy + dims[1]) % dims[1];
     MPI_Comm g;
-    MPI_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, deg, nb,
+    CHECK_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, deg, nb,
                                           MPI_UNWEIGHTED, deg, nb,
                                           MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g));
     int sizes[2] = {3, 700};
@@ -186,6 +186,6 @@ int main(int argc, char **argv)
         for (int k = 0; k < NKINDS; k++)
             for (int persistent = 0; persistent < 2; persistent++)
                 run(g, (enum kind)k, sizes[s], persistent);
-    MPI_OK(MPI_Comm_free(&g));
+    CHECK_MPI(MPI_Comm_free(&g));
     return tl_finalize();
 }

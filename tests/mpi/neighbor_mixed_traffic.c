@@ -38,18 +38,18 @@ int main(int argc, char **argv)
     int out[3] = {ring(me + 1, n), ring(me - 1, n), ring(me + 2, n)};
     int in[3] = {ring(me - 1, n), ring(me + 1, n), ring(me - 2, n)};
     MPI_Comm g, cart, gdup;
-    MPI_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 3, in, MPI_UNWEIGHTED,
+    CHECK_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 3, in, MPI_UNWEIGHTED,
                                           3, out, MPI_UNWEIGHTED, MPI_INFO_NULL,
                                           0, &g));
     int dims[1] = {n}, per[1] = {1};
-    MPI_OK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, per, 0, &cart));
-    MPI_OK(MPI_Comm_dup(g, &gdup));
+    CHECK_MPI(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, per, 0, &cart));
+    CHECK_MPI(MPI_Comm_dup(g, &gdup));
 
     for (int round = 0; round < ROUNDS; round++) {
         /* 1. A wildcard receive posted before the collectives, on g. */
         int got = -1;
         MPI_Request any;
-        MPI_OK(MPI_Irecv(&got, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, g, &any));
+        CHECK_MPI(MPI_Irecv(&got, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, g, &any));
 
         /* 2. Two alltoalls in flight on g, one allgather on cart, one on
          *    the duplicate, started in this order everywhere. */
@@ -63,22 +63,22 @@ int main(int argc, char **argv)
         memset(rc, -1, sizeof rc);
         memset(rd, -1, sizeof rd);
         MPI_Request req[5];
-        MPI_OK(MPI_Ineighbor_alltoall(s1, 1, MPI_INT, r1, 1, MPI_INT, g, &req[0]));
-        MPI_OK(MPI_Ineighbor_alltoall(s2, 1, MPI_INT, r2, 1, MPI_INT, g, &req[1]));
-        MPI_OK(MPI_Ineighbor_allgather(&sc, 1, MPI_INT, rc, 1, MPI_INT, cart, &req[2]));
-        MPI_OK(MPI_Ineighbor_allgather(&sc, 1, MPI_INT, rd, 1, MPI_INT, gdup, &req[3]));
+        CHECK_MPI(MPI_Ineighbor_alltoall(s1, 1, MPI_INT, r1, 1, MPI_INT, g, &req[0]));
+        CHECK_MPI(MPI_Ineighbor_alltoall(s2, 1, MPI_INT, r2, 1, MPI_INT, g, &req[1]));
+        CHECK_MPI(MPI_Ineighbor_allgather(&sc, 1, MPI_INT, rc, 1, MPI_INT, cart, &req[2]));
+        CHECK_MPI(MPI_Ineighbor_allgather(&sc, 1, MPI_INT, rd, 1, MPI_INT, gdup, &req[3]));
 
         /* 3. Point-to-point on g with the tags a schedule might use. */
         int mine = val(me, 7, round, 0);
-        MPI_OK(MPI_Send(&mine, 1, MPI_INT, ring(me + 1, n), round % 3, g));
+        CHECK_MPI(MPI_Send(&mine, 1, MPI_INT, ring(me + 1, n), round % 3, g));
         req[4] = any;
 
         /* 4. Complete them in a mixed array, some by Testany first. */
         int idx, flag = 0;
         for (int t = 0; t < 3 && !flag; t++)
-            MPI_OK(MPI_Testany(5, req, &idx, &flag, MPI_STATUS_IGNORE));
+            CHECK_MPI(MPI_Testany(5, req, &idx, &flag, MPI_STATUS_IGNORE));
         MPI_Status st[5];
-        MPI_OK(MPI_Waitall(5, req, st));
+        CHECK_MPI(MPI_Waitall(5, req, st));
 
         CHECK(got == val(ring(me - 1, n), 7, round, 0),
               "round %d: a wildcard receive posted before the collectives must "
@@ -123,17 +123,17 @@ int main(int argc, char **argv)
     /* 5. A persistent collective, started on every round, then freed. */
     int ps, pr[2];
     MPI_Request p;
-    MPI_OK(MPI_Neighbor_allgather_init(&ps, 1, MPI_INT, pr, 1, MPI_INT, cart,
+    CHECK_MPI(MPI_Neighbor_allgather_init(&ps, 1, MPI_INT, pr, 1, MPI_INT, cart,
                                        MPI_INFO_NULL, &p));
     for (int round = 0; round < 5; round++) {
         ps = val(me, 5, round, 4);
-        MPI_OK(MPI_Start(&p));
+        CHECK_MPI(MPI_Start(&p));
         /* next to a send and a receive of another communicator */
         MPI_Request three[3] = {MPI_REQUEST_NULL, p, MPI_REQUEST_NULL};
         int x = me, y = -1;
-        MPI_OK(MPI_Irecv(&y, 1, MPI_INT, 0, 0, MPI_COMM_SELF, &three[0]));
-        MPI_OK(MPI_Isend(&x, 1, MPI_INT, 0, 0, MPI_COMM_SELF, &three[2]));
-        MPI_OK(MPI_Waitall(3, three, MPI_STATUSES_IGNORE));
+        CHECK_MPI(MPI_Irecv(&y, 1, MPI_INT, 0, 0, MPI_COMM_SELF, &three[0]));
+        CHECK_MPI(MPI_Isend(&x, 1, MPI_INT, 0, 0, MPI_COMM_SELF, &three[2]));
+        CHECK_MPI(MPI_Waitall(3, three, MPI_STATUSES_IGNORE));
         p = three[1];
         CHECK(y == me, "a self-message completed next to a persistent "
                        "collective must arrive: got %d, expected %d", y, me);
@@ -142,21 +142,21 @@ int main(int argc, char **argv)
               "persistent allgather, start %d: expected (%d, %d), got (%d, %d)",
               round, val(lo, 5, round, 4), val(hi, 5, round, 4), pr[0], pr[1]);
     }
-    MPI_OK(MPI_Request_free(&p));
+    CHECK_MPI(MPI_Request_free(&p));
 
     /* 6. Free a communicator with a collective still in flight. */
     int fs[3] = {val(me, 0, 99, 6), val(me, 1, 99, 6), val(me, 2, 99, 6)};
     int fr[3] = {-1, -1, -1};
     MPI_Request fq;
-    MPI_OK(MPI_Ineighbor_alltoall(fs, 1, MPI_INT, fr, 1, MPI_INT, gdup, &fq));
-    MPI_OK(MPI_Comm_free(&gdup));
-    MPI_OK(MPI_Wait(&fq, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Ineighbor_alltoall(fs, 1, MPI_INT, fr, 1, MPI_INT, gdup, &fq));
+    CHECK_MPI(MPI_Comm_free(&gdup));
+    CHECK_MPI(MPI_Wait(&fq, MPI_STATUS_IGNORE));
     for (int j = 0; j < 3; j++)
         CHECK(fr[j] != -1 && fr[j] / 100000 == in[j],
               "a collective pending at MPI_Comm_free must complete normally: "
               "slot %d holds %d, expected a value from rank %d", j, fr[j], in[j]);
 
-    MPI_OK(MPI_Comm_free(&g));
-    MPI_OK(MPI_Comm_free(&cart));
+    CHECK_MPI(MPI_Comm_free(&g));
+    CHECK_MPI(MPI_Comm_free(&cart));
     return tl_finalize();
 }

@@ -83,16 +83,16 @@ static void still_works(MPI_Comm g, const char *after)
 {
     int me = tl_rank(), sb[8], rb[8], ref[8];
     MPI_Comm dup;
-    MPI_OK(MPI_Comm_dup(g, &dup));
+    CHECK_MPI(MPI_Comm_dup(g, &dup));
     for (int k = 0; k < deg; k++)
         sb[k] = 100 * me + k;
-    MPI_OK(MPI_Neighbor_alltoall(sb, 1, MPI_INT, ref, 1, MPI_INT, dup));
-    MPI_OK(MPI_Neighbor_alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, g));
+    CHECK_MPI(MPI_Neighbor_alltoall(sb, 1, MPI_INT, ref, 1, MPI_INT, dup));
+    CHECK_MPI(MPI_Neighbor_alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, g));
     for (int j = 0; j < deg; j++)
         CHECK(rb[j] == ref[j],
               "after %s, a correct alltoall on the same communicator must "
               "deliver: slot %d holds %d, %d expected", after, j, rb[j], ref[j]);
-    MPI_OK(MPI_Comm_free(&dup));
+    CHECK_MPI(MPI_Comm_free(&dup));
 }
 
 int main(int argc, char **argv)
@@ -101,7 +101,7 @@ int main(int argc, char **argv)
     detects = omnibus_schedules();
     int me = tl_rank(), n = tl_size();
     int dims[2] = {0, 0};
-    MPI_OK(MPI_Dims_create(n, 2, dims));
+    CHECK_MPI(MPI_Dims_create(n, 2, dims));
     int cx = me / dims[1], cy = me % dims[1];
     for (int dx = -1; dx <= 1; dx++)
         for (int dy = -1; dy <= 1; dy++)
@@ -109,17 +109,17 @@ int main(int argc, char **argv)
                 nb[deg++] = ((cx + dx + dims[0]) % dims[0]) * dims[1] +
                             (cy + dy + dims[1]) % dims[1];
     MPI_Comm g;
-    MPI_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, deg, nb,
+    CHECK_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, deg, nb,
                                           MPI_UNWEIGHTED, deg, nb,
                                           MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g));
-    MPI_OK(MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN));
+    CHECK_MPI(MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN));
     int sb[32], rb[64];
     for (int i = 0; i < 32; i++)
         sb[i] = i;
 
     /* Nonblocking, MPI_Wait. */
     MPI_Request r;
-    MPI_OK(MPI_Ineighbor_alltoall(sb, 4, MPI_INT, rb, 2, MPI_INT, g, &r));
+    CHECK_MPI(MPI_Ineighbor_alltoall(sb, 4, MPI_INT, rb, 2, MPI_INT, g, &r));
     check_error(MPI_Wait(&r, MPI_STATUS_IGNORE),
                 "MPI_Ineighbor_alltoall then MPI_Wait");
     still_works(g, "a truncated MPI_Ineighbor_alltoall");
@@ -128,8 +128,8 @@ int main(int argc, char **argv)
     MPI_Request two[2];
     MPI_Status st[2];
     int other = 0;
-    MPI_OK(MPI_Ineighbor_allgather(sb, 4, MPI_INT, rb, 2, MPI_INT, g, &two[0]));
-    MPI_OK(MPI_Ibarrier(MPI_COMM_WORLD, &two[1]));
+    CHECK_MPI(MPI_Ineighbor_allgather(sb, 4, MPI_INT, rb, 2, MPI_INT, g, &two[0]));
+    CHECK_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &two[1]));
     st[0].MPI_ERROR = st[1].MPI_ERROR = -1;
     int rc = MPI_Waitall(2, two, st);
     (void)other;
@@ -149,22 +149,22 @@ int main(int argc, char **argv)
     still_works(g, "a truncated MPI_Ineighbor_allgather");
 
     /* Persistent, started twice: every run reports it. */
-    MPI_OK(MPI_Neighbor_alltoall_init(sb, 4, MPI_INT, rb, 2, MPI_INT, g,
+    CHECK_MPI(MPI_Neighbor_alltoall_init(sb, 4, MPI_INT, rb, 2, MPI_INT, g,
                                       MPI_INFO_NULL, &r));
     for (int round = 0; round < 2; round++) {
-        MPI_OK(MPI_Start(&r));
+        CHECK_MPI(MPI_Start(&r));
         check_error(MPI_Wait(&r, MPI_STATUS_IGNORE),
                     round ? "MPI_Neighbor_alltoall_init, second start"
                           : "MPI_Neighbor_alltoall_init, first start");
         still_works(g, "a truncated persistent alltoall");
     }
-    MPI_OK(MPI_Request_free(&r));
+    CHECK_MPI(MPI_Request_free(&r));
 
     /* Blocking: the error comes back from the call. */
     check_error(MPI_Neighbor_alltoall(sb, 4, MPI_INT, rb, 2, MPI_INT, g),
                 "MPI_Neighbor_alltoall");
     still_works(g, "a truncated MPI_Neighbor_alltoall");
 
-    MPI_OK(MPI_Comm_free(&g));
+    CHECK_MPI(MPI_Comm_free(&g));
     return tl_finalize();
 }

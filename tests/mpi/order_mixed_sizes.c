@@ -35,12 +35,12 @@ static void send_all(int dest, int me, int phase)
         tl_fill(bufs[i], (size_t)n, me, id);
         /* Blocking sends are safe: the peer only receives in this phase. */
         if (i % 3 == 0)
-            MPI_OK(MPI_Send(bufs[i], n, MPI_BYTE, dest, TAG, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Send(bufs[i], n, MPI_BYTE, dest, TAG, MPI_COMM_WORLD));
         else
-            MPI_OK(MPI_Isend(bufs[i], n, MPI_BYTE, dest, TAG, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Isend(bufs[i], n, MPI_BYTE, dest, TAG, MPI_COMM_WORLD,
                              &reqs[nreq++]));
     }
-    MPI_OK(MPI_Waitall(nreq, reqs, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Waitall(nreq, reqs, MPI_STATUSES_IGNORE));
     for (int i = 0; i < NMSG; i++)
         free(bufs[i]);
 }
@@ -54,7 +54,7 @@ static void recv_late(int src, int phase)
         MPI_Status st;
         long id = phase * 1000 + i;
         int n = size_of(src, i);
-        MPI_OK(MPI_Recv(buf, MAXSZ, MPI_BYTE, src, TAG, MPI_COMM_WORLD, &st));
+        CHECK_MPI(MPI_Recv(buf, MAXSZ, MPI_BYTE, src, TAG, MPI_COMM_WORLD, &st));
         CHECK_STATUS(st, src, TAG, n,
                      "receive #%d (late receiver, phase %d) must get message "
                      "#%d, the next one sent",
@@ -73,11 +73,11 @@ static void recv_posted_then_sync(int src, int phase)
     unsigned char *bufs[NMSG];
     for (int i = 0; i < NMSG; i++) {
         bufs[i] = tl_malloc(MAXSZ);
-        MPI_OK(MPI_Irecv(bufs[i], MAXSZ, MPI_BYTE, src, TAG, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Irecv(bufs[i], MAXSZ, MPI_BYTE, src, TAG, MPI_COMM_WORLD,
                          &reqs[i]));
     }
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    MPI_OK(MPI_Waitall(NMSG, reqs, st));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Waitall(NMSG, reqs, st));
     for (int i = 0; i < NMSG; i++) {
         long id = phase * 1000 + i;
         int n = size_of(src, i);
@@ -108,9 +108,9 @@ int main(int argc, char **argv)
     for (int dir = 0; dir < 2; dir++) {
         int sender = (dir == 0) == lower;
         if (peer == MPI_PROC_NULL) {
-            MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         } else if (sender) {
-            MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
             send_all(peer, me, 10 + dir);
         } else {
             recv_posted_then_sync(peer, 10 + dir);

@@ -35,7 +35,7 @@ static void complete_all(int n, MPI_Request reqs[], int round)
     int left = n, flag, idx, oc, ind[8];
     if (!strcmp(call, "waitall") || !strcmp(call, "waitall1") ||
         !strcmp(call, "waitall+p2p")) {
-        MPI_OK(MPI_Waitall(n, reqs, st));
+        CHECK_MPI(MPI_Waitall(n, reqs, st));
         return;
     }
     for (int guard = 0; left > 0; guard++) {
@@ -43,9 +43,9 @@ static void complete_all(int n, MPI_Request reqs[], int round)
               "started persistent collectives (%d left)", round, call, n, left);
         if (!strcmp(call, "waitany") || !strcmp(call, "testany")) {
             if (call[0] == 'w')
-                MPI_OK(MPI_Waitany(n, reqs, &idx, st));
+                CHECK_MPI(MPI_Waitany(n, reqs, &idx, st));
             else
-                MPI_OK(MPI_Testany(n, reqs, &idx, &flag, st));
+                CHECK_MPI(MPI_Testany(n, reqs, &idx, &flag, st));
             if (call[0] == 'w' || flag) {
                 CHECK(idx >= 0 && idx < n, "round %d: %s over %d started "
                       "requests must return one of their indices, "
@@ -54,9 +54,9 @@ static void complete_all(int n, MPI_Request reqs[], int round)
             }
         } else if (!strcmp(call, "waitsome") || !strcmp(call, "testsome")) {
             if (call[0] == 'w')
-                MPI_OK(MPI_Waitsome(n, reqs, &oc, ind, st));
+                CHECK_MPI(MPI_Waitsome(n, reqs, &oc, ind, st));
             else
-                MPI_OK(MPI_Testsome(n, reqs, &oc, ind, st));
+                CHECK_MPI(MPI_Testsome(n, reqs, &oc, ind, st));
             CHECK(oc != MPI_UNDEFINED && oc >= 0 && oc <= n, "round %d: %s "
                   "over %d started requests returned outcount %d", round,
                   call, n, oc);
@@ -68,22 +68,22 @@ static void complete_all(int n, MPI_Request reqs[], int round)
             if (oc > 0)
                 break;
         } else if (!strcmp(call, "wait")) {
-            MPI_OK(MPI_Wait(&reqs[n - left], &st[0]));
+            CHECK_MPI(MPI_Wait(&reqs[n - left], &st[0]));
             left--;
         } else if (!strcmp(call, "test")) {
-            MPI_OK(MPI_Test(&reqs[n - left], &flag, &st[0]));
+            CHECK_MPI(MPI_Test(&reqs[n - left], &flag, &st[0]));
             left -= flag;
         } else if (!strcmp(call, "get_status")) {
-            MPI_OK(MPI_Request_get_status(reqs[n - left], &flag, &st[0]));
+            CHECK_MPI(MPI_Request_get_status(reqs[n - left], &flag, &st[0]));
             if (flag) /* get_status leaves it active: Wait makes it inactive */
-                MPI_OK(MPI_Wait(&reqs[n - left], &st[0]));
+                CHECK_MPI(MPI_Wait(&reqs[n - left], &st[0]));
             left -= flag;
         } else {
             FAIL("unknown completion call '%s'", call);
         }
     }
     if (left > 0) /* after the first answer of an -any or -some call */
-        MPI_OK(MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE));
+        CHECK_MPI(MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE));
 }
 
 int main(int argc, char **argv)
@@ -94,15 +94,15 @@ int main(int argc, char **argv)
     int one = !strcmp(call, "waitall1"), p2p = !strcmp(call, "waitall+p2p");
     int value = 0, sum = 0, contrib = 0;
     MPI_Request reqs[NREQ + 2];
-    MPI_OK(MPI_Bcast_init(&value, 1, MPI_INT, 0, MPI_COMM_WORLD,
+    CHECK_MPI(MPI_Bcast_init(&value, 1, MPI_INT, 0, MPI_COMM_WORLD,
                           MPI_INFO_NULL, &reqs[0]));
-    MPI_OK(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &reqs[1]));
-    MPI_OK(MPI_Allreduce_init(&contrib, &sum, 1, MPI_INT, MPI_SUM,
+    CHECK_MPI(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &reqs[1]));
+    CHECK_MPI(MPI_Allreduce_init(&contrib, &sum, 1, MPI_INT, MPI_SUM,
                               MPI_COMM_WORLD, MPI_INFO_NULL, &reqs[2]));
     unsigned char out[64], in[64];
     for (int round = 0; round < ROUNDS; round++) {
         if (one) {
-            MPI_OK(MPI_Start(&reqs[1]));
+            CHECK_MPI(MPI_Start(&reqs[1]));
             complete_all(1, &reqs[1], round);
             CHECK(reqs[1] != MPI_REQUEST_NULL, "round %d: a completed "
                   "persistent request must stay allocated, MPI_Waitall set "
@@ -116,13 +116,13 @@ int main(int argc, char **argv)
         for (int k = 0; k < NREQ; k++)
             order[k] = (me % 2 ? NREQ - 1 - k : k + me) % NREQ;
         for (int k = 0; k < NREQ; k++)
-            MPI_OK(MPI_Start(&reqs[order[k]]));
+            CHECK_MPI(MPI_Start(&reqs[order[k]]));
         int n = NREQ;
         if (p2p) {
             tl_fill(out, sizeof out, me, round);
-            MPI_OK(MPI_Irecv(in, sizeof in, MPI_BYTE, tl_left(1), 7,
+            CHECK_MPI(MPI_Irecv(in, sizeof in, MPI_BYTE, tl_left(1), 7,
                              MPI_COMM_WORLD, &reqs[n++]));
-            MPI_OK(MPI_Isend(out, sizeof out, MPI_BYTE, tl_right(1), 7,
+            CHECK_MPI(MPI_Isend(out, sizeof out, MPI_BYTE, tl_right(1), 7,
                              MPI_COMM_WORLD, &reqs[n++]));
         }
         complete_all(n, reqs, round);
@@ -146,6 +146,6 @@ int main(int argc, char **argv)
         }
     }
     for (int k = 0; k < NREQ; k++)
-        MPI_OK(MPI_Request_free(&reqs[k]));
+        CHECK_MPI(MPI_Request_free(&reqs[k]));
     return tl_finalize();
 }

@@ -31,7 +31,7 @@ static void send_run(unsigned char (*s)[N], MPI_Request *r, int count,
 {
     for (int i = 0; i < count; i++) {
         tl_fill(s[i], N, me, first + i);
-        MPI_OK(MPI_Isend(s[i], N, MPI_BYTE, tl_left(1), tag, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Isend(s[i], N, MPI_BYTE, tl_left(1), tag, MPI_COMM_WORLD,
                          &r[i]));
     }
 }
@@ -39,7 +39,7 @@ static void send_run(unsigned char (*s)[N], MPI_Request *r, int count,
 static void post_run(unsigned char (*b)[N], MPI_Request *r, int tag)
 {
     for (int i = 0; i < K; i++)
-        MPI_OK(MPI_Irecv(b[i], N, MPI_BYTE, A, tag, MPI_COMM_WORLD, &r[i]));
+        CHECK_MPI(MPI_Irecv(b[i], N, MPI_BYTE, A, tag, MPI_COMM_WORLD, &r[i]));
 }
 
 /* Receive i of a run must hold message first + i, with tag `tag`. */
@@ -61,7 +61,7 @@ static void recv_run(unsigned char (*b)[N], long first, int tag,
 {
     MPI_Status st[K];
     for (int i = 0; i < K; i++)
-        MPI_OK(MPI_Recv(b[i], N, MPI_BYTE, A, tag, MPI_COMM_WORLD, &st[i]));
+        CHECK_MPI(MPI_Recv(b[i], N, MPI_BYTE, A, tag, MPI_COMM_WORLD, &st[i]));
     check_run(b, st, first, tag, what);
 }
 
@@ -76,22 +76,22 @@ int main(int argc, char **argv)
 
     /* part 1 (see the header) */
     post_run(b, r, 7);
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     send_run(s, sr, 2 * K, 100, 7);
-    MPI_OK(MPI_Waitall(K, r, st));
+    CHECK_MPI(MPI_Waitall(K, r, st));
     check_run(b, st, 100, 7, "posted head: the posted receives");
     recv_run(b, 100 + K, 7, "posted head: the receives posted after");
-    MPI_OK(MPI_Waitall(2 * K, sr, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Waitall(2 * K, sr, MPI_STATUSES_IGNORE));
 
     /* part 2 (see the header) */
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     post_run(b, r, 9);
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     send_run(s, sr, K, 200, 8);
     send_run(s + K, sr + K, K, 200 + K, 9);
-    MPI_OK(MPI_Waitall(K, r, st));
+    CHECK_MPI(MPI_Waitall(K, r, st));
     check_run(b, st, 200 + K, 9, "unexpected head: the posted tag-9 receives");
     recv_run(b, 200, 8, "unexpected head: the tag-8 receives posted after");
-    MPI_OK(MPI_Waitall(2 * K, sr, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Waitall(2 * K, sr, MPI_STATUSES_IGNORE));
     return tl_finalize();
 }

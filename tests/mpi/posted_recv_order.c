@@ -35,7 +35,7 @@ static void send3(unsigned char b[3][N], MPI_Request *r, long base)
     static const int tags[3] = {5, 6, 5};
     for (int i = 0; i < 3; i++) {
         tl_fill(b[i], N, me, base + i);
-        MPI_OK(MPI_Isend(b[i], N, MPI_BYTE, tl_left(1), tags[i],
+        CHECK_MPI(MPI_Isend(b[i], N, MPI_BYTE, tl_left(1), tags[i],
                          MPI_COMM_WORLD, &r[i]));
     }
 }
@@ -61,10 +61,10 @@ static void check3(unsigned char b[3][N], MPI_Status *st, long base,
 
 static void post3(unsigned char b[3][N], MPI_Request *r)
 {
-    MPI_OK(MPI_Irecv(b[0], N, MPI_BYTE, A, 6, MPI_COMM_WORLD, &r[0]));
-    MPI_OK(MPI_Irecv(b[1], N, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
+    CHECK_MPI(MPI_Irecv(b[0], N, MPI_BYTE, A, 6, MPI_COMM_WORLD, &r[0]));
+    CHECK_MPI(MPI_Irecv(b[1], N, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
                      MPI_COMM_WORLD, &r[1]));
-    MPI_OK(MPI_Irecv(b[2], N, MPI_BYTE, A, 5, MPI_COMM_WORLD, &r[2]));
+    CHECK_MPI(MPI_Irecv(b[2], N, MPI_BYTE, A, 5, MPI_COMM_WORLD, &r[2]));
 }
 
 int main(int argc, char **argv)
@@ -79,14 +79,14 @@ int main(int argc, char **argv)
 
     /* part 1 (see the header) */
     post3(b, r);
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     send3(s, sr, 10);
-    MPI_OK(MPI_Waitall(3, r, st));
+    CHECK_MPI(MPI_Waitall(3, r, st));
     check3(b, st, 10, "receives posted first");
-    MPI_OK(MPI_Waitall(3, sr, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Waitall(3, sr, MPI_STATUSES_IGNORE));
 
     /* part 2 (see the header) */
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     send3(s, sr, 20);
     {
         /* Let the messages arrive first (the expected outcome is the same
@@ -95,29 +95,29 @@ int main(int argc, char **argv)
         int flag = 0;
         double t0 = tl_now();
         while (!flag) {
-            MPI_OK(MPI_Iprobe(A, 6, MPI_COMM_WORLD, &flag, &ps));
+            CHECK_MPI(MPI_Iprobe(A, 6, MPI_COMM_WORLD, &flag, &ps));
             CHECK(flag || tl_now() - t0 < 10,
                   "the tag-6 message from rank %d never arrived", A);
         }
         tl_sleep(0.05);
         post3(b, r);
-        MPI_OK(MPI_Waitall(3, r, st));
+        CHECK_MPI(MPI_Waitall(3, r, st));
         check3(b, st, 20, "messages sent first");
     }
-    MPI_OK(MPI_Waitall(3, sr, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Waitall(3, sr, MPI_STATUSES_IGNORE));
 
     /* part 3 (see the header) */
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    MPI_OK(MPI_Irecv(b[0], N, MPI_BYTE, B, 5, MPI_COMM_WORLD, &r[0]));
-    MPI_OK(MPI_Irecv(b[1], N, MPI_BYTE, MPI_ANY_SOURCE, 5, MPI_COMM_WORLD,
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Irecv(b[0], N, MPI_BYTE, B, 5, MPI_COMM_WORLD, &r[0]));
+    CHECK_MPI(MPI_Irecv(b[1], N, MPI_BYTE, MPI_ANY_SOURCE, 5, MPI_COMM_WORLD,
                      &r[1]));
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     /* As A first, so that A's message tends to arrive first; then as B. */
     tl_fill(s[0], N, me, 30);
-    MPI_OK(MPI_Send(s[0], N, MPI_BYTE, tl_left(1), 5, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Send(s[0], N, MPI_BYTE, tl_left(1), 5, MPI_COMM_WORLD));
     tl_sleep(0.05);
-    MPI_OK(MPI_Send(s[0], N, MPI_BYTE, tl_left(2), 5, MPI_COMM_WORLD));
-    MPI_OK(MPI_Waitall(2, r, st));
+    CHECK_MPI(MPI_Send(s[0], N, MPI_BYTE, tl_left(2), 5, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Waitall(2, r, st));
     CHECK_STATUS(st[0], B, 5, N,
                  "receive (B = rank %d, tag 5), posted first", B);
     CHECK_PATTERN(b[0], N, B, 30, "receive (B = rank %d, tag 5)", B);

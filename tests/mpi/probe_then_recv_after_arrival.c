@@ -16,35 +16,35 @@ int main(int argc, char **argv)
     tl_init(&argc, &argv, 2, TL_MAX_RANKS);
     int peer = tl_partner();
     MPI_Comm comm;
-    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
     if (peer != MPI_PROC_NULL && tl_leads()) {
         int a = 100, b = 200, go;
-        MPI_OK(MPI_Send(&a, 1, MPI_INT, peer, 5, comm));
-        MPI_OK(MPI_Recv(&go, 1, MPI_INT, peer, 9, comm, MPI_STATUS_IGNORE));
-        MPI_OK(MPI_Send(&b, 1, MPI_INT, peer, 5, comm));
-        MPI_OK(MPI_Send(&b, 1, MPI_INT, peer, 6, comm));
+        CHECK_MPI(MPI_Send(&a, 1, MPI_INT, peer, 5, comm));
+        CHECK_MPI(MPI_Recv(&go, 1, MPI_INT, peer, 9, comm, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Send(&b, 1, MPI_INT, peer, 5, comm));
+        CHECK_MPI(MPI_Send(&b, 1, MPI_INT, peer, 6, comm));
     } else if (peer != MPI_PROC_NULL) {
         int flag = 0, v = -1, go = 1;
         MPI_Status st;
         double t0 = tl_now();
         while (!flag) {
-            MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, 5, comm, &flag, &st));
+            CHECK_MPI(MPI_Iprobe(MPI_ANY_SOURCE, 5, comm, &flag, &st));
             CHECK(flag || tl_now() - t0 < 10, "a polling MPI_Iprobe must "
                   "see the tag-5 message rank %d sent; 10 s without it",
                   peer);
         }
-        MPI_OK(MPI_Send(&go, 1, MPI_INT, peer, 9, comm));
+        CHECK_MPI(MPI_Send(&go, 1, MPI_INT, peer, 9, comm));
         tl_await_arrival(peer, 6, comm);
-        MPI_OK(MPI_Recv(&v, 1, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, comm,
+        CHECK_MPI(MPI_Recv(&v, 1, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, comm,
                         MPI_STATUS_IGNORE));
         CHECK(v == 100, "MPI_Recv with the probed source and tag must "
               "receive the probed message A (100) although B arrived "
               "since; got %d", v);
-        MPI_OK(MPI_Recv(&v, 1, MPI_INT, peer, 5, comm, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Recv(&v, 1, MPI_INT, peer, 5, comm, MPI_STATUS_IGNORE));
         CHECK(v == 200, "the message sent after A must come next; got %d",
               v);
-        MPI_OK(MPI_Recv(&v, 1, MPI_INT, peer, 6, comm, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Recv(&v, 1, MPI_INT, peer, 6, comm, MPI_STATUS_IGNORE));
     }
-    MPI_OK(MPI_Comm_free(&comm));
+    CHECK_MPI(MPI_Comm_free(&comm));
     return tl_finalize();
 }

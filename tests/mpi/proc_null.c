@@ -22,7 +22,7 @@ static void check_null_status(const MPI_Status *st, const char *what)
 {
     CHECK_STATUS(*st, MPI_PROC_NULL, MPI_ANY_TAG, 0, "%s", what);
     int e = -5;
-    MPI_OK(MPI_Get_elements(st, MPI_INT, &e));
+    CHECK_MPI(MPI_Get_elements(st, MPI_INT, &e));
     CHECK(e == 0, "%s: MPI_Get_elements must be 0, got %d", what, e);
 }
 
@@ -30,8 +30,8 @@ static void check_null_status(const MPI_Status *st, const char *what)
 static void check_null_count(const MPI_Status *st, const char *what)
 {
     int c = -5, e = -5;
-    MPI_OK(MPI_Get_count(st, MPI_BYTE, &c));
-    MPI_OK(MPI_Get_elements(st, MPI_INT, &e));
+    CHECK_MPI(MPI_Get_count(st, MPI_BYTE, &c));
+    CHECK_MPI(MPI_Get_elements(st, MPI_INT, &e));
     CHECK(c == 0 && e == 0,
           "%s: count and elements must be 0, got %d and %d", what, c, e);
 }
@@ -49,38 +49,38 @@ int main(int argc, char **argv)
     tl_fill(sb, N, me, 0);
     memset(rb, 0x77, N);
 
-    MPI_OK(MPI_Send(sb, N, MPI_BYTE, MPI_PROC_NULL, 1, MPI_COMM_WORLD));
-    MPI_OK(MPI_Ssend(sb, N, MPI_BYTE, MPI_PROC_NULL, 1, MPI_COMM_WORLD));
-    MPI_OK(MPI_Rsend(sb, N, MPI_BYTE, MPI_PROC_NULL, 1, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Send(sb, N, MPI_BYTE, MPI_PROC_NULL, 1, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Ssend(sb, N, MPI_BYTE, MPI_PROC_NULL, 1, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Rsend(sb, N, MPI_BYTE, MPI_PROC_NULL, 1, MPI_COMM_WORLD));
 
-    MPI_OK(MPI_Recv(rb, N, MPI_BYTE, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &st));
+    CHECK_MPI(MPI_Recv(rb, N, MPI_BYTE, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &st));
     check_null_status(&st, "MPI_Recv from MPI_PROC_NULL");
     CHECK_FILLED(rb, N, 0x77, "buffer of MPI_Recv from MPI_PROC_NULL");
 
-    MPI_OK(MPI_Recv(rb, N, MPI_BYTE, MPI_PROC_NULL, MPI_ANY_TAG,
+    CHECK_MPI(MPI_Recv(rb, N, MPI_BYTE, MPI_PROC_NULL, MPI_ANY_TAG,
                     MPI_COMM_WORLD, &st));
     check_null_status(&st, "MPI_Recv(MPI_PROC_NULL, MPI_ANY_TAG)");
 
-    MPI_OK(MPI_Irecv(rb, N, MPI_BYTE, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &req));
+    CHECK_MPI(MPI_Irecv(rb, N, MPI_BYTE, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &req));
     CHECK(req != MPI_REQUEST_NULL,
           "MPI_Irecv from MPI_PROC_NULL must return a real request");
-    MPI_OK(MPI_Test(&req, &flag, &st));
+    CHECK_MPI(MPI_Test(&req, &flag, &st));
     CHECK(flag, "an MPI_Irecv from MPI_PROC_NULL must test complete at once");
     check_null_count(&st, "MPI_Irecv+MPI_Test from MPI_PROC_NULL");
     CHECK(req == MPI_REQUEST_NULL, "the completed request must be freed");
     CHECK_FILLED(rb, N, 0x77, "buffer of MPI_Irecv from MPI_PROC_NULL");
 
-    MPI_OK(MPI_Isend(sb, N, MPI_BYTE, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &req));
-    MPI_OK(MPI_Wait(&req, &st));
+    CHECK_MPI(MPI_Isend(sb, N, MPI_BYTE, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &req));
+    CHECK_MPI(MPI_Wait(&req, &st));
     CHECK(req == MPI_REQUEST_NULL, "MPI_Wait must free the request");
 
-    MPI_OK(MPI_Issend(sb, N, MPI_BYTE, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &req));
-    MPI_OK(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Issend(sb, N, MPI_BYTE, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &req));
+    CHECK_MPI(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
     CHECK(flag, "an MPI_Issend to MPI_PROC_NULL must test complete at once");
 
-    MPI_OK(MPI_Probe(MPI_PROC_NULL, 1, MPI_COMM_WORLD, &st));
+    CHECK_MPI(MPI_Probe(MPI_PROC_NULL, 1, MPI_COMM_WORLD, &st));
     check_null_status(&st, "MPI_Probe(MPI_PROC_NULL)");
-    MPI_OK(MPI_Iprobe(MPI_PROC_NULL, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
+    CHECK_MPI(MPI_Iprobe(MPI_PROC_NULL, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
     CHECK(flag, "MPI_Iprobe(MPI_PROC_NULL) must return true at once");
     check_null_status(&st, "MPI_Iprobe(MPI_PROC_NULL)");
 
@@ -88,13 +88,13 @@ int main(int argc, char **argv)
     int right = (me + 1) % size, left = (me + size - 1) % size;
     unsigned char realr[N];
     MPI_Status sts[4];
-    MPI_OK(MPI_Irecv(rb, N, MPI_BYTE, MPI_PROC_NULL, 2, MPI_COMM_WORLD,
+    CHECK_MPI(MPI_Irecv(rb, N, MPI_BYTE, MPI_PROC_NULL, 2, MPI_COMM_WORLD,
                      &reqs[0]));
-    MPI_OK(MPI_Irecv(realr, N, MPI_BYTE, left, 2, MPI_COMM_WORLD, &reqs[1]));
-    MPI_OK(MPI_Isend(sb, N, MPI_BYTE, MPI_PROC_NULL, 2, MPI_COMM_WORLD,
+    CHECK_MPI(MPI_Irecv(realr, N, MPI_BYTE, left, 2, MPI_COMM_WORLD, &reqs[1]));
+    CHECK_MPI(MPI_Isend(sb, N, MPI_BYTE, MPI_PROC_NULL, 2, MPI_COMM_WORLD,
                      &reqs[2]));
-    MPI_OK(MPI_Isend(sb, N, MPI_BYTE, right, 2, MPI_COMM_WORLD, &reqs[3]));
-    MPI_OK(MPI_Waitall(4, reqs, sts));
+    CHECK_MPI(MPI_Isend(sb, N, MPI_BYTE, right, 2, MPI_COMM_WORLD, &reqs[3]));
+    CHECK_MPI(MPI_Waitall(4, reqs, sts));
     check_null_count(&sts[0], "MPI_PROC_NULL receive in MPI_Waitall");
     CHECK_STATUS(sts[1], left, 2, N, "real receive next to MPI_PROC_NULL ones");
     CHECK_PATTERN(realr, N, left, 0, "real receive next to MPI_PROC_NULL ones");
@@ -102,11 +102,11 @@ int main(int argc, char **argv)
 
     /* A real message with tag 1 from the left must not have been consumed
      * or confused by any of the MPI_PROC_NULL receives above. */
-    MPI_OK(MPI_Sendrecv(sb, N, MPI_BYTE, right, 1, realr, N, MPI_BYTE,
+    CHECK_MPI(MPI_Sendrecv(sb, N, MPI_BYTE, right, 1, realr, N, MPI_BYTE,
                         MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
     CHECK_STATUS(st, left, 1, N, "real message after MPI_PROC_NULL traffic");
     CHECK_PATTERN(realr, N, left, 0, "real message after MPI_PROC_NULL traffic");
-    MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
+    CHECK_MPI(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
     CHECK(!flag,
           "no message must be left over after the MPI_PROC_NULL sends, found "
           "source %d tag %d",

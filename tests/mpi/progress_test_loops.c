@@ -61,7 +61,7 @@ static void spin(poll_fn poll, MPI_Request *req, MPI_Status *st,
     int flag = 0;
     double t0 = tl_now();
     while (!flag) {
-        MPI_OK(poll(req, &flag, st));
+        CHECK_MPI(poll(req, &flag, st));
         CHECK(flag || tl_now() - t0 < 10,
               "%s: round %d not complete after 10 s of polling", how, round);
     }
@@ -76,9 +76,9 @@ static void rounds(poll_fn poll, const char *how, int me, int use_iprobe)
         MPI_Status st;
         if (me < peer) {
             out[0] = 1000L * i;
-            MPI_OK(MPI_Irecv(in, 1, MPI_LONG, peer, 2, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Irecv(in, 1, MPI_LONG, peer, 2, MPI_COMM_WORLD,
                              &rreq));
-            MPI_OK(MPI_Isend(out, 1, MPI_LONG, peer, 1, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Isend(out, 1, MPI_LONG, peer, 1, MPI_COMM_WORLD,
                              &sreq));
             spin(poll, &rreq, &st, how, i);
             spin(poll, &sreq, MPI_STATUS_IGNORE, how, i);
@@ -90,14 +90,14 @@ static void rounds(poll_fn poll, const char *how, int me, int use_iprobe)
                 int flag = 0;
                 double t0 = tl_now();
                 while (!flag) {
-                    MPI_OK(MPI_Iprobe(peer, 1, MPI_COMM_WORLD, &flag, &st));
+                    CHECK_MPI(MPI_Iprobe(peer, 1, MPI_COMM_WORLD, &flag, &st));
                     CHECK(flag || tl_now() - t0 < 10,
                           "MPI_Iprobe: ping %d not seen after 10 s", i);
                 }
-                MPI_OK(MPI_Irecv(in, 1, MPI_LONG, peer, 1, MPI_COMM_WORLD,
+                CHECK_MPI(MPI_Irecv(in, 1, MPI_LONG, peer, 1, MPI_COMM_WORLD,
                                  &rreq));
             } else {
-                MPI_OK(MPI_Irecv(in, 1, MPI_LONG, peer, 1, MPI_COMM_WORLD,
+                CHECK_MPI(MPI_Irecv(in, 1, MPI_LONG, peer, 1, MPI_COMM_WORLD,
                                  &rreq));
             }
             spin(poll, &rreq, &st, how, i);
@@ -105,7 +105,7 @@ static void rounds(poll_fn poll, const char *how, int me, int use_iprobe)
                   "%s: round %d: ping must be %ld, got %ld", how, i,
                   1000L * i, in[0]);
             out[0] = in[0] + 1;
-            MPI_OK(MPI_Isend(out, 1, MPI_LONG, peer, 2, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Isend(out, 1, MPI_LONG, peer, 2, MPI_COMM_WORLD,
                              &sreq));
             spin(poll, &sreq, MPI_STATUS_IGNORE, how, i);
         }

@@ -40,21 +40,21 @@ int main(int argc, char **argv)
         int bytes = SIZES[k % NSIZES], tag = 100 + k;
         for (int i = 0; i < npeers; i++) {
             int from = tl_left(i + 1);
-            MPI_OK(MPI_Irecv(rbuf + (size_t)i * (size_t)maxsize, bytes,
+            CHECK_MPI(MPI_Irecv(rbuf + (size_t)i * (size_t)maxsize, bytes,
                              MPI_BYTE, from, tag, MPI_COMM_WORLD, &req[i]));
         }
         for (int i = 0; i < npeers; i++) {
             int to = tl_right(i + 1);
             unsigned char *out = sbuf + (size_t)i * (size_t)maxsize;
             tl_fill(out, (size_t)bytes, me, (long)k * n + to);
-            MPI_OK(MPI_Isend(out, bytes, MPI_BYTE, to, tag, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Isend(out, bytes, MPI_BYTE, to, tag, MPI_COMM_WORLD,
                              &req[npeers + i]));
         }
         if (k % 2 == 0) {
-            MPI_OK(MPI_Waitall(2 * npeers, req, MPI_STATUSES_IGNORE));
+            CHECK_MPI(MPI_Waitall(2 * npeers, req, MPI_STATUSES_IGNORE));
         } else {
             for (int i = 0; i < 2 * npeers; i++)
-                MPI_OK(MPI_Wait(&req[i], MPI_STATUS_IGNORE));
+                CHECK_MPI(MPI_Wait(&req[i], MPI_STATUS_IGNORE));
         }
         for (int i = 0; i < npeers; i++) {
             int from = tl_left(i + 1);

@@ -22,26 +22,26 @@ static void talk(int me, int other, int phase)
     MPI_Request req[2 * BURST];
     for (int i = 0; i < BURST; i++) {
         out[i] = phase * 100000L + me * 1000L + i;
-        MPI_OK(MPI_Irecv(&in[i], 1, MPI_LONG, other, phase, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Irecv(&in[i], 1, MPI_LONG, other, phase, MPI_COMM_WORLD,
                          &req[i]));
     }
     for (int i = 0; i < BURST; i++)
-        MPI_OK(MPI_Isend(&out[i], 1, MPI_LONG, other, phase, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Isend(&out[i], 1, MPI_LONG, other, phase, MPI_COMM_WORLD,
                          &req[BURST + i]));
-    MPI_OK(MPI_Waitall(2 * BURST, req, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Waitall(2 * BURST, req, MPI_STATUSES_IGNORE));
     for (int i = 0; i < BURST; i++)
         CHECK(in[i] == phase * 100000L + other * 1000L + i,
               "phase %d: item %d from rank %d must be %ld, got %ld", phase, i,
               other, phase * 100000L + other * 1000L + i, in[i]);
     long v = phase;
     if (me < other) {
-        MPI_OK(MPI_Send(&v, 1, MPI_LONG, other, 99, MPI_COMM_WORLD));
-        MPI_OK(MPI_Recv(&v, 1, MPI_LONG, other, 99, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Send(&v, 1, MPI_LONG, other, 99, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Recv(&v, 1, MPI_LONG, other, 99, MPI_COMM_WORLD,
                         MPI_STATUS_IGNORE));
     } else {
-        MPI_OK(MPI_Recv(&v, 1, MPI_LONG, other, 99, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Recv(&v, 1, MPI_LONG, other, 99, MPI_COMM_WORLD,
                         MPI_STATUS_IGNORE));
-        MPI_OK(MPI_Send(&v, 1, MPI_LONG, other, 99, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Send(&v, 1, MPI_LONG, other, 99, MPI_COMM_WORLD));
     }
     CHECK(v == phase, "phase %d: the ping-pong must carry %d, got %ld", phase,
           phase, v);
@@ -62,7 +62,7 @@ int main(int argc, char **argv)
     if (talker)
         talk(me, other, 1);
     x = me == 0 ? 4242 : -1;
-    MPI_OK(MPI_Bcast(&x, 1, MPI_LONG, 0, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Bcast(&x, 1, MPI_LONG, 0, MPI_COMM_WORLD));
     CHECK(x == 4242, "MPI_Bcast after the talk must give 4242, got %ld", x);
 
     /* Phase 2: MPI_Alltoall. */
@@ -70,7 +70,7 @@ int main(int argc, char **argv)
         talk(me, other, 2);
     for (int r = 0; r < size; r++)
         all[r] = me * 100 + r;
-    MPI_OK(MPI_Alltoall(all, 1, MPI_LONG, got, 1, MPI_LONG, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Alltoall(all, 1, MPI_LONG, got, 1, MPI_LONG, MPI_COMM_WORLD));
     for (int r = 0; r < size; r++)
         CHECK(got[r] == r * 100 + me,
               "MPI_Alltoall: entry %d must be %d, got %ld", r, r * 100 + me,
@@ -81,7 +81,7 @@ int main(int argc, char **argv)
         talk(me, other, 3);
     x = me + 1;
     sum = 0;
-    MPI_OK(MPI_Reduce(&x, &sum, 1, MPI_LONG, MPI_SUM, last, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Reduce(&x, &sum, 1, MPI_LONG, MPI_SUM, last, MPI_COMM_WORLD));
     if (me == last)
         CHECK(sum == (long)size * (size + 1) / 2,
               "MPI_Reduce must give %ld, got %ld", (long)size * (size + 1) / 2,
@@ -91,7 +91,7 @@ int main(int argc, char **argv)
     if (talker)
         talk(me, other, 4);
     x = me * 7;
-    MPI_OK(MPI_Allgather(&x, 1, MPI_LONG, got, 1, MPI_LONG, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Allgather(&x, 1, MPI_LONG, got, 1, MPI_LONG, MPI_COMM_WORLD));
     for (int r = 0; r < size; r++)
         CHECK(got[r] == r * 7L, "MPI_Allgather: entry %d must be %d, got %ld",
               r, r * 7, got[r]);
@@ -100,7 +100,7 @@ int main(int argc, char **argv)
     if (talker)
         talk(me, other, 5);
     x = 1;
-    MPI_OK(MPI_Scan(&x, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Scan(&x, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
     CHECK(sum == me + 1, "MPI_Scan must give %d, got %ld", me + 1, sum);
 
     free(all);

@@ -24,10 +24,10 @@ static void talk_then_enter(int me, int other, int phase, const char *what)
     int flag = 0;
     MPI_Request req;
     tl_sleep(0.05); /* the others are inside `what` by now */
-    MPI_OK(MPI_Irecv(&in, 1, MPI_LONG, other, phase, MPI_COMM_WORLD, &req));
-    MPI_OK(MPI_Send(&out, 1, MPI_LONG, other, phase, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Irecv(&in, 1, MPI_LONG, other, phase, MPI_COMM_WORLD, &req));
+    CHECK_MPI(MPI_Send(&out, 1, MPI_LONG, other, phase, MPI_COMM_WORLD));
     for (double t0 = tl_now(); !flag;) {
-        MPI_OK(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
         CHECK(flag || tl_now() - t0 < 20, "%s: the message rank %d sent "
               "before entering it must arrive while the other ranks wait "
               "inside it; none came in 20 s", what, other);
@@ -52,66 +52,66 @@ int main(int argc, char **argv)
     } while (0)
 
     int pid = (int)getpid();
-    MPI_OK(MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD));
     char path[256];
     snprintf(path, sizeof path, "/tmp/omnibus_riop_%d", pid);
 
     MPI_Comm half;
     BEFORE("MPI_Comm_split");
-    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half));
+    CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half));
     int hsize = 0;
-    MPI_OK(MPI_Comm_size(half, &hsize));
+    CHECK_MPI(MPI_Comm_size(half, &hsize));
     CHECK(hsize == (size + 1 - me % 2) / 2, "MPI_Comm_split: the half of "
           "rank %d must have %d ranks, has %d", me, (size + 1 - me % 2) / 2,
           hsize);
-    MPI_OK(MPI_Comm_free(&half));
+    CHECK_MPI(MPI_Comm_free(&half));
 
     MPI_File fh;
     BEFORE("MPI_File_open");
-    MPI_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR
+    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR
                          | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &fh));
     BEFORE("MPI_File_set_size");
-    MPI_OK(MPI_File_set_size(fh, 4096));
+    CHECK_MPI(MPI_File_set_size(fh, 4096));
     MPI_Offset fsize = 0;
-    MPI_OK(MPI_File_get_size(fh, &fsize));
+    CHECK_MPI(MPI_File_get_size(fh, &fsize));
     CHECK(fsize == 4096, "MPI_File_set_size: the file must have 4096 bytes, "
           "has %lld", (long long)fsize);
     long word = 7000 + me, back = -1;
     BEFORE("MPI_File_write_ordered");
-    MPI_OK(MPI_File_write_ordered(fh, &word, 1, MPI_LONG, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_File_write_ordered(fh, &word, 1, MPI_LONG, MPI_STATUS_IGNORE));
     BEFORE("MPI_File_sync");
-    MPI_OK(MPI_File_sync(fh));
-    MPI_OK(MPI_File_read_at(fh, (MPI_Offset)(sizeof(long) * (size_t)me),
+    CHECK_MPI(MPI_File_sync(fh));
+    CHECK_MPI(MPI_File_read_at(fh, (MPI_Offset)(sizeof(long) * (size_t)me),
                             &back, 1, MPI_LONG, MPI_STATUS_IGNORE));
     CHECK(back == word, "MPI_File_write_ordered: rank %d's word must be "
           "%ld at its rank's place, read %ld", me, word, back);
     BEFORE("MPI_File_close");
-    MPI_OK(MPI_File_close(&fh));
+    CHECK_MPI(MPI_File_close(&fh));
     CHECK(fh == MPI_FILE_NULL, "MPI_File_close must leave MPI_FILE_NULL");
 
     static volatile long cell = -1; /* written by MPI_Put */
     MPI_Win win;
     BEFORE("MPI_Win_create");
-    MPI_OK(MPI_Win_create((void *)&cell, sizeof cell, sizeof cell, MPI_INFO_NULL,
+    CHECK_MPI(MPI_Win_create((void *)&cell, sizeof cell, sizeof cell, MPI_INFO_NULL,
                           MPI_COMM_WORLD, &win));
     BEFORE("MPI_Win_fence (opening)");
-    MPI_OK(MPI_Win_fence(0, win));
+    CHECK_MPI(MPI_Win_fence(0, win));
     long mine = 500 + me;
-    MPI_OK(MPI_Put(&mine, 1, MPI_LONG, (me + 1) % size, 0, 1, MPI_LONG, win));
+    CHECK_MPI(MPI_Put(&mine, 1, MPI_LONG, (me + 1) % size, 0, 1, MPI_LONG, win));
     BEFORE("MPI_Win_fence (closing)");
-    MPI_OK(MPI_Win_fence(0, win));
+    CHECK_MPI(MPI_Win_fence(0, win));
     CHECK(cell == 500 + (me + size - 1) % size, "MPI_Put between fences: "
           "the cell must hold %d, holds %ld", 500 + (me + size - 1) % size,
           cell);
     BEFORE("MPI_Win_free");
-    MPI_OK(MPI_Win_free(&win));
+    CHECK_MPI(MPI_Win_free(&win));
     CHECK(win == MPI_WIN_NULL, "MPI_Win_free must leave MPI_WIN_NULL");
 
     long *base = NULL;
     BEFORE("MPI_Win_allocate");
-    MPI_OK(MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL,
+    CHECK_MPI(MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL,
                             MPI_COMM_WORLD, &base, &win));
     BEFORE("MPI_Win_free (allocated)");
-    MPI_OK(MPI_Win_free(&win));
+    CHECK_MPI(MPI_Win_free(&win));
     return tl_finalize();
 }

@@ -33,14 +33,14 @@ int main(int argc, char **argv)
     tl_fill(bs, BIG, me, 7);
     for (int i = 0; i < N; i++) {
         out[i] = me * 10000L + i;
-        MPI_OK(MPI_Irecv(&in[i], 1, MPI_LONG, other, 1, MPI_COMM_WORLD, &req[i]));
+        CHECK_MPI(MPI_Irecv(&in[i], 1, MPI_LONG, other, 1, MPI_COMM_WORLD, &req[i]));
     }
-    MPI_OK(MPI_Irecv(br, BIG, MPI_BYTE, other, 2, MPI_COMM_WORLD, &req[2 * N]));
+    CHECK_MPI(MPI_Irecv(br, BIG, MPI_BYTE, other, 2, MPI_COMM_WORLD, &req[2 * N]));
     for (int i = 0; i < N; i++)
-        MPI_OK(MPI_Isend(&out[i], 1, MPI_LONG, other, 1, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Isend(&out[i], 1, MPI_LONG, other, 1, MPI_COMM_WORLD,
                          &req[N + i]));
-    MPI_OK(MPI_Isend(bs, BIG, MPI_BYTE, other, 2, MPI_COMM_WORLD, &req[2 * N + 1]));
-    MPI_OK(MPI_Waitall(2 * N + 2, req, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Isend(bs, BIG, MPI_BYTE, other, 2, MPI_COMM_WORLD, &req[2 * N + 1]));
+    CHECK_MPI(MPI_Waitall(2 * N + 2, req, MPI_STATUSES_IGNORE));
     for (int i = 0; i < N; i++)
         CHECK(in[i] == other * 10000L + i,
               "item %d from rank %d must be %ld, got %ld", i, other,

@@ -45,8 +45,8 @@ static void isend_and_free(int len, int dest, int tag, int me, long id)
     unsigned char *b = tl_malloc((size_t)len);
     MPI_Request req;
     tl_fill(b, (size_t)len, me, id);
-    MPI_OK(MPI_Isend(b, len, MPI_BYTE, dest, tag, MPI_COMM_WORLD, &req));
-    MPI_OK(MPI_Request_free(&req));
+    CHECK_MPI(MPI_Isend(b, len, MPI_BYTE, dest, tag, MPI_COMM_WORLD, &req));
+    CHECK_MPI(MPI_Request_free(&req));
     CHECK(req == MPI_REQUEST_NULL,
           "MPI_Request_free must set the handle to MPI_REQUEST_NULL");
 }
@@ -65,7 +65,7 @@ int main(int argc, char **argv)
     tl_sleep(0.05);
     for (int s = 0; s < size; s++)
         for (int i = 0; s != me && i < NPER; i++) {
-            MPI_OK(MPI_Recv(buf, MAXLEN, MPI_BYTE, s, TAG, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Recv(buf, MAXLEN, MPI_BYTE, s, TAG, MPI_COMM_WORLD,
                             &st));
             CHECK_STATUS(st, s, TAG, len_of(i),
                          "message %d from rank %d, whose request was freed",
@@ -74,7 +74,7 @@ int main(int argc, char **argv)
                           "message %d from rank %d (request freed)", i, s);
         }
     /* Lets plain MPICH finish the large sends' handshakes (see above). */
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 
     if (me == 0) {
         for (int d = 1; d < size; d++)
@@ -85,7 +85,7 @@ int main(int argc, char **argv)
     }
     tl_sleep(0.2);
     for (int i = 0; i < NSMALL; i++) {
-        MPI_OK(MPI_Recv(buf, MAXLEN, MPI_BYTE, 0, TAG + 1, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Recv(buf, MAXLEN, MPI_BYTE, 0, TAG + 1, MPI_COMM_WORLD,
                         &st));
         CHECK_STATUS(st, 0, TAG + 1, small_len(i),
                      "message %d from rank 0, sent just before it finalized",

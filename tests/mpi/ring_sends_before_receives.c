@@ -30,10 +30,10 @@ int main(int argc, char **argv)
     unsigned char buf[LEN];
     for (long i = 0; i < n; i++) {
         tl_fill(buf, LEN, me, i);
-        MPI_OK(MPI_Send(buf, LEN, MPI_BYTE, right, TAG, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Send(buf, LEN, MPI_BYTE, right, TAG, MPI_COMM_WORLD));
     }
     for (long i = 0; i < n; i++) {
-        MPI_OK(MPI_Recv(buf, LEN, MPI_BYTE, left, TAG, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Recv(buf, LEN, MPI_BYTE, left, TAG, MPI_COMM_WORLD,
                         MPI_STATUS_IGNORE));
         CHECK_PATTERN(buf, LEN, left, i,
                       "message %ld of %ld from the left neighbour %d, sent "
@@ -45,12 +45,12 @@ int main(int argc, char **argv)
      * finds the window full. */
     for (long i = 0; i < n; i++) {
         tl_fill(buf, LEN, me, 2 * n + i);
-        MPI_OK(MPI_Send(buf, LEN, MPI_BYTE, right, TAG + 2, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Send(buf, LEN, MPI_BYTE, right, TAG + 2, MPI_COMM_WORLD));
     }
     unsigned char in[LEN];
     for (long i = 0; i < n; i++) {
         tl_fill(buf, LEN, me, n + i);
-        MPI_OK(MPI_Sendrecv(buf, LEN, MPI_BYTE, right, TAG + 1, in, LEN,
+        CHECK_MPI(MPI_Sendrecv(buf, LEN, MPI_BYTE, right, TAG + 1, in, LEN,
                             MPI_BYTE, left, TAG + 1, MPI_COMM_WORLD,
                             MPI_STATUS_IGNORE));
         CHECK_PATTERN(in, LEN, left, n + i,
@@ -60,7 +60,7 @@ int main(int argc, char **argv)
                       i, n, left, TAG + 1, i, n, TAG + 2);
     }
     for (long i = 0; i < n; i++) {
-        MPI_OK(MPI_Recv(buf, LEN, MPI_BYTE, left, TAG + 2, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Recv(buf, LEN, MPI_BYTE, left, TAG + 2, MPI_COMM_WORLD,
                         MPI_STATUS_IGNORE));
         CHECK_PATTERN(buf, LEN, left, 2 * n + i,
                       "message %ld of %ld of tag %d from the left neighbour "

@@ -32,11 +32,11 @@ int main(int argc, char **argv)
             MPI_Status st[NMSG];
             unsigned char *b = tl_malloc((size_t)NMSG * MAXLEN);
             for (int i = 0; i < NMSG; i++)
-                MPI_OK(MPI_Irecv(b + (size_t)i * MAXLEN, MAXLEN, MPI_BYTE,
+                CHECK_MPI(MPI_Irecv(b + (size_t)i * MAXLEN, MAXLEN, MPI_BYTE,
                                  i % 2 ? MPI_ANY_SOURCE : s, TAG,
                                  MPI_COMM_WORLD, &r[i]));
-            MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, s, 99, MPI_COMM_WORLD));
-            MPI_OK(MPI_Waitall(NMSG, r, st));
+            CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, s, 99, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Waitall(NMSG, r, st));
             for (int i = 0; i < NMSG; i++) {
                 CHECK_STATUS(st[i], s, TAG, len_of(i),
                              "ready-mode message %d from rank %d", i, s);
@@ -46,20 +46,20 @@ int main(int argc, char **argv)
             free(b);
         } else if (me == s) {
             unsigned char *b = tl_malloc(MAXLEN);
-            MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, 0, 99, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, 0, 99, MPI_COMM_WORLD,
                             MPI_STATUS_IGNORE));
             for (int i = 0; i < NMSG; i++) {
                 tl_fill(b, (size_t)len_of(i), me, i);
                 if (i % 3 == 2) {
                     MPI_Request r;
-                    MPI_OK(MPI_Irsend(b, len_of(i), MPI_BYTE, 0, TAG,
+                    CHECK_MPI(MPI_Irsend(b, len_of(i), MPI_BYTE, 0, TAG,
                                       MPI_COMM_WORLD, &r));
-                    MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+                    CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
                 } else if (i % 3 == 1) {
-                    MPI_OK(MPI_Rsend(b, len_of(i), MPI_BYTE, 0, TAG,
+                    CHECK_MPI(MPI_Rsend(b, len_of(i), MPI_BYTE, 0, TAG,
                                      MPI_COMM_WORLD));
                 } else {
-                    MPI_OK(MPI_Send(b, len_of(i), MPI_BYTE, 0, TAG,
+                    CHECK_MPI(MPI_Send(b, len_of(i), MPI_BYTE, 0, TAG,
                                     MPI_COMM_WORLD));
                 }
             }

@@ -28,7 +28,7 @@ int main(int argc, char **argv)
     tl_init(&argc, &argv, 2, TL_MAX_RANKS);
     int me = tl_rank(), peer = tl_partner();
     if (peer == MPI_PROC_NULL) { /* sits out, but joins the barrier */
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         return tl_finalize();
     }
 
@@ -41,17 +41,17 @@ int main(int argc, char **argv)
             for (int t = 1; t <= 3; t++) {
                 b[t - 1] = tl_malloc((size_t)n);
                 tl_fill(b[t - 1], (size_t)n, me, large * 10 + t);
-                MPI_OK(MPI_Isend(b[t - 1], n, MPI_BYTE, peer, t, MPI_COMM_WORLD,
+                CHECK_MPI(MPI_Isend(b[t - 1], n, MPI_BYTE, peer, t, MPI_COMM_WORLD,
                                  &r[t - 1]));
             }
-            MPI_OK(MPI_Waitall(3, r, MPI_STATUSES_IGNORE));
+            CHECK_MPI(MPI_Waitall(3, r, MPI_STATUSES_IGNORE));
             for (int t = 0; t < 3; t++)
                 free(b[t]);
         } else {
             unsigned char *buf = tl_malloc((size_t)n);
             for (int t = 3; t >= 1; t--) {
                 MPI_Status st;
-                MPI_OK(MPI_Recv(buf, n, MPI_BYTE, peer, t, MPI_COMM_WORLD,
+                CHECK_MPI(MPI_Recv(buf, n, MPI_BYTE, peer, t, MPI_COMM_WORLD,
                                 &st));
                 CHECK_STATUS(st, peer, t, n,
                              "receive for tag %d (%d-byte messages) must skip "
@@ -70,16 +70,16 @@ int main(int argc, char **argv)
             MPI_Request r[NTAGS * PER_TAG];
             unsigned char *b[NTAGS * PER_TAG];
             if (posted)
-                MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+                CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
             for (int j = 0; j < PER_TAG; j++)
                 for (int t = 0; t < NTAGS; t++) {
                     int k = j * NTAGS + t, n = size_of(t, j);
                     b[k] = tl_malloc((size_t)n);
                     tl_fill(b[k], (size_t)n, me, 1000 * posted + 100 * t + j);
-                    MPI_OK(MPI_Isend(b[k], n, MPI_BYTE, peer, 50 + t,
+                    CHECK_MPI(MPI_Isend(b[k], n, MPI_BYTE, peer, 50 + t,
                                      MPI_COMM_WORLD, &r[k]));
                 }
-            MPI_OK(MPI_Waitall(NTAGS * PER_TAG, r, MPI_STATUSES_IGNORE));
+            CHECK_MPI(MPI_Waitall(NTAGS * PER_TAG, r, MPI_STATUSES_IGNORE));
             for (int k = 0; k < NTAGS * PER_TAG; k++)
                 free(b[k]);
         } else if (!posted) {
@@ -89,7 +89,7 @@ int main(int argc, char **argv)
                 for (int j = 0; j < PER_TAG; j++) {
                     MPI_Status st;
                     int n = size_of(t, j);
-                    MPI_OK(MPI_Recv(buf, MAXSZ, MPI_BYTE, peer, 50 + t,
+                    CHECK_MPI(MPI_Recv(buf, MAXSZ, MPI_BYTE, peer, 50 + t,
                                     MPI_COMM_WORLD, &st));
                     CHECK_STATUS(st, peer, 50 + t, n,
                                  "message #%d of tag %d, taken after the "
@@ -105,11 +105,11 @@ int main(int argc, char **argv)
             unsigned char *bufs = tl_malloc((size_t)NTAGS * PER_TAG * MAXSZ);
             for (int t = NTAGS - 1, k = 0; t >= 0; t--)
                 for (int j = 0; j < PER_TAG; j++, k++)
-                    MPI_OK(MPI_Irecv(bufs + (size_t)k * MAXSZ, MAXSZ,
+                    CHECK_MPI(MPI_Irecv(bufs + (size_t)k * MAXSZ, MAXSZ,
                                      MPI_BYTE, peer, 50 + t, MPI_COMM_WORLD,
                                      &r[k]));
-            MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-            MPI_OK(MPI_Waitall(NTAGS * PER_TAG, r, st));
+            CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Waitall(NTAGS * PER_TAG, r, st));
             for (int t = NTAGS - 1, k = 0; t >= 0; t--)
                 for (int j = 0; j < PER_TAG; j++, k++) {
                     int n = size_of(t, j);

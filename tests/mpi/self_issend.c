@@ -22,24 +22,24 @@ int main(int argc, char **argv)
         tl_fill(s, (size_t)len, me, i);
         for (int persistent = 0; persistent < 2; persistent++) {
             int src = persistent ? MPI_ANY_SOURCE : me;
-            MPI_OK(MPI_Irecv(r, len, MPI_BYTE, src, 3, MPI_COMM_WORLD, &q[0]));
+            CHECK_MPI(MPI_Irecv(r, len, MPI_BYTE, src, 3, MPI_COMM_WORLD, &q[0]));
             if (persistent) {
-                MPI_OK(MPI_Ssend_init(s, len, MPI_BYTE, me, 3, MPI_COMM_WORLD,
+                CHECK_MPI(MPI_Ssend_init(s, len, MPI_BYTE, me, 3, MPI_COMM_WORLD,
                                       &q[1]));
-                MPI_OK(MPI_Start(&q[1]));
+                CHECK_MPI(MPI_Start(&q[1]));
             } else {
-                MPI_OK(MPI_Issend(s, len, MPI_BYTE, me, 3, MPI_COMM_WORLD,
+                CHECK_MPI(MPI_Issend(s, len, MPI_BYTE, me, 3, MPI_COMM_WORLD,
                                   &q[1]));
             }
-            MPI_OK(MPI_Wait(&q[0], &st));
-            MPI_OK(MPI_Wait(&q[1], MPI_STATUS_IGNORE));
+            CHECK_MPI(MPI_Wait(&q[0], &st));
+            CHECK_MPI(MPI_Wait(&q[1], MPI_STATUS_IGNORE));
             CHECK_STATUS(st, me, 3, (long)len,
                          "self %s of %d bytes", persistent ? "Ssend_init" : "Issend",
                          len);
             CHECK_PATTERN(r, (size_t)len, me, i, "self %s of %d bytes",
                           persistent ? "Ssend_init" : "Issend", len);
             if (persistent)
-                MPI_OK(MPI_Request_free(&q[1]));
+                CHECK_MPI(MPI_Request_free(&q[1]));
         }
     }
     return tl_finalize();

@@ -26,34 +26,34 @@ static void self_round(MPI_Comm comm, int me_in_comm, int me_world,
     for (int i = 0; i < 7; i++) {
         sb[i] = tl_malloc((size_t)lens[i]);
         tl_fill(sb[i], (size_t)lens[i], me_world, i);
-        MPI_OK(MPI_Isend(sb[i], lens[i], MPI_BYTE, me_in_comm, TAG, comm,
+        CHECK_MPI(MPI_Isend(sb[i], lens[i], MPI_BYTE, me_in_comm, TAG, comm,
                          &req[i]));
     }
     for (int i = 0; i < 7; i++) {
-        MPI_OK(MPI_Recv(rb, MAXLEN, MPI_BYTE,
+        CHECK_MPI(MPI_Recv(rb, MAXLEN, MPI_BYTE,
                         i % 2 ? MPI_ANY_SOURCE : me_in_comm, TAG, comm, &st));
         CHECK_STATUS(st, me_in_comm, TAG, lens[i],
                      "self message %d on %s (in order)", i, cname);
         CHECK_PATTERN(rb, (size_t)lens[i], me_world, i, "self message %d on %s",
                       i, cname);
     }
-    MPI_OK(MPI_Waitall(7, req, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Waitall(7, req, MPI_STATUSES_IGNORE));
 
     /* Receives posted first, then blocking MPI_Send, received by tag in
      * reverse order of sending. */
     unsigned char *rbs[3];
     for (int i = 0; i < 3; i++) {
         rbs[i] = tl_malloc(MAXLEN);
-        MPI_OK(MPI_Irecv(rbs[i], MAXLEN, MPI_BYTE, me_in_comm, 30 - i, comm,
+        CHECK_MPI(MPI_Irecv(rbs[i], MAXLEN, MPI_BYTE, me_in_comm, 30 - i, comm,
                          &req[i]));
     }
     for (int i = 0; i < 3; i++) {
         tl_fill(sb[i + 1], (size_t)lens[i + 1], me_world, 50 + i);
-        MPI_OK(MPI_Send(sb[i + 1], lens[i + 1], MPI_BYTE, me_in_comm, 28 + i,
+        CHECK_MPI(MPI_Send(sb[i + 1], lens[i + 1], MPI_BYTE, me_in_comm, 28 + i,
                         comm));
     }
     MPI_Status sts[3];
-    MPI_OK(MPI_Waitall(3, req, sts));
+    CHECK_MPI(MPI_Waitall(3, req, sts));
     for (int i = 0; i < 3; i++) {
         /* Receive i has tag 30-i, which send 2-i carried. */
         int s = 2 - i;
@@ -66,7 +66,7 @@ static void self_round(MPI_Comm comm, int me_in_comm, int me_world,
 
     /* MPI_Sendrecv's two halves run as if concurrent: safe to oneself. */
     tl_fill(sb[2], 300000, me_world, 77);
-    MPI_OK(MPI_Sendrecv(sb[2], 300000, MPI_BYTE, me_in_comm, 9, rb, MAXLEN,
+    CHECK_MPI(MPI_Sendrecv(sb[2], 300000, MPI_BYTE, me_in_comm, 9, rb, MAXLEN,
                         MPI_BYTE, me_in_comm, 9, comm, &st));
     CHECK_STATUS(st, me_in_comm, 9, 300000, "MPI_Sendrecv to self on %s",
                  cname);
@@ -97,13 +97,13 @@ int main(int argc, char **argv)
     MPI_Request req[6];
     for (int i = 0; i < 6; i++) {
         tl_fill(s[i], 64, me, 200 + i);
-        MPI_OK(MPI_Isend(s[i], 64, MPI_BYTE, i % 2 ? right : me, TAG,
+        CHECK_MPI(MPI_Isend(s[i], 64, MPI_BYTE, i % 2 ? right : me, TAG,
                          MPI_COMM_WORLD, &req[i]));
     }
     int next_self = 0, next_left = 0;
     for (int k = 0; k < 6; k++) {
         MPI_Status st;
-        MPI_OK(MPI_Recv(r, 64, MPI_BYTE, MPI_ANY_SOURCE, TAG, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Recv(r, 64, MPI_BYTE, MPI_ANY_SOURCE, TAG, MPI_COMM_WORLD,
                         &st));
         int from_self = st.MPI_SOURCE == me;
         CHECK(from_self || st.MPI_SOURCE == left,
@@ -116,6 +116,6 @@ int main(int argc, char **argv)
                       "message from rank %d in per-source order",
                       st.MPI_SOURCE);
     }
-    MPI_OK(MPI_Waitall(6, req, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Waitall(6, req, MPI_STATUSES_IGNORE));
     return tl_finalize();
 }

@@ -23,7 +23,7 @@ static void burst_send(int to, int me)
     unsigned char buf[LEN];
     for (long i = 0; i < COUNT; i++) {
         tl_fill(buf, LEN, me, i);
-        MPI_OK(MPI_Send(buf, LEN, MPI_BYTE, to, TAG, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Send(buf, LEN, MPI_BYTE, to, TAG, MPI_COMM_WORLD));
     }
 }
 
@@ -32,7 +32,7 @@ static void burst_recv(int from)
     unsigned char buf[LEN];
     MPI_Status st;
     for (long i = 0; i < COUNT; i++) {
-        MPI_OK(MPI_Recv(buf, LEN, MPI_BYTE, from, TAG, MPI_COMM_WORLD, &st));
+        CHECK_MPI(MPI_Recv(buf, LEN, MPI_BYTE, from, TAG, MPI_COMM_WORLD, &st));
         CHECK_PATTERN(buf, LEN, from, i,
                       "message %ld of rank %d's burst, in order", i, from);
     }

@@ -27,7 +27,7 @@ int main(int argc, char **argv)
     for (int l = 0; l < 6; l++, id++) {
         int n = lens[l];
         tl_fill(sb, (size_t)n, me, id);
-        MPI_OK(MPI_Sendrecv(sb, n, MPI_BYTE, right, 10 + l, rb, MAXLEN,
+        CHECK_MPI(MPI_Sendrecv(sb, n, MPI_BYTE, right, 10 + l, rb, MAXLEN,
                             MPI_BYTE, left, 10 + l, MPI_COMM_WORLD, &st));
         CHECK_STATUS(st, left, 10 + l, n, "MPI_Sendrecv ring shift of %d bytes",
                      n);
@@ -38,7 +38,7 @@ int main(int argc, char **argv)
     for (int l = 0; l < 5; l++, id++) {
         int n = lens[l];
         tl_fill(sb, (size_t)n, me, id);
-        MPI_OK(MPI_Sendrecv(sb, n, MPI_BYTE, right, 100 + me, rb, MAXLEN,
+        CHECK_MPI(MPI_Sendrecv(sb, n, MPI_BYTE, right, 100 + me, rb, MAXLEN,
                             MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
                             MPI_COMM_WORLD, &st));
         CHECK_STATUS(st, left, 100 + left, n,
@@ -52,7 +52,7 @@ int main(int argc, char **argv)
         int n = lens[l];
         tl_fill(sb, (size_t)n, me, id);
         for (int step = 1; step <= size; step++) {
-            MPI_OK(MPI_Sendrecv_replace(sb, n, MPI_BYTE, right, 20 + l, left,
+            CHECK_MPI(MPI_Sendrecv_replace(sb, n, MPI_BYTE, right, 20 + l, left,
                                         20 + l, MPI_COMM_WORLD, &st));
             int origin = (me + size - step) % size;
             CHECK_STATUS(st, left, 20 + l, n,
@@ -69,10 +69,10 @@ int main(int argc, char **argv)
         int v[3000];
         for (int k = 0; k < 3000; k++)
             v[k] = me * 100000 + k;
-        MPI_OK(MPI_Sendrecv_replace(v, 3000, MPI_INT, right, 30, left, 30,
+        CHECK_MPI(MPI_Sendrecv_replace(v, 3000, MPI_INT, right, 30, left, 30,
                                     MPI_COMM_WORLD, &st));
         int c = -1;
-        MPI_OK(MPI_Get_count(&st, MPI_INT, &c));
+        CHECK_MPI(MPI_Get_count(&st, MPI_INT, &c));
         CHECK(c == 3000, "MPI_Sendrecv_replace of 3000 ints: count must be "
                          "3000 MPI_INTs, got %d",
               c);
@@ -88,7 +88,7 @@ int main(int argc, char **argv)
         int src = me == 0 ? MPI_PROC_NULL : me - 1;
         tl_fill(sb, 500, me, id);
         memset(rb, 0x3C, 500);
-        MPI_OK(MPI_Sendrecv(sb, 500, MPI_BYTE, dst, 40, rb, 500, MPI_BYTE, src,
+        CHECK_MPI(MPI_Sendrecv(sb, 500, MPI_BYTE, dst, 40, rb, 500, MPI_BYTE, src,
                             40, MPI_COMM_WORLD, &st));
         if (src == MPI_PROC_NULL) {
             CHECK_STATUS(st, MPI_PROC_NULL, MPI_ANY_TAG, 0,

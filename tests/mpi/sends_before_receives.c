@@ -38,26 +38,26 @@ static void exchange(enum pass p, int len, long n)
         switch (p) {
         case SMALL:
         case LARGE:
-            MPI_OK(MPI_Isend(b, len, MPI_BYTE, right, p, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Isend(b, len, MPI_BYTE, right, p, MPI_COMM_WORLD,
                              &sreq[i]));
             break;
         case PERSISTENT:
-            MPI_OK(MPI_Send_init(b, len, MPI_BYTE, right, p, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Send_init(b, len, MPI_BYTE, right, p, MPI_COMM_WORLD,
                                  &sreq[i]));
             break;
         case SYNCHRONOUS:
-            MPI_OK(MPI_Issend(b, len, MPI_BYTE, right, p, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Issend(b, len, MPI_BYTE, right, p, MPI_COMM_WORLD,
                               &sreq[i]));
             break;
         }
     }
     if (p == PERSISTENT)
-        MPI_OK(MPI_Startall((int)n, sreq));
+        CHECK_MPI(MPI_Startall((int)n, sreq));
     for (long i = 0; i < n; i++)
-        MPI_OK(MPI_Irecv(in + (size_t)i * (size_t)len, len, MPI_BYTE, left, p,
+        CHECK_MPI(MPI_Irecv(in + (size_t)i * (size_t)len, len, MPI_BYTE, left, p,
                          MPI_COMM_WORLD, &rreq[i]));
-    MPI_OK(MPI_Waitall((int)n, rreq, MPI_STATUSES_IGNORE));
-    MPI_OK(MPI_Waitall((int)n, sreq, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Waitall((int)n, rreq, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Waitall((int)n, sreq, MPI_STATUSES_IGNORE));
     for (long i = 0; i < n; i++)
         CHECK_PATTERN(in + (size_t)i * (size_t)len, (size_t)len, left, i,
                       "%s: message %ld of %ld from rank %d must arrive intact "
@@ -65,7 +65,7 @@ static void exchange(enum pass p, int len, long n)
                       pass_name[p], i, n, left);
     if (p == PERSISTENT)
         for (long i = 0; i < n; i++)
-            MPI_OK(MPI_Request_free(&sreq[i]));
+            CHECK_MPI(MPI_Request_free(&sreq[i]));
     free(out);
     free(in);
     free(sreq);

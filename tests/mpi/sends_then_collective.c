@@ -23,25 +23,25 @@ int main(int argc, char **argv)
     if (peer != MPI_PROC_NULL && tl_leads()) {
         for (long i = 0; i < N; i++) {
             tl_fill(buf + i * LEN, LEN, me, i);
-            MPI_OK(MPI_Isend(buf + i * LEN, LEN, MPI_BYTE, peer, TAG,
+            CHECK_MPI(MPI_Isend(buf + i * LEN, LEN, MPI_BYTE, peer, TAG,
                              MPI_COMM_WORLD, &req[i]));
         }
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-        MPI_OK(MPI_Waitall((int)N, req, MPI_STATUSES_IGNORE));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Waitall((int)N, req, MPI_STATUSES_IGNORE));
         CHECK(1, "the sender reached the barrier and completed its sends");
     } else if (peer != MPI_PROC_NULL) {
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         for (long i = 0; i < N; i++)
-            MPI_OK(MPI_Irecv(buf + i * LEN, LEN, MPI_BYTE, peer, TAG,
+            CHECK_MPI(MPI_Irecv(buf + i * LEN, LEN, MPI_BYTE, peer, TAG,
                              MPI_COMM_WORLD, &req[i]));
-        MPI_OK(MPI_Waitall((int)N, req, MPI_STATUSES_IGNORE));
+        CHECK_MPI(MPI_Waitall((int)N, req, MPI_STATUSES_IGNORE));
         for (long i = 0; i < N; i++)
             CHECK_PATTERN(buf + i * LEN, LEN, peer, i,
                           "message %ld of %ld sent before the barrier must "
                           "arrive intact and in order",
                           i, N);
     } else {
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         CHECK(1, "the rank without a partner only joins the barrier");
     }
     free(buf);

@@ -48,64 +48,64 @@ static void leader(int peer)
     MPI_Request req;
 
     tl_fill(buf, BIG, tl_rank(), TAG_POSTED);
-    MPI_OK(MPI_Isend(buf, BIG, MPI_BYTE, peer, TAG_POSTED, MPI_COMM_WORLD,
+    CHECK_MPI(MPI_Isend(buf, BIG, MPI_BYTE, peer, TAG_POSTED, MPI_COMM_WORLD,
                      &req));
-    MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
 
     tl_fill(buf, BIG, tl_rank(), TAG_BLOCKING);
-    MPI_OK(MPI_Send(buf, BIG, MPI_BYTE, peer, TAG_BLOCKING, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Send(buf, BIG, MPI_BYTE, peer, TAG_BLOCKING, MPI_COMM_WORLD));
 
     tl_fill(buf, MID, tl_rank(), TAG_LATE);
-    MPI_OK(MPI_Isend(buf, MID, MPI_BYTE, peer, TAG_LATE, MPI_COMM_WORLD,
+    CHECK_MPI(MPI_Isend(buf, MID, MPI_BYTE, peer, TAG_LATE, MPI_COMM_WORLD,
                      &req));
-    MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
 
     tl_fill(buf, MID, tl_rank(), TAG_TRUNC);
-    MPI_OK(MPI_Isend(buf, MID, MPI_BYTE, peer, TAG_TRUNC, MPI_COMM_WORLD,
+    CHECK_MPI(MPI_Isend(buf, MID, MPI_BYTE, peer, TAG_TRUNC, MPI_COMM_WORLD,
                      &req));
-    MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
 
     int *ints = (int *)buf;
     for (int i = 0; i < MID / 4; i++)
         ints[i] = i * 7 + 1;
-    MPI_OK(MPI_Isend(ints, MID / 4, MPI_INT, peer, TAG_VECTOR, MPI_COMM_WORLD,
+    CHECK_MPI(MPI_Isend(ints, MID / 4, MPI_INT, peer, TAG_VECTOR, MPI_COMM_WORLD,
                      &req));
-    MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
 
     /* The partner posts its receive only after TAG_GO, which is sent only
      * after these tests: until then the synchronous send cannot complete. */
     tl_fill(buf, MID, tl_rank(), TAG_SYNC);
-    MPI_OK(MPI_Issend(buf, MID, MPI_BYTE, peer, TAG_SYNC, MPI_COMM_WORLD,
+    CHECK_MPI(MPI_Issend(buf, MID, MPI_BYTE, peer, TAG_SYNC, MPI_COMM_WORLD,
                       &req));
     for (int i = 0; i < 50; i++) {
         int flag = 1;
-        MPI_OK(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
         CHECK(!flag, "MPI_Issend of %d bytes completed before any receive "
               "was posted for it (MPI_Test call %d); a synchronous send "
               "completes only once a receive matched", MID, i);
         tl_sleep(0.001);
     }
-    MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, peer, TAG_GO, MPI_COMM_WORLD));
-    MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, peer, TAG_GO, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
 
     unsigned char *order[ORDER_N];
     MPI_Request reqs[ORDER_N];
     for (int k = 0; k < ORDER_N; k++) {
         order[k] = tl_malloc(order_size(k));
         tl_fill(order[k], order_size(k), tl_rank(), 100 + k);
-        MPI_OK(MPI_Isend(order[k], (int)order_size(k), MPI_BYTE, peer,
+        CHECK_MPI(MPI_Isend(order[k], (int)order_size(k), MPI_BYTE, peer,
                          TAG_ORDER + k % 2, MPI_COMM_WORLD, &reqs[k]));
     }
-    MPI_OK(MPI_Waitall(ORDER_N, reqs, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Waitall(ORDER_N, reqs, MPI_STATUSES_IGNORE));
     for (int k = 0; k < ORDER_N; k++)
         free(order[k]);
 
     tl_fill(buf, MID, tl_rank(), TAG_REUSE);
-    MPI_OK(MPI_Isend(buf, MID, MPI_BYTE, peer, TAG_REUSE, MPI_COMM_WORLD,
+    CHECK_MPI(MPI_Isend(buf, MID, MPI_BYTE, peer, TAG_REUSE, MPI_COMM_WORLD,
                      &req));
-    MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
     memset(buf, 0xEE, MID);
-    MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, peer, TAG_DONE, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, peer, TAG_DONE, MPI_COMM_WORLD));
     free(buf);
 }
 
@@ -115,15 +115,15 @@ static void partner(int peer)
     MPI_Status st;
     MPI_Request req;
 
-    MPI_OK(MPI_Irecv(buf, BIG, MPI_BYTE, peer, TAG_POSTED, MPI_COMM_WORLD,
+    CHECK_MPI(MPI_Irecv(buf, BIG, MPI_BYTE, peer, TAG_POSTED, MPI_COMM_WORLD,
                      &req));
-    MPI_OK(MPI_Wait(&req, &st));
+    CHECK_MPI(MPI_Wait(&req, &st));
     CHECK_STATUS(st, peer, TAG_POSTED, BIG, "a receive posted before a "
                  "%d-byte send", BIG);
     CHECK_PATTERN(buf, BIG, peer, TAG_POSTED, "a receive posted before a "
                   "%d-byte send", BIG);
 
-    MPI_OK(MPI_Recv(buf, BIG, MPI_BYTE, peer, TAG_BLOCKING, MPI_COMM_WORLD,
+    CHECK_MPI(MPI_Recv(buf, BIG, MPI_BYTE, peer, TAG_BLOCKING, MPI_COMM_WORLD,
                     &st));
     CHECK_STATUS(st, peer, TAG_BLOCKING, BIG, "the receive of a %d-byte "
                  "blocking MPI_Send", BIG);
@@ -131,16 +131,16 @@ static void partner(int peer)
                   "blocking MPI_Send", BIG);
 
     tl_await_arrival(peer, TAG_LATE, MPI_COMM_WORLD);
-    MPI_OK(MPI_Probe(peer, TAG_LATE, MPI_COMM_WORLD, &st));
+    CHECK_MPI(MPI_Probe(peer, TAG_LATE, MPI_COMM_WORLD, &st));
     CHECK_STATUS(st, peer, TAG_LATE, MID, "MPI_Probe of a %d-byte message "
                  "that arrived before its receive", MID);
-    MPI_OK(MPI_Recv(buf, MID, MPI_BYTE, peer, TAG_LATE, MPI_COMM_WORLD, &st));
+    CHECK_MPI(MPI_Recv(buf, MID, MPI_BYTE, peer, TAG_LATE, MPI_COMM_WORLD, &st));
     CHECK_STATUS(st, peer, TAG_LATE, MID, "a receive posted after its "
                  "%d-byte message arrived", MID);
     CHECK_PATTERN(buf, MID, peer, TAG_LATE, "a receive posted after its "
                   "%d-byte message arrived", MID);
 
-    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     memset(buf, 0x5A, BIG);
     int rc = MPI_Recv(buf, SHORT, MPI_BYTE, peer, TAG_TRUNC, MPI_COMM_WORLD,
                       &st);
@@ -149,16 +149,16 @@ static void partner(int peer)
           tl_errstr(rc));
     CHECK_FILLED(buf + SHORT, BIG - SHORT, 0x5A, "past a %d-byte receive "
                  "buffer that a %d-byte message overflowed", SHORT, MID);
-    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 
     /* Int i of the message into int slot 2i. */
     MPI_Datatype spread;
-    MPI_OK(MPI_Type_vector(MID / 4, 1, 2, MPI_INT, &spread));
-    MPI_OK(MPI_Type_commit(&spread));
+    CHECK_MPI(MPI_Type_vector(MID / 4, 1, 2, MPI_INT, &spread));
+    CHECK_MPI(MPI_Type_commit(&spread));
     int *ints = (int *)buf;
     for (int i = 0; i < BIG / 4; i++)
         ints[i] = -1;
-    MPI_OK(MPI_Recv(ints, 1, spread, peer, TAG_VECTOR, MPI_COMM_WORLD, &st));
+    CHECK_MPI(MPI_Recv(ints, 1, spread, peer, TAG_VECTOR, MPI_COMM_WORLD, &st));
     int bad = -1;
     for (int i = 0; i < MID / 2 && bad < 0; i++)
         if (ints[i] != (i % 2 ? -1 : (i / 2) * 7 + 1))
@@ -166,15 +166,15 @@ static void partner(int peer)
     CHECK(bad < 0, "a %d-int message received with a vector type (int i "
           "into slot 2i) must fill the even slots and leave the odd ones; "
           "slot %d is %d", MID / 4, bad, bad < 0 ? 0 : ints[bad]);
-    MPI_OK(MPI_Type_free(&spread));
+    CHECK_MPI(MPI_Type_free(&spread));
 
-    MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG_GO, MPI_COMM_WORLD,
+    CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG_GO, MPI_COMM_WORLD,
                     MPI_STATUS_IGNORE));
-    MPI_OK(MPI_Recv(buf, MID, MPI_BYTE, peer, TAG_SYNC, MPI_COMM_WORLD, &st));
+    CHECK_MPI(MPI_Recv(buf, MID, MPI_BYTE, peer, TAG_SYNC, MPI_COMM_WORLD, &st));
     CHECK_PATTERN(buf, MID, peer, TAG_SYNC, "the message of an MPI_Issend");
 
     for (int k = 0; k < ORDER_N; k++) {
-        MPI_OK(MPI_Recv(buf, BIG, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
+        CHECK_MPI(MPI_Recv(buf, BIG, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
                         MPI_COMM_WORLD, &st));
         CHECK_STATUS(st, peer, TAG_ORDER + k % 2, (int)order_size(k),
                      "MPI_ANY_SOURCE/MPI_ANY_TAG receive %d of small and "
@@ -187,12 +187,12 @@ static void partner(int peer)
     /* Posted late: a send that completed before its data was taken would
      * let the sender overwrite the buffer first. */
     tl_sleep(0.05);
-    MPI_OK(MPI_Recv(buf, MID, MPI_BYTE, peer, TAG_REUSE, MPI_COMM_WORLD,
+    CHECK_MPI(MPI_Recv(buf, MID, MPI_BYTE, peer, TAG_REUSE, MPI_COMM_WORLD,
                     &st));
     CHECK_PATTERN(buf, MID, peer, TAG_REUSE, "a %d-byte message whose "
                   "sender overwrote its buffer right after MPI_Wait "
                   "completed the send", MID);
-    MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG_DONE, MPI_COMM_WORLD,
+    CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG_DONE, MPI_COMM_WORLD,
                     MPI_STATUS_IGNORE));
     free(buf);
 }

@@ -91,8 +91,8 @@ static void allreduce_integer_ops(MPI_Comm comm, const char *where)
                 in64[k] = in[k];
                 out[k] = out64[k] = -99;
             }
-            MPI_OK(MPI_Allreduce(in, out, n, MPI_INT, ops[o], comm));
-            MPI_OK(MPI_Allreduce(in64, out64, n, MPI_INT64_T, ops[o], comm));
+            CHECK_MPI(MPI_Allreduce(in, out, n, MPI_INT, ops[o], comm));
+            CHECK_MPI(MPI_Allreduce(in64, out64, n, MPI_INT64_T, ops[o], comm));
             for (int k = 0; k < n; k++) {
                 long long want = reduce_int(ops[o], size, k);
                 CHECK(out[k] == (int)want && out64[k] == want,
@@ -115,7 +115,7 @@ static void allreduce_double_sum_in_place(MPI_Comm comm, const char *where)
     double x[4];
     for (int k = 0; k < 4; k++)
         x[k] = 0.5 * (me + 1) + k;
-    MPI_OK(MPI_Allreduce(MPI_IN_PLACE, x, 4, MPI_DOUBLE, MPI_SUM, comm));
+    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, x, 4, MPI_DOUBLE, MPI_SUM, comm));
     for (int k = 0; k < 4; k++) {
         double want = 0.25 * size * (size + 1) + (double)k * size;
         CHECK(x[k] == want,
@@ -125,7 +125,7 @@ static void allreduce_double_sum_in_place(MPI_Comm comm, const char *where)
               where, k, want, x[k]);
     }
     float f = (float)me, fmax = -1;
-    MPI_OK(MPI_Allreduce(&f, &fmax, 1, MPI_FLOAT, MPI_MAX, comm));
+    CHECK_MPI(MPI_Allreduce(&f, &fmax, 1, MPI_FLOAT, MPI_MAX, comm));
     CHECK(fmax == (float)(size - 1),
           "MPI_Allreduce(MPI_FLOAT, MPI_MAX) on %s should be %d, got %g",
           where, size - 1, (double)fmax);
@@ -137,7 +137,7 @@ static void allreduce_maxloc(MPI_Comm comm, const char *where)
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &size);
     int in[2] = {me % 2 ? 10 : me, me}, out[2] = {-1, -1};
-    MPI_OK(MPI_Allreduce(in, out, 1, MPI_2INT, MPI_MAXLOC, comm));
+    CHECK_MPI(MPI_Allreduce(in, out, 1, MPI_2INT, MPI_MAXLOC, comm));
     /* the largest value, 10 if some member is odd, at its lowest index */
     int want = size > 1 ? 10 : 0, at = size > 1 ? 1 : 0;
     CHECK(out[0] == want && out[1] == at,
@@ -149,7 +149,7 @@ static void allreduce_maxloc(MPI_Comm comm, const char *where)
 static void allreduce_zero_count(MPI_Comm comm, const char *where)
 {
     int in = 5, out = 7;
-    MPI_OK(MPI_Allreduce(&in, &out, 0, MPI_INT, MPI_SUM, comm));
+    CHECK_MPI(MPI_Allreduce(&in, &out, 0, MPI_INT, MPI_SUM, comm));
     CHECK(out == 7,
           "MPI_Allreduce of 0 elements on %s must leave the receive buffer "
           "alone, found %d instead of 7", where, out);
@@ -171,7 +171,7 @@ static void allreduce_large_and_user_op(MPI_Comm comm, const char *where)
     int *in = tl_malloc(sizeof(int) * BIG), *out = tl_malloc(sizeof(int) * BIG);
     for (int k = 0; k < BIG; k++)
         in[k] = value_of(me, k);
-    MPI_OK(MPI_Allreduce(in, out, BIG, MPI_INT, MPI_SUM, comm));
+    CHECK_MPI(MPI_Allreduce(in, out, BIG, MPI_INT, MPI_SUM, comm));
     for (int k = 0; k < BIG; k++)
         CHECK(out[k] == (int)reduce_int(MPI_SUM, size, k),
               "MPI_Allreduce of %d ints (above the threshold) on %s: element "
@@ -180,13 +180,13 @@ static void allreduce_large_and_user_op(MPI_Comm comm, const char *where)
     free(in);
     free(out);
     MPI_Op op;
-    MPI_OK(MPI_Op_create(add_op, 1, &op));
+    CHECK_MPI(MPI_Op_create(add_op, 1, &op));
     int one = 1, got = 0, want = size;
-    MPI_OK(MPI_Allreduce(&one, &got, 1, MPI_INT, op, comm));
+    CHECK_MPI(MPI_Allreduce(&one, &got, 1, MPI_INT, op, comm));
     CHECK(got == want,
           "MPI_Allreduce with a user-defined operation on %s should give "
           "%d, got %d", where, want, got);
-    MPI_OK(MPI_Op_free(&op));
+    CHECK_MPI(MPI_Op_free(&op));
 }
 
 /* MPI_Scan gives member i the reduction of members 0..i's data, in place
@@ -210,9 +210,9 @@ static void scan_integer_ops(MPI_Comm comm, const char *where)
                 out[k] = -99;
                 ex64[k] = -99;
             }
-            MPI_OK(MPI_Scan(in, out, n, MPI_INT, ops[o], comm));
-            MPI_OK(MPI_Scan(MPI_IN_PLACE, inplace, n, MPI_INT, ops[o], comm));
-            MPI_OK(MPI_Exscan(in64, ex64, n, MPI_INT64_T, ops[o], comm));
+            CHECK_MPI(MPI_Scan(in, out, n, MPI_INT, ops[o], comm));
+            CHECK_MPI(MPI_Scan(MPI_IN_PLACE, inplace, n, MPI_INT, ops[o], comm));
+            CHECK_MPI(MPI_Exscan(in64, ex64, n, MPI_INT64_T, ops[o], comm));
             for (int k = 0; k < n; k++) {
                 long long want = reduce_int(ops[o], me + 1, k);
                 CHECK(out[k] == (int)want && inplace[k] == (int)want,
@@ -239,19 +239,19 @@ static void scan_pairs_doubles_in_place(MPI_Comm comm, const char *where)
     int me;
     MPI_Comm_rank(comm, &me);
     int in[2] = {me % 2 ? 10 : me, me}, out[2] = {-1, -1};
-    MPI_OK(MPI_Scan(in, out, 1, MPI_2INT, MPI_MAXLOC, comm));
+    CHECK_MPI(MPI_Scan(in, out, 1, MPI_2INT, MPI_MAXLOC, comm));
     int want = me >= 1 ? 10 : 0, at = me >= 1 ? 1 : 0;
     CHECK(out[0] == want && out[1] == at,
           "MPI_Scan(MPI_2INT, MPI_MAXLOC) on %s must give member %d the "
           "largest value of members 0..%d at its lowest holder: (%d, %d), "
           "got (%d, %d)", where, me, me, want, at, out[0], out[1]);
     double d = 0.5 * (me + 1), dsum = -1;
-    MPI_OK(MPI_Scan(&d, &dsum, 1, MPI_DOUBLE, MPI_SUM, comm));
+    CHECK_MPI(MPI_Scan(&d, &dsum, 1, MPI_DOUBLE, MPI_SUM, comm));
     CHECK(dsum == 0.25 * (me + 1) * (me + 2),
           "MPI_Scan(MPI_DOUBLE, MPI_SUM) on %s should give member %d %g, got "
           "%g", where, me, 0.25 * (me + 1) * (me + 2), dsum);
     long x = me + 1;
-    MPI_OK(MPI_Exscan(MPI_IN_PLACE, &x, 1, MPI_LONG, MPI_SUM, comm));
+    CHECK_MPI(MPI_Exscan(MPI_IN_PLACE, &x, 1, MPI_LONG, MPI_SUM, comm));
     CHECK(me == 0 || x == (long)me * (me + 1) / 2,
           "MPI_Exscan(MPI_IN_PLACE, MPI_LONG, MPI_SUM) on %s should give "
           "member %d %ld, got %ld", where, me, (long)me * (me + 1) / 2, x);
@@ -276,7 +276,7 @@ static void reduce_scatter_block_everyone(MPI_Comm comm, const char *where)
                     in[k] = input_of(ops[o], me, k);
                     out[k] = in_place ? in[k] : -99;
                 }
-                MPI_OK(MPI_Reduce_scatter_block(in_place ? MPI_IN_PLACE : in,
+                CHECK_MPI(MPI_Reduce_scatter_block(in_place ? MPI_IN_PLACE : in,
                                                 out, n, MPI_INT, ops[o], comm));
                 for (int k = 0; k < n; k++) {
                     long long want = reduce_int(ops[o], size, me * n + k);
@@ -292,7 +292,7 @@ static void reduce_scatter_block_everyone(MPI_Comm comm, const char *where)
     for (int j = 0; j < size && j < 64; j++)
         d[j] = 0.5 * (me + j);
     if (size <= 64) {
-        MPI_OK(MPI_Reduce_scatter_block(d, &dr, 1, MPI_DOUBLE, MPI_SUM, comm));
+        CHECK_MPI(MPI_Reduce_scatter_block(d, &dr, 1, MPI_DOUBLE, MPI_SUM, comm));
         double want = 0.5 * (size * (size - 1) / 2 + size * me);
         CHECK(dr == want,
               "MPI_Reduce_scatter_block(MPI_DOUBLE, MPI_SUM) on %s should give "
@@ -333,19 +333,19 @@ static void reduce_scatter_everyone(MPI_Comm comm, const char *where)
             out[k] = f == 2 ? in[k] : -99;
         }
         if (f == 0)
-            MPI_OK(MPI_Reduce_scatter(in, out, counts, MPI_INT, MPI_SUM, comm));
+            CHECK_MPI(MPI_Reduce_scatter(in, out, counts, MPI_INT, MPI_SUM, comm));
         else if (f == 1) {
 #if MPI_VERSION >= 4
-            MPI_OK(MPI_Reduce_scatter_c(in, out, counts_c, MPI_INT, MPI_SUM, comm));
+            CHECK_MPI(MPI_Reduce_scatter_c(in, out, counts_c, MPI_INT, MPI_SUM, comm));
 #else
             continue; /* MPI-4.0's large-count form: not in this MPI */
 #endif
         }
         else if (f == 2)
-            MPI_OK(MPI_Reduce_scatter(MPI_IN_PLACE, out, counts, MPI_INT,
+            CHECK_MPI(MPI_Reduce_scatter(MPI_IN_PLACE, out, counts, MPI_INT,
                                       MPI_SUM, comm));
         else
-            MPI_OK(MPI_Reduce_scatter(in, counts[me] ? out : NULL, counts,
+            CHECK_MPI(MPI_Reduce_scatter(in, counts[me] ? out : NULL, counts,
                                       MPI_INT, MPI_SUM, comm));
         for (int k = 0; k < counts[me]; k++) {
             long long want = reduce_int(MPI_SUM, size, first + k);
@@ -379,21 +379,21 @@ static void bcast_from_every_root(void)
 {
     int me = tl_rank(), size = tl_size();
     MPI_Datatype three, strided;
-    MPI_OK(MPI_Type_contiguous(3, MPI_INT, &three));
-    MPI_OK(MPI_Type_commit(&three));
-    MPI_OK(MPI_Type_vector(6, 1, 2, MPI_INT, &strided));
-    MPI_OK(MPI_Type_commit(&strided));
+    CHECK_MPI(MPI_Type_contiguous(3, MPI_INT, &three));
+    CHECK_MPI(MPI_Type_commit(&three));
+    CHECK_MPI(MPI_Type_vector(6, 1, 2, MPI_INT, &strided));
+    CHECK_MPI(MPI_Type_commit(&strided));
     int *big = tl_malloc(sizeof(int) * 20000);
     for (int root = 0; root < size; root++) {
         int buf[12];
         for (int k = 0; k < 12; k++)
             buf[k] = me == root ? 100 * root + k : -1;
         if (me == root)
-            MPI_OK(MPI_Bcast(buf, 6, MPI_INT, root, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Bcast(buf, 6, MPI_INT, root, MPI_COMM_WORLD));
         else if (me % 2)
-            MPI_OK(MPI_Bcast(buf, 2, three, root, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Bcast(buf, 2, three, root, MPI_COMM_WORLD));
         else
-            MPI_OK(MPI_Bcast(buf, 1, strided, root, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Bcast(buf, 1, strided, root, MPI_COMM_WORLD));
         for (int k = 0; k < 6; k++) {
             int at = me != root && me % 2 == 0 ? 2 * k : k;
             CHECK(buf[at] == 100 * root + k,
@@ -407,7 +407,7 @@ static void bcast_from_every_root(void)
         }
         for (int k = 0; k < 20000; k++)
             big[k] = me == root ? root + k : -1;
-        MPI_OK(MPI_Bcast(big, 20000, MPI_INT, root, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Bcast(big, 20000, MPI_INT, root, MPI_COMM_WORLD));
         for (int k = 0; k < 20000; k++)
             CHECK(big[k] == root + k,
                   "MPI_Bcast of 20000 ints (above the threshold) from root "
@@ -415,8 +415,8 @@ static void bcast_from_every_root(void)
                   big[k]);
     }
     free(big);
-    MPI_OK(MPI_Type_free(&three));
-    MPI_OK(MPI_Type_free(&strided));
+    CHECK_MPI(MPI_Type_free(&three));
+    CHECK_MPI(MPI_Type_free(&strided));
 }
 
 /* To every root, with and without MPI_IN_PLACE there; non-roots pass no
@@ -430,13 +430,13 @@ static void reduce_to_every_root(void)
         for (int k = 0; k < 5; k++)
             in[k] = value_of(me, k);
         int *rbuf = me == root ? out : NULL;
-        MPI_OK(MPI_Reduce(in, rbuf, 5, MPI_INT, MPI_MAX, root, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Reduce(in, rbuf, 5, MPI_INT, MPI_MAX, root, MPI_COMM_WORLD));
         if (me == root) {
-            MPI_OK(MPI_Reduce(MPI_IN_PLACE, &d, 1, MPI_DOUBLE, MPI_SUM, root,
+            CHECK_MPI(MPI_Reduce(MPI_IN_PLACE, &d, 1, MPI_DOUBLE, MPI_SUM, root,
                               MPI_COMM_WORLD));
             dsum = d;
         } else {
-            MPI_OK(MPI_Reduce(&d, NULL, 1, MPI_DOUBLE, MPI_SUM, root,
+            CHECK_MPI(MPI_Reduce(&d, NULL, 1, MPI_DOUBLE, MPI_SUM, root,
                               MPI_COMM_WORLD));
         }
         if (me != root)
@@ -467,8 +467,8 @@ static void gather_to_every_root(void)
 {
     int me = tl_rank(), size = tl_size();
     MPI_Datatype three;
-    MPI_OK(MPI_Type_contiguous(3, MPI_INT, &three));
-    MPI_OK(MPI_Type_commit(&three));
+    CHECK_MPI(MPI_Type_contiguous(3, MPI_INT, &three));
+    CHECK_MPI(MPI_Type_commit(&three));
     int *all = tl_malloc(sizeof(int) * 3 * (size_t)size);
     for (int root = 0; root < size; root++)
         for (int in_place = 0; in_place < 2; in_place++) {
@@ -478,14 +478,14 @@ static void gather_to_every_root(void)
             for (int i = 0; i < 3 * size; i++)
                 all[i] = -1;
             if (me != root)
-                MPI_OK(MPI_Gather(mine, 3, MPI_INT, NULL, 0, MPI_DATATYPE_NULL,
+                CHECK_MPI(MPI_Gather(mine, 3, MPI_INT, NULL, 0, MPI_DATATYPE_NULL,
                                   root, MPI_COMM_WORLD));
             else if (in_place) {
                 memcpy(all + 3 * me, mine, sizeof mine);
-                MPI_OK(MPI_Gather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, 1,
+                CHECK_MPI(MPI_Gather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, 1,
                                   three, root, MPI_COMM_WORLD));
             } else
-                MPI_OK(MPI_Gather(mine, 3, MPI_INT, all, 1, three, root,
+                CHECK_MPI(MPI_Gather(mine, 3, MPI_INT, all, 1, three, root,
                                   MPI_COMM_WORLD));
             for (int i = 0; me == root && i < 3 * size; i++)
                 CHECK(all[i] == piece_value(root, i / 3, i % 3),
@@ -495,7 +495,7 @@ static void gather_to_every_root(void)
                       piece_value(root, i / 3, i % 3), all[i]);
         }
     free(all);
-    MPI_OK(MPI_Type_free(&three));
+    CHECK_MPI(MPI_Type_free(&three));
 }
 
 /* From every root: 2 ints to each member, with and without MPI_IN_PLACE
@@ -510,10 +510,10 @@ static void scatter_from_every_root(void)
             for (int i = 0; i < 2 * size; i++)
                 all[i] = piece_value(root, i / 2, i % 2);
             if (me != root)
-                MPI_OK(MPI_Scatter(NULL, 0, MPI_DATATYPE_NULL, mine, 2, MPI_INT,
+                CHECK_MPI(MPI_Scatter(NULL, 0, MPI_DATATYPE_NULL, mine, 2, MPI_INT,
                                    root, MPI_COMM_WORLD));
             else
-                MPI_OK(MPI_Scatter(all, 2, MPI_INT,
+                CHECK_MPI(MPI_Scatter(all, 2, MPI_INT,
                                    in_place ? MPI_IN_PLACE : (void *)mine, 2,
                                    MPI_INT, root, MPI_COMM_WORLD));
             if (me == root && in_place)
@@ -534,8 +534,8 @@ static void allgather_everyone(void)
 {
     int me = tl_rank(), size = tl_size();
     MPI_Datatype two;
-    MPI_OK(MPI_Type_contiguous(2, MPI_DOUBLE, &two));
-    MPI_OK(MPI_Type_commit(&two));
+    CHECK_MPI(MPI_Type_contiguous(2, MPI_DOUBLE, &two));
+    CHECK_MPI(MPI_Type_commit(&two));
     double *all = tl_malloc(sizeof(double) * 2 * (size_t)size);
     for (int in_place = 0; in_place < 2; in_place++) {
         double mine[2] = {me + 0.25, me + 0.5};
@@ -543,10 +543,10 @@ static void allgather_everyone(void)
             all[i] = -1;
         if (in_place) {
             memcpy(all + 2 * me, mine, sizeof mine);
-            MPI_OK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, 1,
+            CHECK_MPI(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, 1,
                                  two, MPI_COMM_WORLD));
         } else {
-            MPI_OK(MPI_Allgather(mine, 2, MPI_DOUBLE, all, 1, two,
+            CHECK_MPI(MPI_Allgather(mine, 2, MPI_DOUBLE, all, 1, two,
                                  MPI_COMM_WORLD));
         }
         for (int i = 0; i < 2 * size; i++) {
@@ -558,11 +558,11 @@ static void allgather_everyone(void)
         }
     }
     free(all);
-    MPI_OK(MPI_Type_free(&two));
+    CHECK_MPI(MPI_Type_free(&two));
     int *big = tl_malloc(sizeof(int) * 4000 * (size_t)size), mine[4000];
     for (int k = 0; k < 4000; k++)
         mine[k] = me * 4000 + k;
-    MPI_OK(MPI_Allgather(mine, 4000, MPI_INT, big, 4000, MPI_INT,
+    CHECK_MPI(MPI_Allgather(mine, 4000, MPI_INT, big, 4000, MPI_INT,
                          MPI_COMM_WORLD));
     for (int i = 0; i < 4000 * size; i++)
         CHECK(big[i] == i, "MPI_Allgather of 4000 ints per member (above the "
@@ -607,11 +607,11 @@ static void allgatherv_everyone(void)
             for (int i = 0; i < total; i++)
                 all[i] = -1;
             if (f == 0)
-                MPI_OK(MPI_Allgatherv(mine, counts[me], MPI_INT, all, counts,
+                CHECK_MPI(MPI_Allgatherv(mine, counts[me], MPI_INT, all, counts,
                                       displs, MPI_INT, MPI_COMM_WORLD));
             else if (f == 1) {
 #if MPI_VERSION >= 4
-                MPI_OK(MPI_Allgatherv_c(mine, counts_c[me], MPI_INT, all,
+                CHECK_MPI(MPI_Allgatherv_c(mine, counts_c[me], MPI_INT, all,
                                         counts_c, displs_c, MPI_INT,
                                         MPI_COMM_WORLD));
 #else
@@ -620,7 +620,7 @@ static void allgatherv_everyone(void)
             }
             else {
                 memcpy(all + displs[me], mine, sizeof(int) * (size_t)counts[me]);
-                MPI_OK(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all,
+                CHECK_MPI(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all,
                                       counts, displs, MPI_INT, MPI_COMM_WORLD));
             }
             for (int j = 0; j < size; j++)
@@ -641,7 +641,7 @@ static void allgatherv_everyone(void)
     }
     for (int k = 0; k < 2000; k++)
         piece[k] = me * 2000 + k;
-    MPI_OK(MPI_Allgatherv(piece, 2000, MPI_INT, big, counts, displs, MPI_INT,
+    CHECK_MPI(MPI_Allgatherv(piece, 2000, MPI_INT, big, counts, displs, MPI_INT,
                           MPI_COMM_WORLD));
     for (int j = 0; j < size; j++)
         for (int k = 0; k < 2000; k += 199)
@@ -660,8 +660,8 @@ static void alltoall_everyone(void)
 {
     int me = tl_rank(), size = tl_size();
     MPI_Datatype two;
-    MPI_OK(MPI_Type_contiguous(2, MPI_INT, &two));
-    MPI_OK(MPI_Type_commit(&two));
+    CHECK_MPI(MPI_Type_contiguous(2, MPI_INT, &two));
+    CHECK_MPI(MPI_Type_commit(&two));
     int *out = tl_malloc(sizeof(int) * 2 * (size_t)size);
     int *in = tl_malloc(sizeof(int) * 2 * (size_t)size);
     for (int in_place = 0; in_place < 2; in_place++) {
@@ -671,10 +671,10 @@ static void alltoall_everyone(void)
                 in[2 * j + k] = in_place ? out[2 * j + k] : -1;
             }
         if (in_place)
-            MPI_OK(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, in, 1, two,
+            CHECK_MPI(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, in, 1, two,
                                 MPI_COMM_WORLD));
         else
-            MPI_OK(MPI_Alltoall(out, 2, MPI_INT, in, 1, two, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Alltoall(out, 2, MPI_INT, in, 1, two, MPI_COMM_WORLD));
         for (int i = 0; i < 2 * size; i++) {
             int want = 100 * (i / 2) + 10 * me + i % 2;
             CHECK(in[i] == want,
@@ -685,7 +685,7 @@ static void alltoall_everyone(void)
     }
     free(out);
     free(in);
-    MPI_OK(MPI_Type_free(&two));
+    CHECK_MPI(MPI_Type_free(&two));
 }
 
 /* Member r enters r * 20 ms late; nobody may leave before the last
@@ -696,13 +696,13 @@ static void barrier_waits_for_every_member(void)
     int size = tl_size();
     tl_sleep(0.02 * tl_rank());
     double entered = tl_now();
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     double left = tl_now();
     double *in = tl_malloc(sizeof(double) * (size_t)size);
     double *out = tl_malloc(sizeof(double) * (size_t)size);
-    MPI_OK(MPI_Allgather(&entered, 1, MPI_DOUBLE, in, 1, MPI_DOUBLE,
+    CHECK_MPI(MPI_Allgather(&entered, 1, MPI_DOUBLE, in, 1, MPI_DOUBLE,
                          MPI_COMM_WORLD));
-    MPI_OK(MPI_Allgather(&left, 1, MPI_DOUBLE, out, 1, MPI_DOUBLE,
+    CHECK_MPI(MPI_Allgather(&left, 1, MPI_DOUBLE, out, 1, MPI_DOUBLE,
                          MPI_COMM_WORLD));
     double last_in = in[0], first_out = out[0];
     for (int r = 1; r < size; r++) {
@@ -723,23 +723,23 @@ static void collective_traffic_invisible_to_wildcards(void)
     int me = tl_rank(), got = -1, flag = 1, x = me, sum = 0;
     MPI_Request req;
     MPI_Status st;
-    MPI_OK(MPI_Irecv(&got, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG,
+    CHECK_MPI(MPI_Irecv(&got, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG,
                      MPI_COMM_WORLD, &req));
-    MPI_OK(MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    MPI_OK(MPI_Test(&req, &flag, &st));
+    CHECK_MPI(MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Test(&req, &flag, &st));
     CHECK(!flag, "an MPI_Irecv(MPI_ANY_SOURCE, MPI_ANY_TAG) posted before "
                  "MPI_Allreduce and MPI_Barrier must not match their traffic; "
                  "it completed with source %d, tag %d",
           st.MPI_SOURCE, st.MPI_TAG);
-    MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
+    CHECK_MPI(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
     CHECK(!flag, "MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG) after collectives "
                  "must find no message; it found one from %d, tag %d",
           st.MPI_SOURCE, st.MPI_TAG);
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD)); /* every member has looked */
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD)); /* every member has looked */
     int token = 1000 + me;
-    MPI_OK(MPI_Send(&token, 1, MPI_INT, tl_right(1), 77, MPI_COMM_WORLD));
-    MPI_OK(MPI_Wait(&req, &st));
+    CHECK_MPI(MPI_Send(&token, 1, MPI_INT, tl_right(1), 77, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Wait(&req, &st));
     CHECK(got == 1000 + tl_left(1) && st.MPI_SOURCE == tl_left(1) &&
               st.MPI_TAG == 77,
           "the wildcard receive must take the program's own message (%d "
@@ -752,10 +752,10 @@ static void blocking_collectives_beside_a_nonblocking_one(void)
 {
     int size = tl_size(), me = tl_rank(), x = me + 1, nb = 0, b = 0;
     MPI_Request req;
-    MPI_OK(MPI_Iallreduce(&x, &nb, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &req));
-    MPI_OK(MPI_Allreduce(&x, &b, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Iallreduce(&x, &nb, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &req));
+    CHECK_MPI(MPI_Allreduce(&x, &b, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
     CHECK(nb == size && b == size * (size + 1) / 2,
           "an MPI_Iallreduce in flight across an MPI_Allreduce and an "
           "MPI_Barrier: both complete with their own results (max %d, sum "
@@ -768,13 +768,13 @@ int main(int argc, char **argv)
     allreduce_on(MPI_COMM_WORLD, "MPI_COMM_WORLD");
     allreduce_on(MPI_COMM_SELF, "MPI_COMM_SELF");
     MPI_Comm half, dup;
-    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, tl_rank() % 2, -tl_rank(), &half));
+    CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, tl_rank() % 2, -tl_rank(), &half));
     allreduce_on(half, "half of the ranks (reversed)");
-    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
     allreduce_on(dup, "a duplicate of MPI_COMM_WORLD");
-    MPI_OK(MPI_Barrier(half));
-    MPI_OK(MPI_Comm_free(&half));
-    MPI_OK(MPI_Comm_free(&dup));
+    CHECK_MPI(MPI_Barrier(half));
+    CHECK_MPI(MPI_Comm_free(&half));
+    CHECK_MPI(MPI_Comm_free(&dup));
     bcast_from_every_root();
     reduce_to_every_root();
     gather_to_every_root();

@@ -30,24 +30,24 @@ static void sender_issend(int n, long id, int use_probe)
     unsigned char *b = tl_malloc((size_t)n);
     tl_fill(b, (size_t)n, tl_rank(), id);
     MPI_Request req;
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     double t0 = tl_now();
-    MPI_OK(MPI_Issend(b, n, MPI_BYTE, peer, 3, MPI_COMM_WORLD, &req));
+    CHECK_MPI(MPI_Issend(b, n, MPI_BYTE, peer, 3, MPI_COMM_WORLD, &req));
     int flag = 0;
     double done = 0;
     while (tl_now() - t0 < 0.2) {
-        MPI_OK(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
         if (flag) {
             done = tl_now();
             break;
         }
     }
     if (!flag) {
-        MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
         done = tl_now();
     }
     double posted;
-    MPI_OK(MPI_Recv(&posted, 1, MPI_DOUBLE, peer, TIME_TAG, MPI_COMM_WORLD,
+    CHECK_MPI(MPI_Recv(&posted, 1, MPI_DOUBLE, peer, TIME_TAG, MPI_COMM_WORLD,
                     MPI_STATUS_IGNORE));
     CHECK(done >= posted,
           "MPI_Issend of %d bytes%s was reported complete by %s %.3f s "
@@ -62,11 +62,11 @@ static void sender_ssend(int n, long id)
 {
     unsigned char *b = tl_malloc((size_t)n);
     tl_fill(b, (size_t)n, tl_rank(), id);
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    MPI_OK(MPI_Ssend(b, n, MPI_BYTE, peer, 3, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Ssend(b, n, MPI_BYTE, peer, 3, MPI_COMM_WORLD));
     double done = tl_now();
     double posted;
-    MPI_OK(MPI_Recv(&posted, 1, MPI_DOUBLE, peer, TIME_TAG, MPI_COMM_WORLD,
+    CHECK_MPI(MPI_Recv(&posted, 1, MPI_DOUBLE, peer, TIME_TAG, MPI_COMM_WORLD,
                     MPI_STATUS_IGNORE));
     CHECK(done >= posted,
           "MPI_Ssend of %d bytes returned %.3f s before the receiver posted "
@@ -82,7 +82,7 @@ static void poll_for(double delay)
     double t0 = tl_now();
     int flag = 0;
     while (tl_now() - t0 < delay) {
-        MPI_OK(MPI_Iprobe(peer, TIME_TAG + 1, MPI_COMM_WORLD, &flag,
+        CHECK_MPI(MPI_Iprobe(peer, TIME_TAG + 1, MPI_COMM_WORLD, &flag,
                           MPI_STATUS_IGNORE));
         CHECK(!flag, "no message with tag %d was sent", TIME_TAG + 1);
     }
@@ -92,17 +92,17 @@ static void receiver(int n, long id, int use_probe, double delay)
 {
     unsigned char *b = tl_malloc((size_t)n);
     MPI_Status st;
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     if (use_probe) {
-        MPI_OK(MPI_Probe(peer, 3, MPI_COMM_WORLD, &st));
+        CHECK_MPI(MPI_Probe(peer, 3, MPI_COMM_WORLD, &st));
         CHECK_STATUS(st, peer, 3, n, "probe of the synchronous message");
     }
     poll_for(delay);
     double posted = tl_now();
-    MPI_OK(MPI_Recv(b, n, MPI_BYTE, peer, 3, MPI_COMM_WORLD, &st));
+    CHECK_MPI(MPI_Recv(b, n, MPI_BYTE, peer, 3, MPI_COMM_WORLD, &st));
     CHECK_STATUS(st, peer, 3, n, "receive of the synchronous message");
     CHECK_PATTERN(b, (size_t)n, peer, id, "synchronous message");
-    MPI_OK(MPI_Send(&posted, 1, MPI_DOUBLE, peer, TIME_TAG, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Send(&posted, 1, MPI_DOUBLE, peer, TIME_TAG, MPI_COMM_WORLD));
     free(b);
 }
 
@@ -117,7 +117,7 @@ int main(int argc, char **argv)
         int n = sizes[s];
         for (int use_probe = 0; use_probe < 2; use_probe++, id++) {
             if (peer == MPI_PROC_NULL) /* sits out, joins the barrier */
-                MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+                CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
             else if (me < peer)
                 sender_issend(n, id, use_probe);
             else
@@ -125,7 +125,7 @@ int main(int argc, char **argv)
         }
         id++;
         if (peer == MPI_PROC_NULL)
-            MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         else if (me < peer)
             sender_ssend(n, id);
         else

@@ -24,12 +24,12 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int me = tl_rank(), size = tl_size(), in = me + 1, sum = 0;
     MPI_Request reqs[2];
-    MPI_OK(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &reqs[0]));
-    MPI_OK(MPI_Allreduce_init(&in, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+    CHECK_MPI(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &reqs[0]));
+    CHECK_MPI(MPI_Allreduce_init(&in, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
                               MPI_INFO_NULL, &reqs[1]));
     for (int round = 0; round < ROUNDS; round++) {
         sum = -1;
-        MPI_OK(MPI_Startall(2, reqs));
+        CHECK_MPI(MPI_Startall(2, reqs));
         int flag = 0;
         double t0 = tl_now();
         while (!flag) {
@@ -42,7 +42,7 @@ int main(int argc, char **argv)
             if (rc != MPI_SUCCESS) {
                 /* MPICH 4.0.2's false error, which it gives before the
                  * requests are done too: MPI_Waitall completes them. */
-                MPI_OK(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
+                CHECK_MPI(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
                 flag = 1;
             }
             CHECK(flag || tl_now() - t0 < 10,
@@ -55,7 +55,7 @@ int main(int argc, char **argv)
               "round %d: the persistent MPI_Allreduce must give the sum %d, "
               "got %d", round, size * (size + 1) / 2, sum);
     }
-    MPI_OK(MPI_Request_free(&reqs[0]));
-    MPI_OK(MPI_Request_free(&reqs[1]));
+    CHECK_MPI(MPI_Request_free(&reqs[0]));
+    CHECK_MPI(MPI_Request_free(&reqs[1]));
     return tl_finalize();
 }

@@ -14,7 +14,7 @@
  *   tl_partner(), tl_leads()   the pairs of the two-party tests (below)
  *   tl_right(k), tl_left(k)    ring neighbours
  *   CHECK(cond, "fmt", ...);   counts an assertion, fails when cond is false
- *   MPI_OK(call);              the call must return MPI_SUCCESS
+ *   CHECK_MPI(call);              the call must return MPI_SUCCESS
  *   return tl_finalize();      fails if no rank asserted anything
  *
  * A watchdog (SIGALRM, TESTLIB_TIMEOUT seconds, default 40, 0 disables)
@@ -118,7 +118,7 @@ static inline int tl_class(int code)
     return cls;
 }
 
-#define MPI_OK(call)                                                           \
+#define CHECK_MPI(call)                                                        \
     do {                                                                       \
         int tl_rc_ = (call);                                                   \
         tl_asserts++;                                                          \
@@ -230,7 +230,7 @@ static inline void tl_await_arrival(int src, int tag, MPI_Comm comm)
     int flag = 0;
     double t0 = tl_now();
     while (!flag) {
-        MPI_OK(MPI_Iprobe(src, tag, comm, &flag, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Iprobe(src, tag, comm, &flag, MPI_STATUS_IGNORE));
         CHECK(flag || tl_now() - t0 < 10,
               "the tag-%d message from rank %d never arrived", tag, src);
     }

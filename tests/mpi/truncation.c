@@ -45,13 +45,13 @@ static void sender(int kind, int method)
         /* For Waitall: a message that fits, then one that does not. */
         unsigned char *ok = tl_malloc((size_t)okn);
         tl_fill(ok, (size_t)okn, tl_rank(), base + 3);
-        MPI_OK(MPI_Send(ok, okn, MPI_BYTE, peer, 1, comm));
+        CHECK_MPI(MPI_Send(ok, okn, MPI_BYTE, peer, 1, comm));
         free(ok);
     }
-    MPI_OK(MPI_Send(b, longn, MPI_BYTE, peer, 1, comm));
+    CHECK_MPI(MPI_Send(b, longn, MPI_BYTE, peer, 1, comm));
     /* The follow-up that must still arrive intact after the error. */
     tl_fill(b, (size_t)okn, tl_rank(), base + 2);
-    MPI_OK(MPI_Send(b, okn, MPI_BYTE, peer, 1, comm));
+    CHECK_MPI(MPI_Send(b, okn, MPI_BYTE, peer, 1, comm));
     free(b);
 }
 
@@ -72,7 +72,7 @@ static void receiver(int kind, int method)
     if (method == 0) {
         rc = MPI_Recv(buf, shortn, MPI_BYTE, peer, 1, comm, &st);
     } else if (method == 1) {
-        MPI_OK(MPI_Irecv(buf, shortn, MPI_BYTE, peer, 1, comm, &req));
+        CHECK_MPI(MPI_Irecv(buf, shortn, MPI_BYTE, peer, 1, comm, &req));
         rc = MPI_Wait(&req, &st);
         CHECK(req == MPI_REQUEST_NULL,
               "%s: the request must be freed (MPI_REQUEST_NULL) even though "
@@ -80,7 +80,7 @@ static void receiver(int kind, int method)
               how);
     } else if (method == 2) {
         int flag = 0;
-        MPI_OK(MPI_Irecv(buf, shortn, MPI_BYTE, peer, 1, comm, &req));
+        CHECK_MPI(MPI_Irecv(buf, shortn, MPI_BYTE, peer, 1, comm, &req));
         double t0 = tl_now();
         do {
             rc = MPI_Test(&req, &flag, &st);
@@ -95,8 +95,8 @@ static void receiver(int kind, int method)
         MPI_Status sts[2];
         unsigned char *ok = tl_malloc((size_t)okn);
         sts[0].MPI_ERROR = sts[1].MPI_ERROR = -12345;
-        MPI_OK(MPI_Irecv(ok, okn, MPI_BYTE, peer, 1, comm, &reqs[0]));
-        MPI_OK(MPI_Irecv(buf, shortn, MPI_BYTE, peer, 1, comm, &reqs[1]));
+        CHECK_MPI(MPI_Irecv(ok, okn, MPI_BYTE, peer, 1, comm, &reqs[0]));
+        CHECK_MPI(MPI_Irecv(buf, shortn, MPI_BYTE, peer, 1, comm, &reqs[1]));
         rc = MPI_Waitall(2, reqs, sts);
         CHECK(tl_class(rc) == MPI_ERR_IN_STATUS,
               "%s with one truncated receive must return an error of class "
@@ -130,7 +130,7 @@ static void receiver(int kind, int method)
     CHECK_FILLED(buf + shortn, GUARD, GUARD_BYTE,
                  "%s: memory past the %d-byte receive buffer", how, shortn);
 
-    MPI_OK(MPI_Recv(buf, shortn, MPI_BYTE, peer, 1, comm, &st));
+    CHECK_MPI(MPI_Recv(buf, shortn, MPI_BYTE, peer, 1, comm, &st));
     CHECK_STATUS(st, peer, 1, okn,
                  "%s: the message sent after the truncated one must arrive "
                  "next",
@@ -145,13 +145,13 @@ int main(int argc, char **argv)
     tl_init(&argc, &argv, 2, TL_MAX_RANKS);
     int me = tl_rank();
     peer = tl_partner();
-    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
-    MPI_OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+    CHECK_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
 
     for (int method = 0; peer != MPI_PROC_NULL && method < 4; method++)
         for (int kind = 0; kind < NKINDS; kind++) {
             if (method == 1)
-                MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD,
+                CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD,
                                                MPI_ERRORS_RETURN));
             if (me < peer)
                 sender(kind, method);
@@ -165,15 +165,15 @@ int main(int argc, char **argv)
     } else if (me < peer) {
         unsigned char b[32];
         tl_fill(b, sizeof b, me, 999);
-        MPI_OK(MPI_Send(b, 32, MPI_BYTE, peer, 1, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Send(b, 32, MPI_BYTE, peer, 1, MPI_COMM_WORLD));
     } else {
         unsigned char b[32];
         MPI_Status st;
-        MPI_OK(MPI_Recv(b, 32, MPI_BYTE, peer, 1, MPI_COMM_WORLD, &st));
+        CHECK_MPI(MPI_Recv(b, 32, MPI_BYTE, peer, 1, MPI_COMM_WORLD, &st));
         CHECK_STATUS(st, peer, 1, 32, "world message after the truncations");
         CHECK_PATTERN(b, 32, peer, 999,
                       "world message after the truncations");
     }
-    MPI_OK(MPI_Comm_free(&comm));
+    CHECK_MPI(MPI_Comm_free(&comm));
     return tl_finalize();
 }

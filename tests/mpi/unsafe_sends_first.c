@@ -25,12 +25,12 @@ int main(int argc, char **argv)
         for (int k = 1; k < size; k++) {
             int to = (me + k) % size;
             tl_fill(buf, LEN, me, i);
-            MPI_OK(MPI_Send(buf, LEN, MPI_BYTE, to, TAG, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Send(buf, LEN, MPI_BYTE, to, TAG, MPI_COMM_WORLD));
         }
     for (int k = 1; k < size; k++) {
         int from = (me - k + size) % size;
         for (long i = 0; i < N; i++) {
-            MPI_OK(MPI_Recv(buf, LEN, MPI_BYTE, from, TAG, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Recv(buf, LEN, MPI_BYTE, from, TAG, MPI_COMM_WORLD,
                             MPI_STATUS_IGNORE));
             CHECK_PATTERN(buf, LEN, from, i,
                           "message %ld of %ld from rank %d, sent before any "

@@ -42,26 +42,26 @@ static void send_mixed(int dest, int phase, int n, int me)
         tl_fill(b, (size_t)len, me, phase * 100 + i);
         switch (i % 4) {
         case 0:
-            MPI_OK(MPI_Send(b, len, MPI_BYTE, dest, TAG, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Send(b, len, MPI_BYTE, dest, TAG, MPI_COMM_WORLD));
             break;
         case 1: {
             MPI_Request r;
-            MPI_OK(MPI_Isend_c(b, (MPI_Count)len, MPI_BYTE, dest, TAG,
+            CHECK_MPI(MPI_Isend_c(b, (MPI_Count)len, MPI_BYTE, dest, TAG,
                                MPI_COMM_WORLD, &r));
-            MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+            CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
             break;
         }
         case 2:
-            MPI_OK(MPI_Send_init(b, len, MPI_BYTE, dest, TAG, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Send_init(b, len, MPI_BYTE, dest, TAG, MPI_COMM_WORLD,
                                  &preq));
-            MPI_OK(MPI_Start(&preq));
-            MPI_OK(MPI_Wait(&preq, MPI_STATUS_IGNORE));
+            CHECK_MPI(MPI_Start(&preq));
+            CHECK_MPI(MPI_Wait(&preq, MPI_STATUS_IGNORE));
             CHECK(preq != MPI_REQUEST_NULL,
                   "a completed persistent request must stay allocated");
-            MPI_OK(MPI_Request_free(&preq));
+            CHECK_MPI(MPI_Request_free(&preq));
             break;
         default:
-            MPI_OK(MPI_Send_c(b, (MPI_Count)len, MPI_BYTE, dest, TAG,
+            CHECK_MPI(MPI_Send_c(b, (MPI_Count)len, MPI_BYTE, dest, TAG,
                               MPI_COMM_WORLD));
             break;
         }
@@ -73,7 +73,7 @@ static void check_msg(const MPI_Status *st, const unsigned char *b, int src,
                       int phase, int i, const char *how)
 {
     MPI_Count c = -1;
-    MPI_OK(MPI_Get_count_c(st, MPI_BYTE, &c));
+    CHECK_MPI(MPI_Get_count_c(st, MPI_BYTE, &c));
     CHECK(st->MPI_SOURCE == src && st->MPI_TAG == TAG && c == len_of(i),
           "%s: message %d must have source %d tag %d count %d, got source "
           "%d tag %d count %lld",
@@ -100,19 +100,19 @@ int main(int argc, char **argv)
         send_mixed(peer, 0, 12, me);
     } else {
         for (int i = 0; i < 12; i += 2) {
-            MPI_OK(MPI_Mprobe(peer, TAG, MPI_COMM_WORLD, &msg, &st));
+            CHECK_MPI(MPI_Mprobe(peer, TAG, MPI_COMM_WORLD, &msg, &st));
             int c = -1;
-            MPI_OK(MPI_Get_count(&st, MPI_BYTE, &c));
+            CHECK_MPI(MPI_Get_count(&st, MPI_BYTE, &c));
             CHECK(c == len_of(i) && st.MPI_SOURCE == peer,
                   "MPI_Mprobe must report message %d (%d bytes from %d), got "
                   "%d bytes from %d",
                   i, len_of(i), peer, c, st.MPI_SOURCE);
-            MPI_OK(MPI_Recv(b2, MAXLEN, MPI_BYTE, MPI_ANY_SOURCE, TAG,
+            CHECK_MPI(MPI_Recv(b2, MAXLEN, MPI_BYTE, MPI_ANY_SOURCE, TAG,
                             MPI_COMM_WORLD, &st));
             check_msg(&st, b2, peer, 0, i + 1,
                       "MPI_Recv after MPI_Mprobe (must skip the matched "
                       "message)");
-            MPI_OK(MPI_Mrecv(b, c, MPI_BYTE, &msg, &st));
+            CHECK_MPI(MPI_Mrecv(b, c, MPI_BYTE, &msg, &st));
             CHECK(msg == MPI_MESSAGE_NULL,
                   "MPI_Mrecv must set the message handle to "
                   "MPI_MESSAGE_NULL");
@@ -127,20 +127,20 @@ int main(int argc, char **argv)
         for (int i = 0; i < 12; i++) {
             double t0 = tl_now();
             do {
-                MPI_OK(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG,
+                CHECK_MPI(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG,
                                    MPI_COMM_WORLD, &flag, &msg, &st));
                 CHECK(flag || tl_now() - t0 < 10,
                       "MPI_Improbe never found message %d in 10 s", i);
             } while (!flag);
             MPI_Request r;
-            MPI_OK(MPI_Imrecv(b, MAXLEN, MPI_BYTE, &msg, &r));
-            MPI_OK(MPI_Wait(&r, &st));
+            CHECK_MPI(MPI_Imrecv(b, MAXLEN, MPI_BYTE, &msg, &r));
+            CHECK_MPI(MPI_Wait(&r, &st));
             check_msg(&st, b, peer, 1, i, "MPI_Improbe+MPI_Imrecv");
         }
-        MPI_OK(MPI_Mprobe(MPI_PROC_NULL, TAG, MPI_COMM_WORLD, &msg, &st));
+        CHECK_MPI(MPI_Mprobe(MPI_PROC_NULL, TAG, MPI_COMM_WORLD, &msg, &st));
         CHECK(msg == MPI_MESSAGE_NO_PROC,
               "MPI_Mprobe(MPI_PROC_NULL) must return MPI_MESSAGE_NO_PROC");
-        MPI_OK(MPI_Mrecv(b, 10, MPI_BYTE, &msg, &st));
+        CHECK_MPI(MPI_Mrecv(b, 10, MPI_BYTE, &msg, &st));
         CHECK_STATUS(st, MPI_PROC_NULL, MPI_ANY_TAG, 0,
                      "MPI_Mrecv of MPI_MESSAGE_NO_PROC");
     }
@@ -151,34 +151,34 @@ int main(int argc, char **argv)
         send_mixed(peer, 2, 18, me);
     } else {
         MPI_Request p[2];
-        MPI_OK(MPI_Recv_init(b, MAXLEN, MPI_BYTE, peer, TAG, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Recv_init(b, MAXLEN, MPI_BYTE, peer, TAG, MPI_COMM_WORLD,
                              &p[0]));
-        MPI_OK(MPI_Recv_init(b2, MAXLEN, MPI_BYTE, MPI_ANY_SOURCE,
+        CHECK_MPI(MPI_Recv_init(b2, MAXLEN, MPI_BYTE, MPI_ANY_SOURCE,
                              MPI_ANY_TAG, MPI_COMM_WORLD, &p[1]));
         unsigned char *b3 = tl_malloc(MAXLEN);
         for (int i = 0; i < 18; i += 3) {
             MPI_Status sts[2];
-            MPI_OK(MPI_Startall(2, p));
-            MPI_OK(MPI_Waitall(2, p, sts));
+            CHECK_MPI(MPI_Startall(2, p));
+            CHECK_MPI(MPI_Waitall(2, p, sts));
             CHECK(p[0] != MPI_REQUEST_NULL && p[1] != MPI_REQUEST_NULL,
                   "persistent receives must stay allocated after Waitall");
             check_msg(&sts[0], b, peer, 2, i, "persistent receive (Startall)");
             check_msg(&sts[1], b2, peer, 2, i + 1,
                       "persistent ANY_SOURCE receive (Startall)");
             if (i % 2) {
-                MPI_OK(MPI_Recv_c(b3, MAXLEN, MPI_BYTE, peer, TAG,
+                CHECK_MPI(MPI_Recv_c(b3, MAXLEN, MPI_BYTE, peer, TAG,
                                   MPI_COMM_WORLD, &st));
             } else {
                 MPI_Request r;
-                MPI_OK(MPI_Irecv_c(b3, MAXLEN, MPI_BYTE, peer, TAG,
+                CHECK_MPI(MPI_Irecv_c(b3, MAXLEN, MPI_BYTE, peer, TAG,
                                    MPI_COMM_WORLD, &r));
-                MPI_OK(MPI_Wait(&r, &st));
+                CHECK_MPI(MPI_Wait(&r, &st));
             }
             check_msg(&st, b3, peer, 2, i + 2, "MPI_Recv_c / MPI_Irecv_c");
         }
-        MPI_OK(MPI_Request_free(&p[1]));
+        CHECK_MPI(MPI_Request_free(&p[1]));
         free(b3);
-        MPI_OK(MPI_Request_free(&p[0]));
+        CHECK_MPI(MPI_Request_free(&p[0]));
     }
 
     /* Phase 3: one persistent send restarted with new data each time,
@@ -187,19 +187,19 @@ int main(int argc, char **argv)
         MPI_Request p;
         int v = -1;
         if (me < peer)
-            MPI_OK(MPI_Send_init(&v, 1, MPI_INT, peer, TAG + 1, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Send_init(&v, 1, MPI_INT, peer, TAG + 1, MPI_COMM_WORLD,
                                  &p));
         else
-            MPI_OK(MPI_Recv_init(&v, 1, MPI_INT, peer, TAG + 1, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Recv_init(&v, 1, MPI_INT, peer, TAG + 1, MPI_COMM_WORLD,
                                  &p));
         for (int k = 0; k < 20; k++) {
             if (me < peer)
                 v = 1000 + k;
-            MPI_OK(MPI_Start(&p));
+            CHECK_MPI(MPI_Start(&p));
             flag = 0;
             double t0 = tl_now();
             while (!flag) {
-                MPI_OK(MPI_Test(&p, &flag, &st));
+                CHECK_MPI(MPI_Test(&p, &flag, &st));
                 CHECK(flag || tl_now() - t0 < 10,
                       "persistent request round %d not done in 10 s", k);
             }
@@ -211,7 +211,7 @@ int main(int argc, char **argv)
                              "persistent receive round %d", k);
             }
         }
-        MPI_OK(MPI_Request_free(&p));
+        CHECK_MPI(MPI_Request_free(&p));
         CHECK(p == MPI_REQUEST_NULL,
               "MPI_Request_free on an inactive persistent request must set "
               "MPI_REQUEST_NULL");

@@ -36,27 +36,27 @@ static void wait_round(int k, MPI_Request *req, MPI_Request *sreq,
     MPI_Status sts[2];
     switch (k) {
     case 0:
-        MPI_OK(MPI_Wait(req, st));
-        MPI_OK(MPI_Wait(sreq, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Wait(req, st));
+        CHECK_MPI(MPI_Wait(sreq, MPI_STATUS_IGNORE));
         break;
     case 1:
-        MPI_OK(MPI_Waitall(2, both, sts));
+        CHECK_MPI(MPI_Waitall(2, both, sts));
         *st = sts[0];
         *req = both[0];
         *sreq = both[1];
         break;
     case 2:
-        MPI_OK(MPI_Waitany(1, req, &index, st));
+        CHECK_MPI(MPI_Waitany(1, req, &index, st));
         CHECK(index == 0, "MPI_Waitany of one done receive must give index 0, "
                           "got %d", index);
-        MPI_OK(MPI_Wait(sreq, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Wait(sreq, MPI_STATUS_IGNORE));
         break;
     default:
-        MPI_OK(MPI_Waitsome(1, req, &outcount, indices, st));
+        CHECK_MPI(MPI_Waitsome(1, req, &outcount, indices, st));
         CHECK(outcount == 1 && indices[0] == 0,
               "MPI_Waitsome of one done receive must give it alone, got "
               "outcount %d index %d", outcount, indices[0]);
-        MPI_OK(MPI_Wait(sreq, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Wait(sreq, MPI_STATUS_IGNORE));
         break;
     }
     CHECK(*req == MPI_REQUEST_NULL && *sreq == MPI_REQUEST_NULL,
@@ -70,23 +70,23 @@ static void leader(void)
         MPI_Request req, sreq;
         MPI_Status st;
         int flag = 0;
-        MPI_OK(MPI_Irecv(in, N, MPI_BYTE, peer, 10 + k, MPI_COMM_WORLD, &req));
+        CHECK_MPI(MPI_Irecv(in, N, MPI_BYTE, peer, 10 + k, MPI_COMM_WORLD, &req));
         double t0 = tl_now();
         while (!flag) {
-            MPI_OK(MPI_Request_get_status(req, &flag, MPI_STATUS_IGNORE));
+            CHECK_MPI(MPI_Request_get_status(req, &flag, MPI_STATUS_IGNORE));
             CHECK(flag || tl_now() - t0 < 10,
                   "round %d: the tag-%d message from rank %d never arrived",
                   k, 10 + k, peer);
         }
         tl_fill(out, N, tl_rank(), 20 + k);
-        MPI_OK(MPI_Isend(out, N, MPI_BYTE, peer, 20 + k, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Isend(out, N, MPI_BYTE, peer, 20 + k, MPI_COMM_WORLD,
                          &sreq));
         wait_round(k, &req, &sreq, &st);
         CHECK_STATUS(st, peer, 10 + k, N, "%s of a receive already done",
                      wait_name[k]);
         CHECK_PATTERN(in, N, peer, 10 + k, "%s of a receive already done",
                       wait_name[k]);
-        MPI_OK(MPI_Recv(echo, N, MPI_BYTE, peer, 30 + k, MPI_COMM_WORLD, &st));
+        CHECK_MPI(MPI_Recv(echo, N, MPI_BYTE, peer, 30 + k, MPI_COMM_WORLD, &st));
         CHECK_PATTERN(echo, N, tl_rank(), 20 + k,
                       "the partner's echo of the MPI_Isend posted before %s",
                       wait_name[k]);
@@ -99,11 +99,11 @@ static void partner(void)
     for (int k = 0; k < ROUNDS; k++) {
         MPI_Status st;
         tl_fill(out, N, tl_rank(), 10 + k);
-        MPI_OK(MPI_Send(out, N, MPI_BYTE, peer, 10 + k, MPI_COMM_WORLD));
-        MPI_OK(MPI_Recv(got, N, MPI_BYTE, peer, 20 + k, MPI_COMM_WORLD, &st));
+        CHECK_MPI(MPI_Send(out, N, MPI_BYTE, peer, 10 + k, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Recv(got, N, MPI_BYTE, peer, 20 + k, MPI_COMM_WORLD, &st));
         CHECK_STATUS(st, peer, 20 + k, N, "round %d: the leader's MPI_Isend "
                      "posted before %s", k, wait_name[k]);
-        MPI_OK(MPI_Send(got, N, MPI_BYTE, peer, 30 + k, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Send(got, N, MPI_BYTE, peer, 30 + k, MPI_COMM_WORLD));
     }
 }
 

@@ -27,20 +27,20 @@ int main(int argc, char **argv)
     tl_init(&argc, &argv, 2, TL_MAX_RANKS);
     int me = tl_rank(), n = tl_size();
     int right = (me + 1) % n, left = (me + n - 1) % n;
-    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     unsigned char s[N][LEN], r[N][LEN];
     MPI_Request req[N];
     MPI_Status st[N];
     for (int i = 0; i < N; i++) {
         tl_fill(s[i], LEN, me, i);
-        MPI_OK(MPI_Isendrecv(s[i], LEN, MPI_BYTE, right, 7, r[i], LEN - 1,
+        CHECK_MPI(MPI_Isendrecv(s[i], LEN, MPI_BYTE, right, 7, r[i], LEN - 1,
                              MPI_BYTE, left, 7, MPI_COMM_WORLD, &req[i]));
     }
     for (int i = 0; i < N; i++)
         st[i].MPI_ERROR = -1;
     int rc = MPI_Waitall(N, req, st);
     if (!tl_omnibus_active() && rc == MPI_SUCCESS) {
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         return tl_finalize();
     }
     CHECK(tl_class(rc) == MPI_ERR_IN_STATUS,
@@ -70,6 +70,6 @@ int main(int argc, char **argv)
               "%d (%d requests reported before it)", i, cls, reported);
         reported++;
     }
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     return tl_finalize();
 }

@@ -36,10 +36,10 @@ static void send_phase(int me, int phase)
         int n = size_of(me, i);
         bufs[i] = tl_malloc((size_t)n);
         tl_fill(bufs[i], (size_t)n, me, id_of(phase, i));
-        MPI_OK(MPI_Isend(bufs[i], n, MPI_BYTE, 0, tag_of(phase, me, i),
+        CHECK_MPI(MPI_Isend(bufs[i], n, MPI_BYTE, 0, tag_of(phase, me, i),
                          MPI_COMM_WORLD, &reqs[i]));
     }
-    MPI_OK(MPI_Waitall(NMSG, reqs, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Waitall(NMSG, reqs, MPI_STATUSES_IGNORE));
     for (int i = 0; i < NMSG; i++)
         free(bufs[i]);
 }
@@ -81,7 +81,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < total; k++) {
             MPI_Status st;
             int tag = phase == 0 ? FIXED_TAG : MPI_ANY_TAG;
-            MPI_OK(MPI_Recv(buf, MAXSZ, MPI_BYTE, MPI_ANY_SOURCE, tag,
+            CHECK_MPI(MPI_Recv(buf, MAXSZ, MPI_BYTE, MPI_ANY_SOURCE, tag,
                             MPI_COMM_WORLD, &st));
             check_next(next, size, phase, &st, buf,
                        phase == 0 ? "ANY_SOURCE" : "ANY_SOURCE+ANY_TAG");
@@ -94,11 +94,11 @@ int main(int argc, char **argv)
         MPI_Status *st = tl_malloc(sizeof *st * (size_t)total);
         unsigned char *bufs = tl_malloc((size_t)total * MAXSZ);
         for (int k = 0; k < total; k++)
-            MPI_OK(MPI_Irecv(bufs + (size_t)k * MAXSZ, MAXSZ, MPI_BYTE,
+            CHECK_MPI(MPI_Irecv(bufs + (size_t)k * MAXSZ, MAXSZ, MPI_BYTE,
                              MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
                              &reqs[k]));
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-        MPI_OK(MPI_Waitall(total, reqs, st));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Waitall(total, reqs, st));
         memset(next, 0, sizeof next);
         /* Posted receives are matched in the order they were posted, so
          * walking them in posting order walks each source in send order. */
@@ -109,11 +109,11 @@ int main(int argc, char **argv)
         free(st);
         free(bufs);
     } else {
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         send_phase(me, 2);
     }
     /* Phase 3 messages would also match the wildcard receives of phase 2. */
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 
     /* Phase 3: one source at a time, any tag, the last sender first. */
     if (me == 0) {
@@ -122,7 +122,7 @@ int main(int argc, char **argv)
         for (int src = size - 1; src >= 1; src--)
             for (int i = 0; i < NMSG; i++) {
                 MPI_Status st;
-                MPI_OK(MPI_Recv(buf, MAXSZ, MPI_BYTE, src, MPI_ANY_TAG,
+                CHECK_MPI(MPI_Recv(buf, MAXSZ, MPI_BYTE, src, MPI_ANY_TAG,
                                 MPI_COMM_WORLD, &st));
                 CHECK(st.MPI_SOURCE == src,
                       "a receive from rank %d must report MPI_SOURCE %d, got "

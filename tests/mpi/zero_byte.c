@@ -20,7 +20,7 @@ int main(int argc, char **argv)
     tl_init(&argc, &argv, 2, TL_MAX_RANKS);
     int me = tl_rank(), peer = tl_partner();
     if (peer == MPI_PROC_NULL) { /* sits out, but joins the barrier */
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         return tl_finalize();
     }
     unsigned char *buf = tl_malloc(MAXLEN);
@@ -30,14 +30,14 @@ int main(int argc, char **argv)
     if (me < peer) {
         for (int i = 0; i < NMSG; i++) {
             tl_fill(buf, (size_t)lens[i], me, i);
-            MPI_OK(MPI_Send(lens[i] ? buf : NULL, lens[i], MPI_BYTE, peer,
+            CHECK_MPI(MPI_Send(lens[i] ? buf : NULL, lens[i], MPI_BYTE, peer,
                             TAG, MPI_COMM_WORLD));
         }
     } else {
         tl_sleep(0.05);
         for (int i = 0; i < NMSG; i++) {
             memset(buf, 0xCC, 16);
-            MPI_OK(MPI_Recv(buf, MAXLEN, MPI_BYTE, peer, TAG, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Recv(buf, MAXLEN, MPI_BYTE, peer, TAG, MPI_COMM_WORLD,
                             &st));
             CHECK_STATUS(st, peer, TAG, lens[i],
                          "message %d (%d bytes) of a stream with zero-byte "
@@ -55,35 +55,35 @@ int main(int argc, char **argv)
      * probe, into count-0 and NULL buffers, and with a derived type. */
     if (me < peer) {
         MPI_Datatype vec;
-        MPI_OK(MPI_Type_vector(3, 1, 2, MPI_INT, &vec));
-        MPI_OK(MPI_Type_commit(&vec));
-        MPI_OK(MPI_Send(NULL, 0, MPI_INT, peer, 11, MPI_COMM_WORLD));
-        MPI_OK(MPI_Send(NULL, 0, vec, peer, 12, MPI_COMM_WORLD));
-        MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, peer, 13, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Type_vector(3, 1, 2, MPI_INT, &vec));
+        CHECK_MPI(MPI_Type_commit(&vec));
+        CHECK_MPI(MPI_Send(NULL, 0, MPI_INT, peer, 11, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Send(NULL, 0, vec, peer, 12, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, peer, 13, MPI_COMM_WORLD));
         MPI_Request r;
-        MPI_OK(MPI_Isend(NULL, 0, MPI_BYTE, peer, 14, MPI_COMM_WORLD, &r));
-        MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
-        MPI_OK(MPI_Ssend(NULL, 0, MPI_BYTE, peer, 15, MPI_COMM_WORLD));
-        MPI_OK(MPI_Type_free(&vec));
+        CHECK_MPI(MPI_Isend(NULL, 0, MPI_BYTE, peer, 14, MPI_COMM_WORLD, &r));
+        CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Ssend(NULL, 0, MPI_BYTE, peer, 15, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Type_free(&vec));
     } else {
-        MPI_OK(MPI_Recv(buf, 10, MPI_INT, peer, MPI_ANY_TAG, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Recv(buf, 10, MPI_INT, peer, MPI_ANY_TAG, MPI_COMM_WORLD,
                         &st));
         CHECK_STATUS(st, peer, 11, 0, "first zero-byte message by ANY_TAG");
         int c = -1;
-        MPI_OK(MPI_Get_count(&st, MPI_INT, &c));
+        CHECK_MPI(MPI_Get_count(&st, MPI_INT, &c));
         CHECK(c == 0, "zero-byte message: MPI_Get_count(MPI_INT) must be 0, "
                       "got %d",
               c);
-        MPI_OK(MPI_Probe(peer, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+        CHECK_MPI(MPI_Probe(peer, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
         CHECK_STATUS(st, peer, 12, 0,
                      "MPI_Probe of a zero-count derived-type message");
-        MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, peer, 12, MPI_COMM_WORLD, &st));
+        CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, peer, 12, MPI_COMM_WORLD, &st));
         CHECK_STATUS(st, peer, 12, 0, "receive into a NULL, count-0 buffer");
-        MPI_OK(MPI_Recv(NULL, 0, MPI_INT, peer, 14, MPI_COMM_WORLD, &st));
+        CHECK_MPI(MPI_Recv(NULL, 0, MPI_INT, peer, 14, MPI_COMM_WORLD, &st));
         CHECK_STATUS(st, peer, 14, 0, "zero-byte MPI_Isend taken by tag 14");
-        MPI_OK(MPI_Recv(NULL, 0, MPI_INT, peer, 13, MPI_COMM_WORLD, &st));
+        CHECK_MPI(MPI_Recv(NULL, 0, MPI_INT, peer, 13, MPI_COMM_WORLD, &st));
         CHECK_STATUS(st, peer, 13, 0, "zero-byte message tag 13 taken last");
-        MPI_OK(MPI_Recv(NULL, 0, MPI_INT, MPI_ANY_SOURCE, 15, MPI_COMM_WORLD,
+        CHECK_MPI(MPI_Recv(NULL, 0, MPI_INT, MPI_ANY_SOURCE, 15, MPI_COMM_WORLD,
                         &st));
         CHECK_STATUS(st, peer, 15, 0, "zero-byte MPI_Ssend");
     }
@@ -94,10 +94,10 @@ int main(int argc, char **argv)
         MPI_Request r[4];
         MPI_Status sts[4];
         for (int i = 0; i < 4; i++)
-            MPI_OK(MPI_Irecv(buf + i, 1, MPI_BYTE, peer, 20, MPI_COMM_WORLD,
+            CHECK_MPI(MPI_Irecv(buf + i, 1, MPI_BYTE, peer, 20, MPI_COMM_WORLD,
                              &r[i]));
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-        MPI_OK(MPI_Waitall(4, r, sts));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Waitall(4, r, sts));
         for (int i = 0; i < 4; i++)
             CHECK_STATUS(sts[i], peer, 20, i == 2 ? 1 : 0,
                          "posted receive %d of zero/one-byte messages", i);
@@ -106,9 +106,9 @@ int main(int argc, char **argv)
               buf[2]);
     } else {
         unsigned char one = 0x42;
-        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         for (int i = 0; i < 4; i++)
-            MPI_OK(MPI_Send(&one, i == 2, MPI_BYTE, peer, 20, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Send(&one, i == 2, MPI_BYTE, peer, 20, MPI_COMM_WORLD));
     }
     free(buf);
     return tl_finalize();

@@ -242,7 +242,7 @@ static void fail(const char *fmt, ...)
     exit(1);
 }
 
-static void mpi_fail(const char *call, int rc, const MPI_Status *st, int n)
+static void stress_fail(const char *call, int rc, const MPI_Status *st, int n)
 {
     char s[MPI_MAX_ERROR_STRING + 1];
     int len = 0;
@@ -273,12 +273,12 @@ static void mpi_fail(const char *call, int rc, const MPI_Status *st, int n)
 #define CHECK(call)                                                                                \
     do {                                                                                           \
         int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS) mpi_fail(#call, rc_, NULL, 0);                                     \
+        if (rc_ != MPI_SUCCESS) stress_fail(#call, rc_, NULL, 0);                                     \
     } while (0)
 #define CHECKS(call, st, n)                                                                        \
     do {                                                                                           \
         int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS) mpi_fail(#call, rc_, (st), (n));                                   \
+        if (rc_ != MPI_SUCCESS) stress_fail(#call, rc_, (st), (n));                                   \
     } while (0)
 
 static void *xmalloc(size_t n)
