@@ -39,7 +39,8 @@ typedef enum {
                              (cfg_neighbor_mode; docs/design/
                              neighbourhood.md, Which mode auto
                              picks) */
-    CFG_NEIGHBOR_PLAIN,   /* MPICH's own: one message per neighbour */
+    CFG_NEIGHBOR_PLAIN,   /* the underlying MPI's own: one message per
+                             neighbour */
     CFG_NEIGHBOR_COMBINE, /* Omnibus's message-combining schedule */
     CFG_NEIGHBOR_GRID     /* one item per neighbour over Omnibus's grid */
 } cfg_neighbor;
@@ -47,7 +48,8 @@ typedef enum {
 typedef enum {
     CFG_COLLECTIVES_OMNIBUS, /* Omnibus, over its own transport
                                 (shim/ops/coll.h) */
-    CFG_COLLECTIVES_MPICH    /* MPICH's nonblocking form plus progress */
+    CFG_COLLECTIVES_MPI      /* the underlying MPI's nonblocking form plus
+                                progress */
 } cfg_collectives;
 /* How blocks travel between ranks of one node (OMNIBUS_SHM). */
 typedef enum {
@@ -80,7 +82,7 @@ typedef struct {
     cfg_neighbor neighbor;  /* OMNIBUS_NEIGHBOR=auto|plain|combine|grid;
                                cfg_neighbor_mode resolves auto */
     int neighbor_theta;     /* OMNIBUS_NEIGHBOR_THETA, friendship threshold */
-    cfg_collectives collectives; /* OMNIBUS_COLLECTIVES=omnibus|mpich */
+    cfg_collectives collectives; /* OMNIBUS_COLLECTIVES=omnibus|mpi */
     cfg_shm shm;            /* OMNIBUS_SHM=auto|on|off */
     int flow_ranks;         /* OMNIBUS_FLOW_RANKS (tests only): the rank
                                count the window rule uses, 0 for the job's

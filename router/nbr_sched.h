@@ -7,7 +7,7 @@
  * Cartesian boundary) and carries nothing.  Lists may repeat a process
  * (multigraphs) and name the process itself (self-loops).
  *
- * Matching rule (MPI-4.1 §8.6, and what MPICH does): a neighbourhood
+ * Matching rule (MPI-4.1 §8.6): a neighbourhood
  * collective behaves as if every process sent slot k of its destination
  * list to destination k and received slot j of its source list from source
  * j, in list order, on one tag.  So the i-th occurrence of n in o's

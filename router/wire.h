@@ -1,4 +1,5 @@
-/* wire: the format of a wire message, the unit Omnibus hands to MPICH.
+/* wire: the format of a wire message, the unit Omnibus hands to the MPI
+ * underneath.
  *
  * A wire message is a block of items laid back to back with no padding and no
  * block header: the receiver learns the block's length from the MPI status.

@@ -16,9 +16,10 @@ typedef struct omni_counters {
     uint64_t forwarded_items;  /* items re-aggregated at an intermediate */
     uint64_t forwarded_control;/* of those, control items
                                   (rt_kind_is_control) */
-    uint64_t wire_messages;    /* blocks handed to MPICH */
+    uint64_t wire_messages;    /* blocks handed to the MPI underneath */
     uint64_t wire_bytes;
-    uint64_t direct_sends;     /* large payloads sent straight to MPICH */
+    uint64_t direct_sends;     /* large payloads sent straight to the MPI
+                                  underneath */
     uint64_t delivered;        /* items that reached their destination here */
     uint64_t flush_full, flush_idle, flush_age, flush_block, flush_urgent;
     uint64_t flush_quiet;      /* shipped because the rank stopped sending */
@@ -40,20 +41,22 @@ typedef struct omni_counters {
                                   straight from this rank's memory (rndv.h,
                                   Single-copy reads) */
     uint64_t window_fallbacks; /* blocking standard sends past their pair's
-                                  window that went to MPICH as header and
-                                  payload (send.c, send_past_window) */
+                                  window that went to the MPI underneath as
+                                  header and payload (send.c,
+                                  send_past_window) */
     uint64_t wire_by_dim[RT_MAX_DIMS]; /* blocks sent, by hop dimension */
     /* Neighbourhood collectives (the statistics file's "neighbor"): those
      * run by a schedule (each start of a persistent one counts), the
-     * schedule messages they sent to other ranks, those left to MPICH on a
-     * topology communicator. */
-    uint64_t nbr_collectives, nbr_messages, nbr_mpich;
+     * schedule messages they sent to other ranks, those left to the MPI
+     * underneath on a topology communicator. */
+    uint64_t nbr_collectives, nbr_messages, nbr_under;
     uint64_t wire_off_node;    /* blocks sent to a rank on another node */
     uint64_t wire_bytes_off_node;
     uint64_t wire_ring;        /* blocks that went through a node ring */
     uint64_t ring_alone;       /* messages above the threshold sent eagerly,
                                   alone, through a node ring */
-    uint64_t wire_alone;       /* the same, alone in a block through MPICH */
+    uint64_t wire_alone;       /* the same, alone in a block through the
+                                  MPI underneath */
     uint64_t early_payloads;   /* large payloads received here before their
                                   receive was posted (recv.c) */
     uint64_t coll_items;       /* messages of collectives Omnibus runs

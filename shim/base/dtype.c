@@ -29,7 +29,7 @@ void dtype_release_other(MPI_Datatype held)
 
 /* MPI_BOTTOM: the type's displacements are absolute addresses.  The same
  * layout, shifted down by its true lower bound, is relative to that lower
- * bound's address, which is a buffer MPICH accepts; the extent is
+ * bound's address, which is a buffer the MPI underneath accepts; the extent is
  * unchanged, so counts above one still step alike.  For any other buffer
  * (or no data) *buf and *dtype stay as they are and *shifted is
  * MPI_DATATYPE_NULL; otherwise the caller frees *shifted. */

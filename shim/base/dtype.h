@@ -4,8 +4,8 @@
  * The MPI layer tells a predefined contiguous type's size without a call
  * (mpi/builtin.h), where PMPI_Type_size costs one.  Such types' data is
  * copied with memcpy; every other type goes through dtype_pack and
- * dtype_unpack, which also take MPI_BOTTOM with absolute addresses (MPICH
- * 4.0.2's own Pack and Unpack refuse a NULL buffer: quirk Q5,
+ * dtype_unpack, which also take MPI_BOTTOM with absolute addresses (the MPI
+ * underneath 4.0.2's own Pack and Unpack refuse a NULL buffer: quirk Q5,
  * mpi/quirks.h).
  *
  * Lifetimes: MPI lets a program free a datatype while a request still uses

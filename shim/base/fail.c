@@ -5,7 +5,7 @@
 _Noreturn void omni_out_of_memory(const char *what)
 {
     /* The rank in MPI_COMM_WORLD, as omni.job.rank holds it once MPI_Init ran;
-     * asked of MPICH so that this module needs no state. */
+     * asked of the MPI underneath so that this module needs no state. */
     int rank = -1, up = 0, down = 0;
     PMPI_Initialized(&up);
     PMPI_Finalized(&down);

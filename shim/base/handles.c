@@ -20,7 +20,7 @@ void handle_pool_destroy(handle_pool *p)
 }
 
 /* Handles stay below HANDLE_RECV_BIT, so that a pool's handles never look
- * like another pool's or like one of MPICH's (handles.h). */
+ * like another pool's or like one of the underlying MPI's (handles.h). */
 #define HANDLE_MAX_CHUNKS ((HANDLE_RECV_BIT - 1) / HANDLE_CHUNK)
 
 void handle_pool_grow(handle_pool *p)

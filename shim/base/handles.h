@@ -11,7 +11,8 @@
  *    with HANDLE_RECV_BIT set so that the two request pools never collide.
  * Every call that takes one of these handles is intercepted; calls that
  * take arrays of requests translate these handles (engine/preq.h) and
- * complete receive handles themselves (request.c) before MPICH sees them.
+ * complete receive handles themselves (request.c) before the MPI underneath
+ * sees them.
  */
 #ifndef OMNIBUS_HANDLES_H
 #define OMNIBUS_HANDLES_H

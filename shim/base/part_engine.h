@@ -37,7 +37,7 @@ typedef struct omni_eng {
     handle_pool recv_reqs;  /* MPI_Request of receives (request.c): each
                                slot points to its match_recv */
 
-    /* receives whose payload MPICH is receiving (recv.c) */
+    /* receives whose payload the MPI underneath is receiving (recv.c) */
     pending_set payloads;
     int payload_poller, bsend_poller; /* their pollers' ids (progress.h) */
 } omni_eng;

@@ -29,8 +29,8 @@ typedef struct omni_prog {
                                that waits (progress.c) */
     int round_waits;        /* the current progress round is a step of a
                                call that waits (progress.c) */
-    MPI_Request mpich_anchor; /* a receive that never matches (progress.c) */
-    unsigned mpich_rounds;  /* rounds since the anchor was last tested */
+    MPI_Request under_anchor; /* a receive that never matches (progress.c) */
+    unsigned under_rounds;  /* rounds since the anchor was last tested */
     int threaded;           /* the progress thread runs: take `lock` */
     int thread_stop;
     pthread_t thread;

@@ -33,7 +33,8 @@ typedef struct {
     omni_block *backlog_tail;
 } omni_peer;
 
-/* A wire message handed to MPICH, kept until PMPI_Test says it is done. */
+/* A wire message handed to the MPI underneath, kept until PMPI_Test says it is
+ * done. */
 typedef struct {
     MPI_Request req;
     omni_block *block;
@@ -50,9 +51,10 @@ typedef struct omni_tx {
                                after which something had been appended */
     uint64_t rounds;        /* progress rounds so far */
     ad_policy adapt;        /* when partly filled buffers leave */
-    omni_inflight *inflight;/* ring of blocks handed to MPICH */
+    omni_inflight *inflight;/* ring of blocks handed to the MPI underneath */
     int inflight_cap, inflight_head, inflight_count;
-    uint64_t inflight_done; /* of those, how many MPICH completed, ever */
+    uint64_t inflight_done; /* of those, how many the MPI underneath
+                               completed, ever */
 
     /* receive side: a ring of posted wire receives, processed in order
      * (none when every other rank sends through a node ring) */

@@ -32,8 +32,8 @@ void pending_poll(pending_set *s,
     int k = s->n - start < PENDING_BUDGET ? s->n - start : PENDING_BUDGET;
     int idx[PENDING_BUDGET], outcount = 0;
     MPI_Status st[PENDING_BUDGET];
-    /* Only real MPICH requests are here, never a generalized one whose
-     * poll_fn could run progress inside this call. */
+    /* Only real requests of the MPI underneath are here, never a generalized
+     * one whose poll_fn could run progress inside this call. */
     int rc = PMPI_Testsome(k, s->reqs + start, &outcount, idx, st);
     if (outcount == MPI_UNDEFINED || outcount <= 0) {
         s->cursor = start + k;

@@ -1,13 +1,13 @@
-/* pending: a set of MPICH requests that progress tests, each with the
- * Omnibus record that owns it (a receive waiting for its payload, a
- * rendezvous send whose payload MPICH is sending).
+/* pending: a set of requests of the MPI underneath that progress tests, each
+ * with the Omnibus record that owns it (a receive waiting for its payload, a
+ * rendezvous send whose payload the MPI underneath is sending).
  *
  * Contract: pending_poll tests at most PENDING_BUDGET requests per call,
- * with one PMPI_Testsome (the requests are real MPICH requests, never
- * generalized ones), starting where the previous call stopped, so a
- * progress round costs the same whether ten or ten thousand payloads are
- * in flight, and every request is still tested every few rounds.  A
- * completed request leaves the set before its owner's callback runs; the
+ * with one PMPI_Testsome (the requests are real requests of the MPI
+ * underneath, never generalized ones), starting where the previous call
+ * stopped, so a progress round costs the same whether ten or ten thousand
+ * payloads are in flight, and every request is still tested every few rounds.
+ * A completed request leaves the set before its owner's callback runs; the
  * callback may add to the set.
  */
 #ifndef OMNIBUS_PENDING_H
@@ -26,7 +26,7 @@ typedef struct {
 void pending_add(pending_set *s, void *owner, MPI_Request req);
 
 /* Calls done(owner, status, rc) for each request found complete; rc is
- * the error MPICH reported for it (MPI_SUCCESS normally). */
+ * the error the MPI underneath reported for it (MPI_SUCCESS normally). */
 void pending_poll(pending_set *s,
                   void (*done)(void *owner, const MPI_Status *st, int rc));
 

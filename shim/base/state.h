@@ -53,20 +53,20 @@ uint64_t omni_now_ns(void);
 
 /* What an early payload of `bytes` takes from OMNIBUS_EAGER_POOL: what it
  * holds, as an eager item would (its bytes and an item header), never more,
- * so that the payloads of a pair that fell back to MPICH cost the pool no
- * more than the same messages aggregated. */
+ * so that the payloads of a pair that fell back to the MPI underneath cost the
+ * pool no more than the same messages aggregated. */
 static inline size_t omni_early_charge(MPI_Count bytes)
 {
     return (size_t)bytes + RT_HDR_SIZE;
 }
 /* Early payloads received at once at most: each keeps a receive posted in
- * MPICH ahead of its message, MPICH's supply of requests is finite, and a
- * flood of small payloads once exhausted it.  A count of its own, not a
+ * the MPI underneath ahead of its message, whose supply of requests is finite,
+ * and a flood of small payloads once exhausted it.  A count of its own, not a
  * charge on the pool. */
 #define OMNI_EARLY_MAX 16384
 
 /* Wrappers must be visible: the library is built with -fvisibility=hidden
- * so that only the MPI_ entry points override MPICH. */
+ * so that only the MPI_ entry points override the MPI underneath. */
 #ifndef OMNI_EXPORT
 #define OMNI_EXPORT __attribute__((visibility("default")))
 #endif

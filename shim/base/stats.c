@@ -6,7 +6,8 @@
 #include <stdlib.h>
 
 /* The release, from the VERSION file (the Makefile passes it); a compile
- * outside the Makefile, such as scripts/test/check-layers's, says so instead. */
+ * outside the Makefile, such as scripts/test/check-layers's, says so
+ * instead. */
 #ifndef OMNIBUS_VERSION
 #define OMNIBUS_VERSION "unknown (built outside the Makefile)"
 #endif
@@ -18,7 +19,7 @@ enum {
     S_OFF_NODE, S_OFF_NODE_BYTES, S_RING, S_RING_ALONE, S_WIRE_ALONE, S_EARLY,
     S_FALLBACK, S_READ, S_STALLS, S_REFUSALS, S_SILENCES, S_HOLDS, S_GRANTS,
     S_RECLAIMS,
-    S_NBR_COLLS, S_NBR_MSGS, S_NBR_MPICH, S_COLL_ITEMS,
+    S_NBR_COLLS, S_NBR_MSGS, S_NBR_UNDER, S_COLL_ITEMS,
     S_DIM0, S_HOP0 = S_DIM0 + RT_MAX_DIMS, S_COUNT = S_HOP0 + RT_MAX_DIMS + 1
 };
 
@@ -70,7 +71,7 @@ static void collect(uint64_t *v)
         v[S_DIM0 + d] = c->wire_by_dim[d];
     v[S_NBR_COLLS] = c->nbr_collectives;
     v[S_NBR_MSGS] = c->nbr_messages;
-    v[S_NBR_MPICH] = c->nbr_mpich;
+    v[S_NBR_UNDER] = c->nbr_under;
     v[S_COLL_ITEMS] = c->coll_items;
 }
 
@@ -150,7 +151,7 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *most,
                "\"mpich_collectives\":%llu},",
             (unsigned long long)t[S_NBR_COLLS],
             (unsigned long long)t[S_NBR_MSGS],
-            (unsigned long long)t[S_NBR_MPICH]);
+            (unsigned long long)t[S_NBR_UNDER]);
     fprintf(f, "\"collectives\":{\"messages\":%llu},",
             (unsigned long long)t[S_COLL_ITEMS]);
     fprintf(f, "\"flow\":{\"stalls\":%llu,\"refusals\":%llu,"
@@ -210,10 +211,10 @@ static void write_stats_file(const char *path, const uint64_t *t,
 
 /* The summary line names each path a send took, and the paths add up to
  * the sends: a large message went alone (through a ring or in a block of
- * its own), by single-copy read, or as header and payload through MPICH;
- * a send past its pair's window went to MPICH (a blocking one, counted in
- * direct_sends) or by rendezvous (the rest of rendezvous_sends, which also
- * counts the single-copy reads). */
+ * its own), by single-copy read, or as header and payload through the MPI
+ * underneath; a send past its pair's window went to the MPI underneath (a
+ * blocking one, counted in direct_sends) or by rendezvous (the rest of
+ * rendezvous_sends, which also counts the single-copy reads). */
 static void print_summary(const uint64_t *t, const uint64_t *most)
 {
     double per = t[S_USER] ? (double)t[S_WIRE_MSGS] / (double)t[S_USER] : 0.0;

@@ -7,8 +7,8 @@
  *    creates and starts it; inner is MPI_REQUEST_NULL while it is inactive);
  *  - a one-shot handle over a large nonblocking send's payload request
  *    (engine/send.c), released by the completion that finds the payload
- *    sent, so that MPI_Cancel can tell a payload from any other MPICH
- *    request;
+ *    sent, so that MPI_Cancel can tell a payload from any other the MPI
+ *    underneath request;
  *  - a persistent operation Omnibus runs itself (neighbourhood
  *    collectives): MPI_Start calls its start(), MPI_Request_free its
  *    release().
@@ -55,7 +55,8 @@ typedef struct {
 
 typedef struct {
     MPI_Request small[16];
-    MPI_Request *reqs;     /* what MPICH is given: the caller's or a copy */
+    MPI_Request *reqs;     /* what the MPI underneath is given: the
+                              caller's or a copy */
     int copied;
 } preq_view;
 
@@ -87,8 +88,8 @@ MPI_Request preq_new_custom(const preq_ops *ops, void *state, MPI_Comm comm);
 MPI_Request *preq_view_copy(preq_view *v, int n, MPI_Request *reqs);
 void preq_view_write_back(preq_view *v, int n, MPI_Request *reqs);
 
-/* The array to hand to MPICH in place of reqs: reqs itself unless it holds
- * a handle of this pool.  Inline because MPI_Wait and MPI_Test on one
+/* The array to hand to the MPI underneath in place of reqs: reqs itself unless
+ * it holds a handle of this pool.  Inline because MPI_Wait and MPI_Test on one
  * request run it per call and that request rarely is one. */
 static inline MPI_Request *preq_view_begin(preq_view *v, int n,
                                            MPI_Request *reqs)

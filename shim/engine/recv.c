@@ -149,8 +149,8 @@ static void recv_read(match_recv *r, const match_msg *m)
     recv_finish(r);
 }
 
-/* r waits for its payload's MPICH receive, r->payload, which progress
- * tests (recv_payload_done). */
+/* r waits for its payload's receive in the MPI underneath, r->payload, which
+ * progress tests (recv_payload_done). */
 static void recv_await_payload(match_recv *r)
 {
     r->state = RECV_PAYLOAD;
@@ -205,9 +205,10 @@ static __attribute__((noinline)) void recv_take_other(match_recv *r,
     MPI_Count esize = dtype_size(r->dtype);
     int rc;
     if (m->bytes > esize * r->count) {
-        /* Too long for the buffer: MPICH would report the truncation on no
-         * communicator (fatal), so the payload lands aside and is copied
-         * in as an eager message would be, with MPI_ERR_TRUNCATE. */
+        /* Too long for the buffer: the MPI underneath would report the
+         * truncation on no communicator (fatal), so the payload lands aside
+         * and is copied in as an eager message would be, with
+         * MPI_ERR_TRUNCATE. */
         r->spill = malloc((size_t)m->bytes);
         if (!r->spill)
             omni_out_of_memory("a truncated message");
@@ -327,18 +328,18 @@ static inline void recv_describe(match_msg *m, const comm_rec *c,
 
 /* Early payloads (docs/design/transport.md, Early payloads).  A LARGE
  * header that no
- * posted receive takes would leave its payload waiting in MPICH until the
- * program's receive matches the header.  Under MPICH 4.0's ch4:ucx every
- * receive posted walks UCX's whole list of unexpected messages (MPICH
+ * posted receive takes would leave its payload waiting in the MPI underneath
+ * until the program's receive matches the header.  Under MPICH 4.0's ch4:ucx
+ * every receive posted walks UCX's whole list of unexpected messages (it
  * clears the error bits of every tag mask, so UCX never looks one up by
  * hash), and each block Omnibus takes in posts one: thousands of waiting
  * payloads made Omnibus's receiving quadratic.  So the payload is received
  * at once into a buffer of its own and copied into the program's buffer
- * when the receive comes, as MPICH does with an unexpected eager message.
- * Never a synchronous one (RT_LARGE_SYNC): taking it would complete the
- * sender's MPI_Issend before any receive matched.  Up to RECV_EARLY_MAX
+ * when the receive comes, as the MPI underneath does with an unexpected eager
+ * message.  Never a synchronous one (RT_LARGE_SYNC): taking it would complete
+ * the sender's MPI_Issend before any receive matched.  Up to RECV_EARLY_MAX
  * bytes, under UCX's largest eager sizes, so that the copy replaces
- * MPICH's rather than adding one, up to OMNIBUS_EAGER_POOL bytes
+ * the underlying MPI's rather than adding one, up to OMNIBUS_EAGER_POOL bytes
  * (omni_early_charge) and OMNI_EARLY_MAX payloads at once. */
 #define RECV_EARLY_MAX ((MPI_Count)65536)
 
@@ -349,7 +350,7 @@ static void recv_receive_early(match_msg *m)
         return;
     char *buf = malloc(m->bytes > 0 ? (size_t)m->bytes : 1);
     if (!buf)
-        return; /* it waits in MPICH, as it would have */
+        return; /* it waits in the MPI underneath, as it would have */
     if (omni_Irecv_c(buf, m->bytes, MPI_BYTE, (int)m->src_world,
                      (int)m->value, omni.job.payload_comm,
                      &m->early_req) != MPI_SUCCESS) {
@@ -463,8 +464,8 @@ void recv_wait(match_recv *r)
         prog_wait_step(&spins);
 }
 
-/* A receive whose arguments MPI rejects goes to MPICH, which reports the
- * error exactly as MPI defines it (and matches nothing). */
+/* A receive whose arguments MPI rejects goes to the MPI underneath, which
+ * reports the error exactly as MPI defines it (and matches nothing). */
 static int recv_args_valid(MPI_Count count, int source, int tag, comm_rec *c)
 {
     return count >= 0 && (tag >= 0 || tag == MPI_ANY_TAG) &&

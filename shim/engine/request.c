@@ -81,8 +81,8 @@ recv_complete_single(MPI_Request *req, match_recv *r, MPI_Status *st)
  * answers its sender (transport_answer).  The sender's world rank comes
  * from the communicator, looked up by handle: a receive that no message
  * completed (cancelled, HANDLE_SENT's record) answers nobody, nor does one
- * whose communicator the program has freed since (a handle MPICH has
- * reused names another communicator, and then shipping some other buffer
+ * whose communicator the program has freed since (a handle the MPI underneath
+ * has reused names another communicator, and then shipping some other buffer
  * early costs only aggregation).  Nothing is stored per message for it,
  * and a rank with nothing buffered pays one test. */
 static void recv_answer(const match_recv *r)
@@ -184,9 +184,9 @@ int request_complete_send(MPI_Comm comm, MPI_Request *req)
 
 /* --- raising the errors query_fn left in the ledger -------------------- */
 
-/* The handles of a request array, copied before MPICH replaces completed
- * ones by MPI_REQUEST_NULL; only taken when an Omnibus receive has completed
- * with an error, so the common path copies nothing. */
+/* The handles of a request array, copied before the MPI underneath replaces
+ * completed ones by MPI_REQUEST_NULL; only taken when an Omnibus receive has
+ * completed with an error, so the common path copies nothing. */
 typedef struct {
     MPI_Request small[64];
     MPI_Request *handles;
@@ -263,7 +263,8 @@ static int ledger_raise_multi(int rc, const req_snapshot *s, int n,
     return omni_raise(comm, MPI_ERR_IN_STATUS);
 }
 
-/* --- completion of arrays of MPICH requests ------------------------------ */
+/* --- completion of arrays of requests of the MPI underneath
+ * ------------------------------ */
 
 /* Counts the polls of a Test* that found nothing (progress.h). */
 static int polled(int found, int rc)
@@ -276,14 +277,14 @@ static int polled(int found, int rc)
 }
 
 /* Rounds MPI_Request_get_status may find a request of an MPI_Waitall
- * incomplete before mpich_await_one tests it instead: about as long as a
+ * incomplete before under_await_one tests it instead: about as long as a
  * wait spins before it yields (PROG_SPINS_BEFORE_YIELD), so a request
  * that completes within microseconds, as nearly all do, is left to the
  * closing PMPI_Waitall. */
 #define AWAIT_ROUNDS_BEFORE_TEST 64u
 
-/* A request of an MPI_Waitall that mpich_await_one completed by MPI_Test:
- * its position, the status MPICH gave and its error (with the
+/* A request of an MPI_Waitall that under_await_one completed by MPI_Test:
+ * its position, the status the MPI underneath gave and its error (with the
  * communicator to raise it on). */
 typedef struct {
     int i;
@@ -315,9 +316,10 @@ static early_done *early_add(early_list *e)
 }
 
 /* PMPI_Test of *req with MPI_COMM_WORLD's error handler held back, which
- * MPICH would call for a failed request: the failure is the MPI_Waitall's
- * to raise, as MPI_ERR_IN_STATUS.  Fills d (its error MPICH's, or that of
- * the ledger entry query_fn left); returns whether *req completed. */
+ * the MPI underneath would call for a failed request: the failure is the
+ * MPI_Waitall's to raise, as MPI_ERR_IN_STATUS.  Fills d (its error the
+ * underlying MPI's, or that of the ledger entry query_fn left); returns
+ * whether *req completed. */
 static int early_test(MPI_Request *req, early_done *d)
 {
     MPI_Errhandler held;
@@ -344,7 +346,7 @@ static int early_test(MPI_Request *req, early_done *d)
  * round, but a request it has not seen complete for
  * AWAIT_ROUNDS_BEFORE_TEST rounds is tested (PMPI_Test), which runs the
  * poll_fn that alone completes some (ROMIO's nonblocking file accesses). */
-static int mpich_await_one(MPI_Request *req, early_done *d, unsigned *spins)
+static int under_await_one(MPI_Request *req, early_done *d, unsigned *spins)
 {
     for (unsigned rounds = 0;; rounds++) {
         if (rounds >= AWAIT_ROUNDS_BEFORE_TEST) {
@@ -361,9 +363,9 @@ static int mpich_await_one(MPI_Request *req, early_done *d, unsigned *spins)
     }
 }
 
-/* Gives the requests of e, which mpich_await_one completed itself, their
+/* Gives the requests of e, which under_await_one completed itself, their
  * statuses back over the empty ones the closing PMPI_Waitall wrote for
- * them, with MPI_ERROR their own result: MPI_SUCCESS, as MPICH's
+ * them, with MPI_ERROR their own result: MPI_SUCCESS, as the underlying MPI's
  * MPI_Waitall writes it for every request it completes, or the error
  * their test met. */
 static void early_restore(const early_list *e, MPI_Status sts[])
@@ -376,21 +378,21 @@ static void early_restore(const early_list *e, MPI_Status sts[])
     }
 }
 
-/* MPI_Waitall of MPICH requests, answered as MPICH's own MPI_Waitall
- * answers it once every request is complete (statuses, errors, the
- * handles left behind).  Each request is awaited in turn
- * (mpich_await_one), then one PMPI_Waitall, which finds them all
+/* MPI_Waitall of requests of the MPI underneath, answered as the underlying
+ * MPI's own MPI_Waitall answers it once every request is complete (statuses,
+ * errors, the handles left behind).  Each request is awaited in turn
+ * (under_await_one), then one PMPI_Waitall, which finds them all
  * complete, completes them and reports errors: the rounds cost O(1) each
- * instead of O(count).  (MPICH 4.0.2 quirk Q2, mpi/quirks.h: a PMPI_Testall there would not answer as MPICH's
- * Waitall: MPICH 4.0.2's Testall reports MPI_ERR_IN_STATUS for a completed
- * persistent collective request, where its Waitall succeeds.)  A request
- * whose status MPICH could not give (an error) is left to the Waitall,
- * which reports it as it would have.  A request mpich_await_one completed
- * itself reads MPI_REQUEST_NULL, or inactive if persistent, to the
- * Waitall, and gets back the status its test gave; if that test failed,
- * the call returns MPI_ERR_IN_STATUS with every status's MPI_ERROR set, as
- * MPICH's Waitall does when one of its completed requests failed. */
-static int mpich_waitall(int count, MPI_Request requests[],
+ * instead of O(count).  (A PMPI_Testall there would not answer as the
+ * Waitall does: quirk Q2, mpi/quirks.h.)  A request whose status the MPI
+ * underneath could not give (an error) is left to the Waitall, which
+ * reports it as it would have.  A request
+ * under_await_one completed itself reads MPI_REQUEST_NULL, or inactive if
+ * persistent, to the Waitall, and gets back the status its test gave; if that
+ * test failed, the call returns MPI_ERR_IN_STATUS with every status's
+ * MPI_ERROR set, as the underlying MPI's Waitall does when one of its
+ * completed requests failed. */
+static int under_waitall(int count, MPI_Request requests[],
                          MPI_Status statuses[], unsigned *spins)
 {
     early_list e;
@@ -401,7 +403,7 @@ static int mpich_waitall(int count, MPI_Request requests[],
     for (int i = 0; i < count; i++) {
         early_done got;
         if (requests[i] == MPI_REQUEST_NULL ||
-            !mpich_await_one(&requests[i], &got, spins))
+            !under_await_one(&requests[i], &got, spins))
             continue;
         early_done *d = early_add(&e);
         *d = got;
@@ -427,7 +429,7 @@ static int mpich_waitall(int count, MPI_Request requests[],
     return rc;
 }
 
-static int mpich_testall(int count, MPI_Request requests[], int *flag,
+static int under_testall(int count, MPI_Request requests[], int *flag,
                          MPI_Status statuses[])
 {
     req_snapshot s;
@@ -439,7 +441,7 @@ static int mpich_testall(int count, MPI_Request requests[], int *flag,
     return rc;
 }
 
-static int mpich_testsome(int incount, MPI_Request requests[], int *outcount,
+static int under_testsome(int incount, MPI_Request requests[], int *outcount,
                           int indices[], MPI_Status statuses[])
 {
     req_snapshot s;
@@ -454,19 +456,21 @@ static int mpich_testsome(int incount, MPI_Request requests[], int *outcount,
 /* --- arrays that hold receive handles ----------------------------------- */
 
 /* A request array split in two: its receive handles, which Omnibus
- * completes, and a copy in which they read MPI_REQUEST_NULL, for MPICH.
- * Positions do not move, so MPICH's indices and statuses need no
- * translation; an inactive entry is one MPICH skips, as MPI wants.  A wait
- * loop makes the copy once: only MPICH changes it, and only by completing
- * an entry, which ends the loop. */
+ * completes, and a copy in which they read MPI_REQUEST_NULL, for the MPI
+ * underneath.  Positions do not move, so the underlying MPI's indices and
+ * statuses need no translation; an inactive entry is one the MPI underneath
+ * skips, as MPI wants.  A wait loop makes the copy once: only the MPI
+ * underneath changes it, and only by completing an entry, which ends the
+ * loop. */
 typedef struct {
     MPI_Request small[32];
-    MPI_Request *reqs;   /* for MPICH, NULL until split_mpich */
-    int others;          /* active MPICH requests in the array */
+    MPI_Request *reqs;   /* for the MPI underneath, NULL until split_under */
+    int others;          /* the array's active requests of the MPI
+                            underneath */
 } req_split;
 
-/* Counts the array's MPICH requests into sp; returns how many receive
- * handles it holds. */
+/* Counts the array's requests of the MPI underneath into sp; returns how many
+ * receive handles it holds. */
 static int split_count(req_split *sp, int n, const MPI_Request *reqs)
 {
     int recvs = 0;
@@ -481,8 +485,9 @@ static int split_count(req_split *sp, int n, const MPI_Request *reqs)
     return recvs;
 }
 
-/* The copy MPICH gets (only made when the array has MPICH requests). */
-static MPI_Request *split_mpich(req_split *sp, int n, const MPI_Request *reqs)
+/* The copy the MPI underneath gets (only made when the array has requests of
+ * the MPI underneath). */
+static MPI_Request *split_under(req_split *sp, int n, const MPI_Request *reqs)
 {
     sp->reqs = n <= 32 ? sp->small : malloc(sizeof *sp->reqs * (size_t)n);
     if (!sp->reqs)
@@ -492,18 +497,19 @@ static MPI_Request *split_mpich(req_split *sp, int n, const MPI_Request *reqs)
     return sp->reqs;
 }
 
-/* split_count, and MPICH's copy at once when the array holds both kinds:
- * for the loops that look at MPICH's share on every turn (Testany,
- * Waitany, Testsome, Waitsome).  Returns how many receive handles. */
+/* split_count, and the underlying MPI's copy at once when the array holds both
+ * kinds: for the loops that look at the underlying MPI's share on every turn
+ * (Testany, Waitany, Testsome, Waitsome).  Returns how many receive
+ * handles. */
 static int split_begin(req_split *sp, int n, const MPI_Request *reqs)
 {
     int recvs = split_count(sp, n, reqs);
     if (recvs && sp->others)
-        split_mpich(sp, n, reqs);
+        split_under(sp, n, reqs);
     return recvs;
 }
 
-/* Copies MPICH's changes back into the caller's array. */
+/* Copies the underlying MPI's changes back into the caller's array. */
 static void split_end(req_split *sp, int n, MPI_Request *reqs)
 {
     if (!sp->reqs)
@@ -522,8 +528,8 @@ static MPI_Status *status_at(MPI_Status *sts, int k)
 }
 
 /* An inactive request's status in the calls that complete all (MPI-4.1
- * §3.7.3): MPICH writes it for the entries it sees; for an array MPICH never
- * sees, Omnibus does. */
+ * §3.7.3): the MPI underneath writes it for the entries it sees; for an array
+ * it never sees, Omnibus does. */
 static void status_empty(MPI_Status *st)
 {
     status_fill(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
@@ -534,10 +540,10 @@ static void status_empty(MPI_Status *st)
  * Testall) and every receive handle among them is done; otherwise it
  * reports positions which[0..nreported), of which the first nrecv are the
  * receives.  Status k of the call goes to statuses[k] (with which) or
- * statuses[position].  rc is what MPICH's share returned.  A receive error
- * makes the result MPI_ERR_IN_STATUS with every reported status's MPI_ERROR
- * set, raised once through the communicator of the first receive that
- * failed (MPI-4.1 §3.7.5). */
+ * statuses[position].  rc is what the underlying MPI's share returned.  A
+ * receive error makes the result MPI_ERR_IN_STATUS with every reported
+ * status's MPI_ERROR set, raised once through the communicator of the first
+ * receive that failed (MPI-4.1 §3.7.5). */
 static int recv_complete_multi(int rc, MPI_Request reqs[], MPI_Status sts[],
                                const int *which, int nrecv, int nreported)
 {
@@ -566,7 +572,7 @@ static int recv_complete_multi(int rc, MPI_Request reqs[], MPI_Status sts[],
             st->MPI_ERROR = err;
     }
     if (!failed || rc == MPI_ERR_IN_STATUS)
-        return rc; /* an MPICH-side error was raised already */
+        return rc; /* an error of the MPI underneath was raised already */
     return omni_raise(failed_comm, MPI_ERR_IN_STATUS);
 }
 
@@ -574,8 +580,8 @@ static int recv_complete_multi(int rc, MPI_Request reqs[], MPI_Status sts[],
 
 /* The Wait/Test family (request.h): the generated wrappers hand these a view
  * of the caller's requests in which persistent handles are replaced by the
- * requests they stand for (engine/preq.h).  Receive handles are completed here;
- * everything else goes to MPICH. */
+ * requests they stand for (engine/preq.h).  Receive handles are completed
+ * here; everything else goes to the MPI underneath. */
 
 int request_wait(MPI_Request *request, MPI_Status *status)
 {
@@ -587,11 +593,11 @@ int request_wait(MPI_Request *request, MPI_Status *status)
     return recv_complete_single(request, r, status);
 }
 
-/* A receive already complete returns without a progress round, as MPICH's
- * MPI_Test makes progress only for a request not yet complete: a program
- * draining many arrived messages pays one round per drain, not one per
- * message.  Any Test that finds nothing done still makes progress, so a
- * program that tests until it finds a message is never stalled. */
+/* A receive already complete returns without a progress round, as the
+ * underlying MPI's MPI_Test makes progress only for a request not yet
+ * complete: a program draining many arrived messages pays one round per drain,
+ * not one per message.  Any Test that finds nothing done still makes progress,
+ * so a program that tests until it finds a message is never stalled. */
 int request_test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     /* A copied send (HANDLE_SENT), what a runtime that tests each of its
@@ -622,7 +628,7 @@ int request_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
     unsigned spins = 0;
     req_split sp;
     if (!split_count(&sp, count, requests))
-        return mpich_waitall(count, requests, statuses, &spins);
+        return under_waitall(count, requests, statuses, &spins);
     for (int i = 0; i < count; i++) {
         match_recv *r = recv_of(requests[i]);
         if (r)
@@ -630,7 +636,7 @@ int request_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
     }
     int rc = MPI_SUCCESS;
     if (sp.others) {
-        rc = mpich_waitall(count, split_mpich(&sp, count, requests), statuses,
+        rc = under_waitall(count, split_under(&sp, count, requests), statuses,
                            &spins);
         split_end(&sp, count, requests);
         if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)
@@ -649,7 +655,7 @@ int request_testall(int count, MPI_Request requests[], int *flag,
     prog_poll();
     req_split sp;
     if (!split_count(&sp, count, requests)) {
-        int rc = mpich_testall(count, requests, flag, statuses);
+        int rc = under_testall(count, requests, flag, statuses);
         return polled(*flag, rc);
     }
     for (int i = 0; i < count; i++) {
@@ -662,7 +668,7 @@ int request_testall(int count, MPI_Request requests[], int *flag,
     int rc = MPI_SUCCESS;
     *flag = 1;
     if (sp.others) {
-        rc = mpich_testall(count, split_mpich(&sp, count, requests), flag,
+        rc = under_testall(count, split_under(&sp, count, requests), flag,
                            statuses);
         split_end(&sp, count, requests);
         if (!*flag || (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS))
@@ -688,9 +694,9 @@ static int first_done_recv(int count, const MPI_Request requests[])
 }
 
 /* One look at an array that holds receive handles, for Testany and
- * Waitany: a done receive first, else MPICH's share (sp->reqs, made by the
- * caller when sp->others).  With `answer`, a wait's first look, the done
- * receive answers its sender (transport_answer). */
+ * Waitany: a done receive first, else the underlying MPI's share (sp->reqs,
+ * made by the caller when sp->others).  With `answer`, a wait's first look,
+ * the done receive answers its sender (transport_answer). */
 static int any_step(int count, MPI_Request requests[], req_split *sp,
                     int answer, int *index, int *flag, MPI_Status *status)
 {
@@ -711,7 +717,7 @@ static int any_step(int count, MPI_Request requests[], req_split *sp,
     if (*flag && *index != MPI_UNDEFINED)
         requests[*index] = sp->reqs[*index];
     if (*flag && *index == MPI_UNDEFINED) {
-        *flag = 0; /* MPICH's share is spent; receives remain */
+        *flag = 0; /* the underlying MPI's share is spent; receives remain */
         sp->others = 0;
     }
     return ledger_raise_single(rc);
@@ -756,9 +762,9 @@ int request_testany(int count, MPI_Request requests[], int *index, int *flag,
 }
 
 /* One look for Testsome and Waitsome at an array that holds receive
- * handles: the done receives, then MPICH's share (sp->reqs, made by the
- * caller when sp->others).  With `answer`, a wait's first look, each done
- * receive answers its sender (transport_answer). */
+ * handles: the done receives, then the underlying MPI's share (sp->reqs, made
+ * by the caller when sp->others).  With `answer`, a wait's first look, each
+ * done receive answers its sender (transport_answer). */
 static int some_step(int incount, MPI_Request requests[], req_split *sp,
                      int answer, int *outcount, int indices[],
                      MPI_Status statuses[])
@@ -776,7 +782,7 @@ static int some_step(int incount, MPI_Request requests[], req_split *sp,
     int nrecv = k;
     if (sp->others) {
         int oc = 0;
-        rc = mpich_testsome(incount, sp->reqs, &oc, indices + k,
+        rc = under_testsome(incount, sp->reqs, &oc, indices + k,
                             statuses == MPI_STATUSES_IGNORE ? statuses
                                                             : statuses + k);
         for (int j = 0; oc != MPI_UNDEFINED && j < oc; j++)
@@ -805,7 +811,7 @@ int request_testsome(int incount, MPI_Request requests[], int *outcount,
                        statuses);
         split_end(&sp, incount, requests);
     } else {
-        rc = mpich_testsome(incount, requests, outcount, indices, statuses);
+        rc = under_testsome(incount, requests, outcount, indices, statuses);
     }
     return polled(*outcount != 0 && *outcount != MPI_UNDEFINED, rc);
 }
@@ -819,7 +825,7 @@ int request_waitsome(int incount, MPI_Request requests[], int *outcount,
     for (;;) {
         int rc = recvs ? some_step(incount, requests, &sp, spins == 0,
                                    outcount, indices, statuses)
-                       : mpich_testsome(incount, requests, outcount, indices,
+                       : under_testsome(incount, requests, outcount, indices,
                                         statuses);
         if (*outcount != 0 || (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)) {
             split_end(&sp, incount, requests);
@@ -829,11 +835,11 @@ int request_waitsome(int incount, MPI_Request requests[], int *outcount,
     }
 }
 
-/* MPICH's Request_get_status calls neither poll_fn nor wait_fn, so without
- * this a loop on it would never see an Omnibus operation complete.  It does
- * call query_fn, whose ledger entry is dropped: the error is raised when the
- * request is completed by a Wait or Test.  A receive handle is only looked
- * at, never freed. */
+/* The underlying MPI's Request_get_status calls neither poll_fn nor wait_fn,
+ * so without this a loop on it would never see an Omnibus operation complete.
+ * It does call query_fn, whose ledger entry is dropped: the error is raised
+ * when the request is completed by a Wait or Test.  A receive handle is only
+ * looked at, never freed. */
 int request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
     prog_poll();

@@ -15,24 +15,24 @@
  * the item arrives.  A CTS proves that a receive matched, so this path also
  * satisfies a synchronous send.
  *
- * Why not through MPICH: a payload sent before its receive is posted sits
- * in MPICH's unexpected queue, which every wildcard wire receive scans, and
- * thousands of payload receives posted ahead make MPICH's shared-memory
- * matching, a linear list, slow for every message.  Both turned floods into
- * crawls.  Here a rendezvous costs MPICH nothing: its three items travel
- * aggregated like any other.
+ * Why not through the MPI underneath: a payload sent before its receive is
+ * posted sits in the underlying MPI's unexpected queue, which every wildcard
+ * wire receive scans, and thousands of payload receives posted ahead make the
+ * underlying MPI's shared-memory matching, a linear list, slow for every
+ * message.  Both turned floods into crawls.  Here a rendezvous costs the MPI
+ * underneath nothing: its three items travel aggregated like any other.
  *
- * The request a nonblocking send gets is an MPICH generalized request that
- * progress completes; MPI_Cancel never withdraws it (send.h).
+ * The request a nonblocking send gets is a generalized request of the MPI
+ * underneath that progress completes; MPI_Cancel never withdraws it (send.h).
  *
  * Single-copy reads.  rndv_start_read is the same rendezvous for a large
  * contiguous message to a rank of the node that may read this rank's
  * memory (shm.h, omni.tx.read_pid): the header also carries the buffer's
  * address, the receiver copies the message straight from there into its
  * receive buffer once it has matched (one copy, where a node ring takes
- * two and MPICH's eager path two), and its CTS then only says that the
- * read is done.  Until then the sender's buffer must stay as it is, which
- * MPI requires of a send's buffer until its request completes.
+ * two and the underlying MPI's eager path two), and its CTS then only says
+ * that the read is done.  Until then the sender's buffer must stay as it is,
+ * which MPI requires of a send's buffer until its request completes.
  */
 #ifndef OMNIBUS_RNDV_H
 #define OMNIBUS_RNDV_H

@@ -65,8 +65,9 @@ void send_ack(uint32_t src_world, uint32_t id)
     transport_push_soon((int)src_world);
 }
 
-/* A send whose arguments MPI rejects (send_args_valid) goes to MPICH,
- * which reports the error exactly as MPI defines it (and sends nothing). */
+/* A send whose arguments MPI rejects (send_args_valid) goes to the MPI
+ * underneath, which reports the error exactly as MPI defines it (and sends
+ * nothing). */
 static int send_rejected(const void *buf, MPI_Count count, MPI_Datatype dtype,
                          int dest, int tag, comm_rec *c, MPI_Request *req)
 {
@@ -96,9 +97,9 @@ static inline int item_write(char *at, const void *buf, MPI_Count count,
 
 /* Copies a message of `bytes` (<= threshold) into its next hop's buffer,
  * within its pair's window (credit.h).  Returns 1 when it went, 0 when the
- * window is full (nothing was sent: the caller takes MPICH's path), or -1
- * with *rc set when packing the data failed (nothing was sent either).
- * Forced inline: it is most of every small send. */
+ * window is full (nothing was sent: the caller takes the underlying MPI's
+ * path), or -1 with *rc set when packing the data failed (nothing was sent
+ * either).  Forced inline: it is most of every small send. */
 static inline __attribute__((always_inline)) int
 send_eager(const void *buf, MPI_Count count, MPI_Datatype dtype, int builtin,
            uint32_t bytes, int dst, int tag, comm_rec *c, uint32_t meta,
@@ -129,8 +130,8 @@ send_eager(const void *buf, MPI_Count count, MPI_Datatype dtype, int builtin,
  * (rndv.h): its receiver copies it once, straight from the sender's
  * buffer, where a node ring copies twice.  A blocking standard send does
  * only when it is too large to go alone through the ring (128 KiB,
- * transport_alone_ok), far above the size from which MPICH's own MPI_Send
- * waits for its receive; below, it would wait where plain MPICH's eager
+ * transport_alone_ok), far above the size from which the underlying MPI's own
+ * MPI_Send waits for its receive; below, it would wait where plain MPI's eager
  * path may not, and the ring's eager copy is the faster for one message
  * at a time (docs/design/transport.md, Single-copy reads). */
 #define SEND_READ_MIN ((MPI_Count)16384)
@@ -183,7 +184,8 @@ static int send_alone(const void *buf, MPI_Count count, MPI_Datatype dtype,
     return 1;
 }
 
-/* A buffered send's payload that Omnibus holds until MPICH has sent it. */
+/* A buffered send's payload that Omnibus holds until the MPI underneath has
+ * sent it. */
 typedef struct bsend_copy {
     struct bsend_copy *next;
     MPI_Request req;
@@ -191,11 +193,12 @@ typedef struct bsend_copy {
     MPI_Count charge;   /* bytes it takes from the attached buffer */
 } bsend_copy;
 
-/* Buffered large payloads are copied and sent by Omnibus, not by MPICH's
- * MPI_Bsend: MPICH's MPI_Buffer_detach would block, without Omnibus
- * progress, until the payload is sent, and the payload waits for its
- * header, which may need a relay that is itself in MPI_Buffer_detach.
- * The copy is charged against the attached size, as MPI_Bsend would. */
+/* Buffered large payloads are copied and sent by Omnibus, not by the
+ * underlying MPI's MPI_Bsend: the underlying MPI's MPI_Buffer_detach would
+ * block, without Omnibus progress, until the payload is sent, and the payload
+ * waits for its header, which may need a relay that is itself in
+ * MPI_Buffer_detach.  The copy is charged against the attached size, as
+ * MPI_Bsend would. */
 static int send_bsend_payload(const void *buf, MPI_Count count,
                               MPI_Datatype dtype, int dst, uint32_t ptag,
                               comm_rec *c)
@@ -248,10 +251,11 @@ static int send_poll_bsends(void)
 
 /* A message above the threshold: a LARGE header along the ordered route and
  * the payload straight to the destination under a tag of its own, which the
- * receiver posts once the header has matched.  MPICH chooses how to carry
- * the payload (eager or rendezvous), so the send waits for the receiver
- * exactly where MPICH itself would.  The payload is started first, so a
- * payload MPICH refuses leaves no header behind that nothing would follow. */
+ * receiver posts once the header has matched.  The MPI underneath chooses how
+ * to carry the payload (eager or rendezvous), so the send waits for the
+ * receiver exactly where the MPI underneath itself would.  The payload is
+ * started first, so a payload the MPI underneath refuses leaves no header
+ * behind that nothing would follow. */
 static int send_large(const void *buf, MPI_Count count, MPI_Datatype dtype,
                       MPI_Count bytes, int dst, int tag, comm_rec *c,
                       enum send_mode mode, MPI_Request *req, int user_req)
@@ -338,19 +342,19 @@ static inline int send_copied(comm_rec *c, MPI_Request *req, int user_req)
  * standard send (MPI_Send, and the send half of MPI_Sendrecv) waits for
  * credit while its receiver consumes (credit_wait) and is then copied like
  * any other; a receiver that is not consuming (it answered REFUSED, or is
- * silent) gets what plain MPICH would have sent it: the header along the
- * ordered route, so order and wildcards hold, the payload to MPICH, and
- * the send returns when MPICH says the buffer is free.  MPICH buffers a
- * small payload eagerly at the receiver exactly as it would without
- * Omnibus, so a program that sends before it receives, unsafe but run by
- * every MPI, never waits for a receive under Omnibus that MPICH would not
- * have waited for; a large payload waits for its receive where MPICH's
- * rendezvous would.  Every other send, a nonblocking or persistent one
- * whose request lets the program go on, or a synchronous or ready one,
- * asks for more window without waiting (credit_stall) and goes by
- * rendezvous (rndv.h), so that Omnibus never hands MPICH an unbounded
- * volume of unreceived messages the program has not asked to block on.
- * Returns as send_dispatch. */
+ * silent) gets what plain MPI would have sent it: the header along the
+ * ordered route, so order and wildcards hold, the payload to the MPI
+ * underneath, and the send returns when the MPI underneath says the buffer is
+ * free.  The MPI underneath buffers a small payload eagerly at the receiver
+ * exactly as it would without Omnibus, so a program that sends before it
+ * receives, unsafe but run by every MPI, never waits for a receive under
+ * Omnibus that the MPI underneath would not have waited for; a large payload
+ * waits for its receive where the underlying MPI's rendezvous would.  Every
+ * other send, a nonblocking or persistent one whose request lets the program
+ * go on, or a synchronous or ready one, asks for more window without waiting
+ * (credit_stall) and goes by rendezvous (rndv.h), so that Omnibus never hands
+ * the MPI underneath an unbounded volume of unreceived messages the program
+ * has not asked to block on.  Returns as send_dispatch. */
 static int send_past_window(const void *buf, MPI_Count count,
                             MPI_Datatype dtype, int builtin, MPI_Count bytes,
                             int dst, int tag, comm_rec *c, enum send_mode mode,
@@ -377,8 +381,8 @@ static int send_past_window(const void *buf, MPI_Count count,
 /* A message above the threshold that could go alone (send_alone) but does
  * not fit its pair's window: a blocking standard send waits for credit as
  * a small one does (send_past_window); failing that, and for any other
- * send, it goes as header and payload through MPICH (send_large), which
- * takes no window.  Returns as send_alone; 0 means send_large's turn. */
+ * send, it goes as header and payload through the MPI underneath (send_large),
+ * which takes no window.  Returns as send_alone; 0 means send_large's turn. */
 static int send_alone_past_window(const void *buf, MPI_Count count,
                                   MPI_Datatype dtype, int builtin,
                                   uint32_t bytes, int dst, int tag,
@@ -397,11 +401,12 @@ static int send_alone_past_window(const void *buf, MPI_Count count,
 }
 
 /* Inlined into every entry point: send_start is every user send's path, and
- * user_req only matters on MPICH's path.  `blocking` says the caller waits
- * for the send before it returns to the program (req is then NULL, or the
- * caller's own).  No branch waits for the receiver except where MPI lets
- * the call wait: a blocking send until its data is on its way (MPICH's own
- * criterion on its path), a synchronous one until it is matched. */
+ * user_req only matters on the underlying MPI's path.  `blocking` says the
+ * caller waits for the send before it returns to the program (req is then
+ * NULL, or the caller's own).  No branch waits for the receiver except where
+ * MPI lets the call wait: a blocking send until its data is on its way (the
+ * underlying MPI's own criterion on its path), a synchronous one until it is
+ * matched. */
 static inline __attribute__((always_inline)) int
 send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
               int tag, comm_rec *c, enum send_mode mode, MPI_Request *req,

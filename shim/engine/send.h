@@ -1,18 +1,19 @@
 /* send: every send mode on a managed communicator.
  *
- * A message of at most omni.job.threshold bytes is copied into the buffer of its
- * next hop and the send is complete at once (standard, ready and buffered
+ * A message of at most omni.job.threshold bytes is copied into the buffer of
+ * its next hop and the send is complete at once (standard, ready and buffered
  * modes: MPI allows a send to complete once its data is copied); the
  * program's request is HANDLE_SENT (request.h), Omnibus's own callers get a
- * real, already complete MPICH request.  A synchronous send's item asks
- * for an ACK, and its request completes when the ACK comes back, that is,
- * once a receive has matched it.  A larger message sends a LARGE header
- * along the same route, then its payload straight to the destination on the
- * payload communicator under a tag of its own.  The request a user holds
- * for it is an Omnibus handle over that payload's MPICH request (preq.h),
- * so that MPI_Cancel cannot withdraw a payload whose header has already
- * left: the receiver would match the header and wait for ever.  Omnibus's
- * own callers take the MPICH request itself (send_start_inner).
+ * real, already complete request of the MPI underneath.  A synchronous send's
+ * item asks for an ACK, and its request completes when the ACK comes back,
+ * that is, once a receive has matched it.  A larger message sends a LARGE
+ * header along the same route, then its payload straight to the destination on
+ * the payload communicator under a tag of its own.  The request a user holds
+ * for it is an Omnibus handle over that payload's request of the MPI
+ * underneath (preq.h), so that MPI_Cancel cannot withdraw a payload whose
+ * header has already left: the receiver would match the header and wait for
+ * ever.  Omnibus's own callers take the request of the MPI underneath itself
+ * (send_start_inner).
  */
 #ifndef OMNIBUS_SEND_H
 #define OMNIBUS_SEND_H
@@ -37,14 +38,14 @@ int send_start_general(const void *buf, MPI_Count count, MPI_Datatype dtype,
                        MPI_Request *req);
 
 /* As send_start, for a request Omnibus itself completes (persistent and
- * combined operations): *req is always a request MPICH knows. */
+ * combined operations): *req is always a request the MPI underneath knows. */
 int send_start_inner(const void *buf, MPI_Count count, MPI_Datatype dtype,
                      int dest, int tag, comm_rec *c, enum send_mode mode,
                      MPI_Request *req);
 
 /* As send_start_inner for a standard-mode send the caller waits for before
  * it returns to the program (MPI_Sendrecv's send half): past its pair's
- * window it goes to MPICH as a blocking MPI_Send would (send.c,
+ * window it goes to the MPI underneath as a blocking MPI_Send would (send.c,
  * send_past_window). */
 int send_start_blocking_half(const void *buf, MPI_Count count,
                              MPI_Datatype dtype, int dest, int tag,
@@ -57,7 +58,7 @@ void send_sync_acked(uint32_t id);
 void send_ack(uint32_t src_world, uint32_t id);
 
 /* Registers the progress poller that frees the buffered-send payloads
- * MPICH has finished sending (omni.eng.bsend_poller). */
+ * the MPI underneath has finished sending (omni.eng.bsend_poller). */
 void send_add_poller(void);
 
 int send_init(void);

@@ -15,7 +15,7 @@
  *    PMPI_ directly.
  *
  * Fortran handles (Open MPI, where MPI_Request_c2f and friends are
- * functions; MPICH's are macros over its integer handles).  Open MPI's
+ * functions, not macros over integer handles).  Open MPI's
  * Fortran request and message handles are indices, never negative, so one
  * of Omnibus's handles converts to minus its number (mpi/handle.h) and
  * back: a C program that stores its requests as MPI_Fint keeps working,
@@ -86,7 +86,7 @@ static void forward_init_thread(const char *name, const char *bindings,
 
 BYPASS_INIT(mpi_init_f08_, "the mpi_f08")
 BYPASS_INIT_THREAD(mpi_init_thread_f08_, "the mpi_f08")
-#ifndef OMNI_FAMILY_MPICH
+#ifdef OMNI_FAMILY_OPENMPI
 BYPASS_INIT(mpi_init_, "Open MPI's")
 BYPASS_INIT_THREAD(mpi_init_thread_, "Open MPI's")
 #endif

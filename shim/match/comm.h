@@ -10,9 +10,9 @@
  *
  * Each record carries an id that all its members agree on (an allreduce at
  * creation), the rank translations, and the two matching queues.  A freed
- * communicator leaves the handle table at once (MPICH reuses handles) but
- * stays in the id table while receives posted on it are still pending.
- * The calls that make and free communicators are comm_calls.c's.
+ * communicator leaves the handle table at once (the MPI underneath reuses
+ * handles) but stays in the id table while receives posted on it are still
+ * pending.  The calls that make and free communicators are comm_calls.c's.
  */
 #ifndef OMNIBUS_COMM_H
 #define OMNIBUS_COMM_H

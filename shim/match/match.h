@@ -84,7 +84,8 @@ typedef struct match_recv {
                                     blocking receive */
     enum recv_state state;
     int error;                   /* MPI_SUCCESS, MPI_ERR_TRUNCATE, or the
-                                    error MPICH gave moving the data */
+                                    error the MPI underneath gave moving
+                                    the data */
     int cancelled;
     int freed_by_mpi;            /* MPI_Request_free came first: the record
                                     goes when the receive completes */

@@ -55,7 +55,7 @@ static const struct { MPI_Op op; int classes; } coll_op_classes[] = {
 
 /* The class of a predefined datatype whose elements are contiguous (size
  * equal to extent, lower bound 0, so that its bytes are its data), or 0
- * for any other; types that are not listed go to MPICH. */
+ * for any other; types that are not listed go to the MPI underneath. */
 static int type_class(MPI_Datatype t)
 {
     for (size_t i = 0; i < sizeof coll_type_classes / sizeof *coll_type_classes; i++)
@@ -76,9 +76,9 @@ static int op_classes(MPI_Op op)
 
 /* inout[i] = in[i] op inout[i] for the sums, maxima and minima of the
  * commonest types, in the operand order and with the comparisons of
- * MPICH's own reduction loops (so NaNs come out as under MPICH); each
- * spares a reduction the 38 ns of PMPI_Reduce_local.  Returns 0 for any
- * other type or operation. */
+ * the underlying MPI's own reduction loops (so NaNs come out as without
+ * Omnibus); each spares a reduction the 38 ns of PMPI_Reduce_local.  Returns 0
+ * for any other type or operation. */
 #define COLL_REDUCE(T)                                                         \
     do {                                                                       \
         const T *a = in;                                                       \
@@ -135,10 +135,10 @@ static int coll_on(const comm_rec *c)
            rt_grid_one_hop(&omni.job.grid);
 }
 
-/* Runs the call as MPICH's nonblocking form plus Omnibus progress, and
- * returns its result: coll.h's "every other call".  `start` starts it
- * into the request `req` that this macro declares. */
-#define BY_MPICH(start)                                                        \
+/* Runs the call as the underlying MPI's nonblocking form plus Omnibus
+ * progress, and returns its result: coll.h's "every other call".  `start`
+ * starts it into the request `req` that this macro declares. */
+#define BY_UNDER(start)                                                        \
     do {                                                                       \
         MPI_Request req;                                                       \
         prog_block_enter();                                                    \
@@ -260,7 +260,7 @@ static int allreduce_ours(const comm_rec *c, const void *sendbuf,
            reduction_buffers_valid(sendbuf, recvbuf, count);
 }
 
-/* Recursive doubling over the members (MPICH's short allreduce): with
+/* Recursive doubling over the members (coll.h, Results): with
  * pof2 the largest power of two not above the size and rem the rest, the
  * first 2 * rem members fold pairwise (even into odd), pof2 members
  * double, and the odd ones hand the result back. */
@@ -309,7 +309,7 @@ int impl_Allreduce(const void *sendbuf, void *recvbuf, MPI_Count count,
 {
     comm_rec *c = comm_lookup(comm);
     if (!allreduce_ours(c, sendbuf, recvbuf, count, dtype, op)) {
-        BY_MPICH(omni_Iallreduce_c(sendbuf, recvbuf, count, dtype, op, comm,
+        BY_UNDER(omni_Iallreduce_c(sendbuf, recvbuf, count, dtype, op, comm,
                                    &req));
     }
     if (sendbuf != MPI_IN_PLACE && count > 0)
@@ -327,7 +327,7 @@ int impl_Barrier(MPI_Comm comm)
 {
     comm_rec *c = comm_lookup(comm);
     if (!coll_on(c)) {
-        BY_MPICH(PMPI_Ibarrier(comm, &req));
+        BY_UNDER(PMPI_Ibarrier(comm, &req));
     }
     if (c->size == 1)
         return MPI_SUCCESS;
@@ -348,7 +348,7 @@ int impl_Barrier(MPI_Comm comm)
 /* --- MPI_Scan and MPI_Exscan: recursive doubling ------------------------ */
 
 /* A prefix runs here only where its result is exact in any order
- * (integers, logicals, MINLOC and MAXLOC pairs; MPICH 4.0.2 quirk Q6,
+ * (integers, logicals, MINLOC and MAXLOC pairs; quirk Q6,
  * mpi/quirks.h): MPICH 4.0.2 may scan a
  * communicator by another algorithm than this one (its SMP variant on a
  * hierarchical one), and a floating-point prefix would round differently.
@@ -403,7 +403,7 @@ int impl_Scan(const void *sendbuf, void *recvbuf, MPI_Count count,
     comm_rec *c = comm_lookup(comm);
     if (!scan_ours(c, count, dtype, op) ||
         !reduction_buffers_valid(sendbuf, recvbuf, count)) {
-        BY_MPICH(omni_Iscan_c(sendbuf, recvbuf, count, dtype, op, comm, &req));
+        BY_UNDER(omni_Iscan_c(sendbuf, recvbuf, count, dtype, op, comm, &req));
     }
     scan_run(c, sendbuf, recvbuf, count, dtype, op, 0);
     return MPI_SUCCESS;
@@ -421,7 +421,7 @@ int impl_Exscan(const void *sendbuf, void *recvbuf, MPI_Count count,
         (c->rank == 0 ? count == 0 || own
                       : reduction_buffers_valid(sendbuf, recvbuf, count));
     if (!ours) {
-        BY_MPICH(omni_Iexscan_c(sendbuf, recvbuf, count, dtype, op, comm,
+        BY_UNDER(omni_Iexscan_c(sendbuf, recvbuf, count, dtype, op, comm,
                                 &req));
     }
     scan_run(c, sendbuf, recvbuf, count, dtype, op, 1);
@@ -457,7 +457,7 @@ int impl_Bcast(void *buf, MPI_Count count, MPI_Datatype dtype, int root,
                        (size_t)size > omni.job.threshold ||
                        (size_t)count > omni.job.threshold ||
                        (size_t)(count * size) > omni.job.threshold))) {
-        BY_MPICH(omni_Ibcast_c(buf, count, dtype, root, comm, &req));
+        BY_UNDER(omni_Ibcast_c(buf, count, dtype, root, comm, &req));
     }
     if (c->size == 1)
         return MPI_SUCCESS;
@@ -478,8 +478,8 @@ int impl_Bcast(void *buf, MPI_Count count, MPI_Datatype dtype, int root,
 }
 
 /* MPI_Reduce: each member reduces what its subtree sent into its own
- * accumulator (what arrived, then what it holds, as MPICH's binomial
- * reduce does for commutative operations) and sends that to its parent. */
+ * accumulator (what arrived, then what it holds, for commutative
+ * operations: coll.h, Results) and sends that to its parent. */
 static void reduce_run(comm_rec *c, const void *sendbuf, void *recvbuf,
                        MPI_Count count, MPI_Datatype dtype, MPI_Op op,
                        int root)
@@ -516,7 +516,7 @@ int impl_Reduce(const void *sendbuf, void *recvbuf, MPI_Count count,
                     ? reduction_buffers_valid(sendbuf, recvbuf, count)
                     : count == 0 || (sendbuf && sendbuf != MPI_IN_PLACE));
     if (!ours) {
-        BY_MPICH(omni_Ireduce_c(sendbuf, recvbuf, count, dtype, op, root, comm,
+        BY_UNDER(omni_Ireduce_c(sendbuf, recvbuf, count, dtype, op, root, comm,
                                 &req));
     }
     if (c->size == 1) {
@@ -565,7 +565,7 @@ static char *piece_at(const coll_pieces *p, int member)
 
 /* Whether a piece of count elements of a type of `size` bytes at buf may
  * travel as an Omnibus message: MPI accepts it and it is at most the
- * threshold (else MPICH takes the call). */
+ * threshold (else the MPI underneath takes the call). */
 static int piece_small(const void *buf, MPI_Count count, MPI_Count size,
                        MPI_Datatype dtype)
 {
@@ -676,7 +676,7 @@ int impl_Gather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
     comm_rec *c = comm_lookup(comm);
     coll_pieces in;
     if (!rooted_ours(c, root, &in, rbuf, rcount, rtype, sbuf, scount, stype)) {
-        BY_MPICH(omni_Igather_c(sbuf, scount, stype, rbuf, rcount, rtype, root,
+        BY_UNDER(omni_Igather_c(sbuf, scount, stype, rbuf, rcount, rtype, root,
                                 comm, &req));
     }
     comm_rec *s = shadow_of(c);
@@ -698,7 +698,7 @@ int impl_Scatter(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
     comm_rec *c = comm_lookup(comm);
     coll_pieces out;
     if (!rooted_ours(c, root, &out, sbuf, scount, stype, rbuf, rcount, rtype)) {
-        BY_MPICH(omni_Iscatter_c(sbuf, scount, stype, rbuf, rcount, rtype, root,
+        BY_UNDER(omni_Iscatter_c(sbuf, scount, stype, rbuf, rcount, rtype, root,
                                  comm, &req));
     }
     comm_rec *s = shadow_of(c);
@@ -740,7 +740,7 @@ int impl_Allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
                     ? pieces_of(&in, rbuf, rcount, rtype) : -1;
     if (bytes < 0 || (sbuf != MPI_IN_PLACE &&
                       pieces_of(&out, sbuf, scount, stype) != bytes)) {
-        BY_MPICH(omni_Iallgather_c(sbuf, scount, stype, rbuf, rcount, rtype,
+        BY_UNDER(omni_Iallgather_c(sbuf, scount, stype, rbuf, rcount, rtype,
                                    comm, &req));
     }
     own_piece_to_all(c, sbuf, scount, stype, &in, COLL_TAG_ALLGATHER);
@@ -749,7 +749,7 @@ int impl_Allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
 
 /* MPI_Allgatherv: every member has every count (MPI-4.1 §6.7), so every
  * member sees the same largest piece and chooses alike.  Returns -1 when
- * the call is not Omnibus's (the caller passes it to MPICH). */
+ * the call is not Omnibus's (the caller passes it to the MPI underneath). */
 static int allgatherv_ours(const void *sbuf, MPI_Count scount,
                            MPI_Datatype stype, void *rbuf,
                            const int *counts_i, const MPI_Count *counts_c,
@@ -777,7 +777,7 @@ int impl_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype,
     if (allgatherv_ours(sbuf, scount, stype, rbuf, rcounts, NULL, displs, NULL,
                         rtype, comm) == 0)
         return MPI_SUCCESS;
-    BY_MPICH(PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype,
+    BY_UNDER(PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype,
                               comm, &req));
 }
 
@@ -790,7 +790,7 @@ int impl_Allgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
     if (allgatherv_ours(sbuf, scount, stype, rbuf, NULL, rcounts, NULL, displs,
                         rtype, comm) == 0)
         return MPI_SUCCESS;
-    BY_MPICH(PMPI_Iallgatherv_c(sbuf, scount, stype, rbuf, rcounts, displs,
+    BY_UNDER(PMPI_Iallgatherv_c(sbuf, scount, stype, rbuf, rcounts, displs,
                                 rtype, comm, &req));
 }
 #endif
@@ -805,11 +805,11 @@ static MPI_Aint *displ_slots(int n)
 /* MPI_Reduce_scatter(_block): every member sends member j its j-th block
  * (`counts` gives every member's block; counts_i, counts_c or neither,
  * then `count` each) and reduces the blocks it gets into its own.  The
- * reduction order is not MPICH's (recursive halving), so only datatypes
- * exact in any order (scan_ours), for every block: every member has every
- * count, datatype and operation (MPI-4.1 §6.10), so all choose alike.
+ * reduction order is not the underlying MPI's (recursive halving), so only
+ * datatypes exact in any order (scan_ours), for every block: every member has
+ * every count, datatype and operation (MPI-4.1 §6.10), so all choose alike.
  * Returns -1 when the call is not Omnibus's (the caller passes it to
- * MPICH). */
+ * the MPI underneath). */
 static int reduce_scatter_ours(const void *sendbuf, void *recvbuf,
                                MPI_Count count, const int *counts_i,
                                const MPI_Count *counts_c, MPI_Datatype dtype,
@@ -875,7 +875,7 @@ int impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
     if (reduce_scatter_ours(sendbuf, recvbuf, count, NULL, NULL, dtype, op,
                             comm) == 0)
         return MPI_SUCCESS;
-    BY_MPICH(omni_Ireduce_scatter_block_c(sendbuf, recvbuf, count, dtype, op,
+    BY_UNDER(omni_Ireduce_scatter_block_c(sendbuf, recvbuf, count, dtype, op,
                                           comm, &req));
 }
 
@@ -886,7 +886,7 @@ int impl_Reduce_scatter(const void *sendbuf, void *recvbuf,
     if (recvcounts && reduce_scatter_ours(sendbuf, recvbuf, 0, recvcounts, NULL,
                                           dtype, op, comm) == 0)
         return MPI_SUCCESS;
-    BY_MPICH(PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, dtype, op, comm,
+    BY_UNDER(PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, dtype, op, comm,
                                   &req));
 }
 
@@ -898,13 +898,13 @@ int impl_Reduce_scatter_c(const void *sendbuf, void *recvbuf,
     if (recvcounts && reduce_scatter_ours(sendbuf, recvbuf, 0, NULL, recvcounts,
                                           dtype, op, comm) == 0)
         return MPI_SUCCESS;
-    BY_MPICH(PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, dtype, op,
+    BY_UNDER(PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, dtype, op,
                                     comm, &req));
 }
 #endif
 
 /* MPI_IN_PLACE, which MPI-4.1 §6.8 has every member pass alike, stays
- * MPICH's: a piece would arrive over one not yet sent. */
+ * the underlying MPI's: a piece would arrive over one not yet sent. */
 int impl_Alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
                   void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
                   MPI_Comm comm)
@@ -914,7 +914,7 @@ int impl_Alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
     int bytes = coll_on(c) && sbuf != MPI_IN_PLACE && rbuf != MPI_IN_PLACE
                     ? pieces_of(&in, rbuf, rcount, rtype) : -1;
     if (bytes < 0 || pieces_of(&out, sbuf, scount, stype) != bytes) {
-        BY_MPICH(omni_Ialltoall_c(sbuf, scount, stype, rbuf, rcount, rtype,
+        BY_UNDER(omni_Ialltoall_c(sbuf, scount, stype, rbuf, rcount, rtype,
                                   comm, &req));
     }
     comm_rec *s = shadow_of(c);

@@ -3,21 +3,21 @@
  *
  * A collective with no nonblocking form (making a communicator, opening,
  * closing, resizing or syncing a file, making, fencing or freeing a
- * window) runs inside MPICH, where a rank forwards nothing.  Under a
- * multi-hop grid such a rank may be the relay of an item that another
+ * window) runs inside the MPI underneath, where a rank forwards nothing.
+ * Under a multi-hop grid such a rank may be the relay of an item that another
  * member still waits for before it can reach the same call: the member
  * never arrives and the job hangs, though MPI promises the item arrives
  * (tests/mpi/relay_in_opaque_collectives.c).  So before the call the
- * members meet in an MPICH barrier that Omnibus progress drives: when it
- * completes, every member has reached the call and none still waits for
- * an item that must pass through another.
+ * members meet in a barrier of the MPI underneath that Omnibus progress
+ * drives: when it completes, every member has reached the call and none still
+ * waits for an item that must pass through another.
  *
  * MPI may make any collective synchronizing, so the added barrier changes
  * the outcome of no correct program.  It is paid only where there are
  * relays (a grid with two or more dimensions longer than one) and only on
  * a communicator Omnibus manages, whose handle needs no MPI call to be
- * known valid: an invalid one reaches MPICH untouched and gets MPICH's
- * error.
+ * known valid: an invalid one reaches the MPI underneath untouched and gets
+ * the underlying MPI's error.
  *
  * Files and windows do not name the communicator they were made on, and
  * the program may free that communicator, so the drain keeps a private
@@ -57,7 +57,7 @@ void drain_object(enum drain_kind kind, uintptr_t handle);
 void drain_forget(enum drain_kind kind, uintptr_t handle);
 
 /* Frees every record and duplicate left (objects the program never freed);
- * from MPI_Finalize, before MPICH's. */
+ * from MPI_Finalize, before the underlying MPI's. */
 void drain_finalize(void);
 
 #endif

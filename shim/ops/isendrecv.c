@@ -146,8 +146,8 @@ static int pair_start(const void *sendbuf, MPI_Count sendcount,
     return MPI_SUCCESS;
 }
 
-/* A receive half that MPI would reject goes to MPICH whole, which reports
- * the error and starts nothing. */
+/* A receive half that MPI would reject goes to the MPI underneath whole, which
+ * reports the error and starts nothing. */
 static int recv_half_valid(MPI_Count count, MPI_Datatype dtype, int source,
                            int tag, comm_rec *c)
 {

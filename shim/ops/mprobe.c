@@ -3,8 +3,9 @@
  * MPI_Mprobe/MPI_Improbe take the message out of the unexpected queue, so
  * no other receive or probe can match it any more, and name it by an
  * Omnibus MPI_Message handle (handles.h).  MPI_Mrecv/MPI_Imrecv receive
- * exactly that message.  Handles MPICH issued (MPI_MESSAGE_NO_PROC, or
- * messages of unmanaged communicators) go to PMPI unchanged.
+ * exactly that message.  Handles the MPI underneath issued
+ * (MPI_MESSAGE_NO_PROC, or messages of unmanaged communicators) go to PMPI
+ * unchanged.
  */
 #include "shim/ops/mprobe.h"
 #include "shim/base/handles.h"

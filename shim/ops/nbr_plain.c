@@ -45,7 +45,7 @@ static int degrees(MPI_Comm comm, int *indeg, int *outdeg)
 
 static int plain_start(void *state, MPI_Request *inner)
 {
-    omni.stats.nbr_mpich++;
+    omni.stats.nbr_under++;
     plain_op *p = state;
     const nbr_args *a = &p->a;
     switch (a->kind) {

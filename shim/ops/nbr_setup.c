@@ -165,8 +165,8 @@ int nbr_comm_created(comm_rec *c)
     free(lists), free(mylist), free(gout), free(gin);
     if (rc != MPI_SUCCESS || !all_ok) {
         /* An inconsistent graph (or a failed collective) leaves the
-         * communicator to MPICH's neighbourhood collectives, on every
-         * member alike. */
+         * communicator to the underlying MPI's neighbourhood collectives, on
+         * every member alike. */
         if (ok)
             ns_plan_free(&plan);
         free(in);

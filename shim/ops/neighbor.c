@@ -1,5 +1,6 @@
 /* neighbor.c: the neighbourhood-collective entry points (neighbor.h): each
- * call runs by its communicator's schedule (nbr_exec.h), or goes to MPICH. */
+ * call runs by its communicator's schedule (nbr_exec.h), or goes to the MPI
+ * underneath. */
 #include "shim/ops/neighbor.h"
 #include "shim/ops/nbr_exec.h"
 #include "shim/ops/nbr_plain.h"
@@ -31,7 +32,7 @@ static int slot(MPI_Datatype type, MPI_Count cnt, MPI_Aint *ext,
 }
 
 /* Fills op's slots from the call; -1 when an argument is one MPI rejects
- * (MPICH then reports it). */
+ * (the MPI underneath then reports it). */
 static int fill_slots(nbr_op *op, const nbr_args *a)
 {
     nbr_topo *t = op->t;
@@ -153,7 +154,7 @@ static const preq_ops nbr_persist_ops = {persist_start_fn,
 
 /* Runs the call by its schedule.  *handled is 0 when Omnibus does not
  * take it (no schedule, or an argument MPI rejects): the caller then
- * passes it to MPICH. */
+ * passes it to the MPI underneath. */
 static int nbr_run(const nbr_args *a, MPI_Comm comm, enum nbr_how how,
                    MPI_Request *req, int *handled)
 {
@@ -165,15 +166,15 @@ static int nbr_run(const nbr_args *a, MPI_Comm comm, enum nbr_how how,
     if (!t) {
         int kind = MPI_UNDEFINED;
         if (how != NBR_PERSISTENT) {
-            /* MPICH's, or MPICH's error; counted in plain mode only (no
-             * call to find the topology on every collective) */
+            /* The underlying MPI's result or error; counted in plain mode only
+             * (no call to find the topology on every collective) */
             if (omni.job.nbr_mode == CFG_NEIGHBOR_PLAIN)
-                omni.stats.nbr_mpich++;
+                omni.stats.nbr_under++;
             return MPI_SUCCESS;
         }
 #if OMNI_HAVE_MPI_Neighbor_allgather_init
         if (PMPI_Topo_test(comm, &kind) != MPI_SUCCESS || kind == MPI_UNDEFINED)
-            return MPI_SUCCESS; /* MPICH's error */
+            return MPI_SUCCESS; /* the underlying MPI's error */
         *handled = 1;
         return nbr_plain_init(a, comm, req);
 #else
@@ -209,7 +210,8 @@ static int nbr_run(const nbr_args *a, MPI_Comm comm, enum nbr_how how,
     return rc == MPI_SUCCESS ? rc : omni_raise(comm, rc);
 }
 
-/* --- entry points: a call goes by its schedule, or to MPICH -------------- */
+/* --- entry points: a call goes by its schedule, or to the MPI underneath
+ * -------------- */
 
 #define NBR_TAKE(how, req)                                                     \
     int handled, rc = nbr_run(&a, comm, how, req, &handled);                   \

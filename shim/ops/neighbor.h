@@ -8,7 +8,7 @@
  * destination for `grid`) and they agree on the id of a private shadow
  * record: the schedule's messages are matched there, apart from the user's
  * point-to-point traffic on the same communicator.  In `plain` mode nothing
- * is built and every neighbourhood collective goes to MPICH.
+ * is built and every neighbourhood collective goes to the MPI underneath.
  *
  * A collective runs as an operation (nbr_exec.h) that progress drives:
  * nbr_poll (nbr_exec.h) is one of progress's pollers (progress.h), run

@@ -10,7 +10,7 @@
  * transport (tens of microseconds), and above several of the scheduler's
  * time slices, so that a receiver that merely lost its core for a while
  * (another process on it) is waited for: its items are cheaper to drain
- * aggregated than through MPICH one by one. */
+ * aggregated than through the MPI underneath one by one. */
 #define CREDIT_SILENCE_MIN_NS 100000000ull
 /* How many times the largest recent gap between two answers a destination
  * may stay silent: a receiver that works long on each message returns its
@@ -20,7 +20,7 @@
  * waiting for something else defers its answer to a STALL before it
  * REFUSES: the wait may need the source to move on (a collective the
  * source has not joined, a receive from a rank that waits for it), which
- * plain MPICH's eager send would have let it do.  As the silence, far
+ * plain MPI's eager send would have let it do.  As the silence, far
  * above a credit round trip. */
 #define CREDIT_DEFER_NS CREDIT_SILENCE_MIN_NS
 /* The most a gap between two of the destination's credit polls adds to
@@ -474,8 +474,8 @@ int credit_wait(int dst, uint32_t size)
     struct credit_out *o = &omni.credit.out[dst];
     if (o->refused) {
         /* One round, so that the CREDIT that ends the refusal is taken in
-         * even while every send falls back (MPICH's eager sends return
-         * without a progress round). */
+         * even while every send falls back (the underlying MPI's eager sends
+         * return without a progress round). */
         prog_poll();
         return credit_fits(dst, size);
     }
@@ -483,10 +483,10 @@ int credit_wait(int dst, uint32_t size)
     prog_block_enter();
     uint32_t heard = o->heard;
     o->last_ns = omni_now_ns();
-    /* What MPICH carries before the STALL: until it has completed, the
-     * destination may not have the STALL yet (TCP moved a 4 MiB window to
-     * a receiver that shared its core with another process in 150 ms), and
-     * each block it completes restarts the silence. */
+    /* What the MPI underneath carries before the STALL: until it has
+     * completed, the destination may not have the STALL yet (TCP moved a 4 MiB
+     * window to a receiver that shared its core with another process in 150
+     * ms), and each block it completes restarts the silence. */
     uint64_t mark = transport_wire_mark(), done = transport_wire_done();
     unsigned spins = 0;
     int outer = omni.credit.waiting, ok = 0; /* a wait inside a callback */

@@ -4,8 +4,8 @@
  * Contract.  A source has at most its window of item bytes (header
  * included) towards one destination that the destination's application has
  * not yet received; credit_try_take() never waits.  The destination lends
- * the windows: every pair starts from the base window (omni.credit.window), and a
- * pair whose source runs out while the destination consumes what it sent
+ * the windows: every pair starts from the base window (omni.credit.window),
+ * and a pair whose source runs out while the destination consumes what it sent
  * grows (fl_growth), within the pool the destination lends in all.
  *
  * The conversation of one pair, all in control items that go at once
@@ -33,15 +33,15 @@
  *     answers REFUSED at once (unless the window is too small for the
  *     message that stalled: then it grows it);
  *   - a source that was REFUSED with no CREDIT since its STALL sends its
- *     blocking standard sends past the window to MPICH (send.c) until the
- *     next CREDIT or GRANT: a pair that fell back returns to aggregation
- *     as soon as its destination drains.
+ *     blocking standard sends past the window to the MPI underneath (send.c)
+ *     until the next CREDIT or GRANT: a pair that fell back returns to
+ *     aggregation as soon as its destination drains.
  * The clocks: a destination that answers nothing at all (it computes, or
  * sits in a call Omnibus does not drive) is taken as not consuming once
  * it has been silent for credit_silence_ns(), which grows with the gaps
  * the pair's own credit has shown while the source waited, so a slow
- * consumer is not mistaken for a silent one.  Neither a HOLD nor MPICH
- * still moving what the source sent before its STALL is silence.  A
+ * consumer is not mistaken for a silent one.  Neither a HOLD nor the MPI
+ * underneath still moving what the source sent before its STALL is silence.  A
  * deferred answer counts the destination's running time, not the wall's
  * (a gap between two of its polls counts at most CREDIT_POLL_GAP_NS), so
  * a rank that lost its core to another process is not taken for one
@@ -63,8 +63,8 @@
  * other way, through other ranks, so the source, once answered, sends a
  * settling RELEASE along its route that turns each relay's reservation
  * into the growth granted.  A relay sees every later RELEASE of the pair
- * too, so what it carries is the pair's growth, never more.  Control items and
- * the headers of messages on MPICH's path take no credit.  Self-sends have
+ * too, so what it carries is the pair's growth, never more.  Control items
+ * and the headers of messages on the underlying MPI's path take no credit.  Self-sends have
  * an unbounded window; what the application consumes goes straight back.
  */
 #ifndef OMNIBUS_CREDIT_H
@@ -96,14 +96,16 @@ struct credit_out {
     uint32_t heard;     /* CREDIT, GRANT and REFUSED items received: a
                            waiting send sees the destination answer */
     uint64_t last_ns;   /* when the destination last showed life while
-                           this rank waited (an answer, a HOLD, or MPICH
-                           completing a block sent before the STALL) */
+                           this rank waited (an answer, a HOLD, or the
+                           MPI underneath completing a block sent
+                           before the STALL) */
     uint64_t gap_ns;    /* the largest recent gap between two answers while
                            waiting (decays by an eighth a gap) */
     uint8_t stalled;    /* a STALL is unanswered */
     uint8_t fresh;      /* a CREDIT came since the STALL went */
     uint8_t refused;    /* not consuming: until the next CREDIT or GRANT,
-                           blocking sends past the window go to MPICH */
+                           blocking sends past the window go to the
+                           MPI underneath */
     uint8_t listed;     /* in omni.credit.grown_out */
 };
 
@@ -195,9 +197,9 @@ void credit_held(uint32_t peer);
 void credit_relaying(char *copy, const rt_item_hdr *h);
 
 /* Registers the progress poller (omni.credit.poller) of the STALLs
- * credit_stalled left unanswered: a source this rank consumed from since gets its GRANT;
- * the others are REFUSED unless this round is a step of a call that waits
- * for something else, this rank is not itself waiting for credit, and
+ * credit_stalled left unanswered: a source this rank consumed from since gets
+ * its GRANT; the others are REFUSED unless this round is a step of a call that
+ * waits for something else, this rank is not itself waiting for credit, and
  * the STALL has waited less than CREDIT_DEFER_NS of this rank's running
  * time; those left get a HOLD every CREDIT_HOLD_NS. */
 void credit_add_poller(void);
@@ -211,7 +213,7 @@ void credit_stall(int dst, uint32_t size);
 /* A blocking standard send of `size` item bytes past its window: waits,
  * driving progress, while dst consumes, and returns 1 once they fit; 0,
  * at once or later, when dst is not consuming (REFUSED, or silent for
- * credit_silence_ns), and the send goes to MPICH. */
+ * credit_silence_ns), and the send goes to the MPI underneath. */
 int credit_wait(int dst, uint32_t size);
 
 #endif

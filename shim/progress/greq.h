@@ -5,11 +5,11 @@
  * The MPI library completes such a request only when Omnibus calls
  * MPI_Grequest_complete, which Omnibus's progress does.  So every class
  * (mpi/gclass.h) shares two callbacks: poll_fn runs one progress round when
- * MPICH tests the request from outside Omnibus (inside Omnibus's own loops
- * progress is already running; Open MPI has no poll_fn), and cancel_fn
- * withdraws nothing (what these operations sent is on its way; collectives
- * cannot be cancelled).  A class gives its own query_fn, free_fn and
- * wait_fn.
+ * The MPI underneath tests the request from outside Omnibus (inside Omnibus's
+ * own loops progress is already running; Open MPI has no poll_fn), and
+ * cancel_fn withdraws nothing (what these operations sent is on its way;
+ * collectives cannot be cancelled).  A class gives its own query_fn, free_fn
+ * and wait_fn.
  *
  * The error ledger.  MPI reports an operation's error through the
  * completion call, but a generalized request's query_fn can only fill a

@@ -19,7 +19,7 @@ int prog_init(void)
     omni.prog.npollers = 0;
     omni.prog.after_round = omni.prog.poll_work = 0;
     return PMPI_Irecv(NULL, 0, MPI_BYTE, omni.job.rank, PROG_ANCHOR_TAG,
-                      omni.job.wire_comm, &omni.prog.mpich_anchor) == MPI_SUCCESS
+                      omni.job.wire_comm, &omni.prog.under_anchor) == MPI_SUCCESS
                ? 0
                : -1;
 }
@@ -31,19 +31,19 @@ void prog_close(void)
 
 void prog_finalize(void)
 {
-    PMPI_Cancel(&omni.prog.mpich_anchor);
-    PMPI_Wait(&omni.prog.mpich_anchor, MPI_STATUS_IGNORE);
+    PMPI_Cancel(&omni.prog.under_anchor);
+    PMPI_Wait(&omni.prog.under_anchor, MPI_STATUS_IGNORE);
 }
 
 /* Only a rank without wire receives needs it: the transport tests one of
  * those every round. */
-static void mpich_turn(void)
+static void under_turn(void)
 {
-    if (omni.tx.rx_count || ++omni.prog.mpich_rounds < PROG_MPICH_ROUNDS)
+    if (omni.tx.rx_count || ++omni.prog.under_rounds < PROG_UNDER_ROUNDS)
         return;
-    omni.prog.mpich_rounds = 0;
+    omni.prog.under_rounds = 0;
     int flag = 0;
-    PMPI_Test(&omni.prog.mpich_anchor, &flag, MPI_STATUS_IGNORE);
+    PMPI_Test(&omni.prog.under_anchor, &flag, MPI_STATUS_IGNORE);
 }
 
 /* A call that waits flushes first, and then runs rounds with a pause
@@ -98,7 +98,7 @@ void prog_round(void)
     if (omni.tx.soon_count)
         transport_ship_soon();
     transport_flush_stale(sent, waiting);
-    mpich_turn();
+    under_turn();
     omni.prog.in_progress = 0;
     if (omni.prog.poll_work & omni.prog.after_round)
         run_pollers(omni.prog.after_round);
@@ -124,7 +124,7 @@ void prog_yield(void)
     sched_yield();
 }
 
-static int mpich_enter(void)
+static int under_enter(void)
 {
     int was = omni.prog.in_progress;
     omni.prog.in_progress = 1;
@@ -133,7 +133,7 @@ static int mpich_enter(void)
 
 int prog_test(MPI_Request *req, int *flag, MPI_Status *status)
 {
-    int was = mpich_enter();
+    int was = under_enter();
     int rc = PMPI_Test(req, flag, status);
     omni.prog.in_progress = was;
     return rc;
@@ -151,7 +151,7 @@ int prog_testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
             omni_out_of_memory("a status array");
         sts = tmp;
     }
-    int was = mpich_enter();
+    int was = under_enter();
     int rc = PMPI_Testall(n, reqs, flag, sts);
     omni.prog.in_progress = was;
     free(tmp);
@@ -161,7 +161,7 @@ int prog_testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
 int prog_testany(int n, MPI_Request reqs[], int *index, int *flag,
                  MPI_Status *status)
 {
-    int was = mpich_enter();
+    int was = under_enter();
     int rc = PMPI_Testany(n, reqs, index, flag, status);
     omni.prog.in_progress = was;
     return rc;
@@ -170,7 +170,7 @@ int prog_testany(int n, MPI_Request reqs[], int *index, int *flag,
 int prog_testsome(int n, MPI_Request reqs[], int *outcount, int indices[],
                   MPI_Status sts[])
 {
-    int was = mpich_enter();
+    int was = under_enter();
     int rc = PMPI_Testsome(n, reqs, outcount, indices, sts);
     omni.prog.in_progress = was;
     return rc;
@@ -178,7 +178,7 @@ int prog_testsome(int n, MPI_Request reqs[], int *outcount, int indices[],
 
 int prog_get_status(MPI_Request req, int *flag, MPI_Status *status)
 {
-    int was = mpich_enter();
+    int was = under_enter();
     int rc = PMPI_Request_get_status(req, flag, status);
     omni.prog.in_progress = was;
     return rc;
@@ -186,7 +186,7 @@ int prog_get_status(MPI_Request req, int *flag, MPI_Status *status)
 
 int prog_waitall_done(int n, MPI_Request reqs[], MPI_Status sts[])
 {
-    int was = mpich_enter();
+    int was = under_enter();
     int rc = PMPI_Waitall(n, reqs, sts);
     omni.prog.in_progress = was;
     return rc;

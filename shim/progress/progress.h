@@ -5,9 +5,9 @@
  * wrappers.  Every wrapper of a call that can wait on another rank calls
  * prog_block_enter() first (every partly filled buffer goes out, so no rank
  * waits on an item still sitting here) and then waits with prog_wait*(),
- * which keeps polling, forwarding and flushing until the real MPICH request
- * completes, spinning briefly and then yielding when the node is
- * oversubscribed.  Nothing in this module calls an MPI_ entry point (only
+ * which keeps polling, forwarding and flushing until the real request of the
+ * MPI underneath completes, spinning briefly and then yielding when the node
+ * is oversubscribed.  Nothing in this module calls an MPI_ entry point (only
  * PMPI_), so it never re-enters a wrapper.
  */
 #ifndef OMNIBUS_PROGRESS_H
@@ -25,8 +25,8 @@ static inline int omni_enabled(void)
 }
 
 /* With OMNIBUS_PROGRESS=thread, one thread at a time runs Omnibus: every
- * wrapper holds omni.prog.lock from its first to its last Omnibus step.  Without
- * the thread these are a predictable branch. */
+ * wrapper holds omni.prog.lock from its first to its last Omnibus step.
+ * Without the thread these are a predictable branch. */
 static inline void omni_lock(void)
 {
     if (omni.prog.threaded)
@@ -52,9 +52,9 @@ int prog_thread_start(void);
 void prog_thread_stop(void);
 
 /* The work of a progress round besides the transport's: each module that
- * has some (receives whose payload MPICH moves, Isendrecv pairs, buffered
- * sends, neighbourhood schedules) registers its poll function once, at
- * start-up, and gets an id, so that progress calls up into no module.  A
+ * has some (receives whose payload the MPI underneath moves, Isendrecv pairs,
+ * buffered sends, neighbourhood schedules) registers its poll function once,
+ * at start-up, and gets an id, so that progress calls up into no module.  A
  * round calls a poller only while it has work: its module calls
  * prog_has_work(id) whenever it adds some, and the poller returns 0 once
  * none is left.  So an idle round costs one test, not a call per module.
@@ -69,13 +69,14 @@ static inline void prog_has_work(int id)
     omni.prog.poll_work |= 1u << id;
 }
 
-/* MPICH's own progress (MPI 4.1 §3.7.4).  A rank whose peers are all node
- * rings makes no MPICH call in a progress round, yet MPICH's own operations
- * may need it inside MPICH: another rank's nonblocking collective, the
- * answer that completes a rendezvous send to this rank.  prog_init posts a
- * receive that never matches (the anchor); on such a rank every
- * PROG_MPICH_ROUNDS-th round tests it, and a PMPI_Test of an incomplete
- * request runs MPICH's progress engine.  prog_finalize cancels it. */
+/* The underlying MPI's own progress (MPI 4.1 §3.7.4).  A rank whose peers are
+ * all node rings makes no call into the MPI underneath in a progress round,
+ * yet the underlying MPI's own operations may need it inside the MPI
+ * underneath: another rank's nonblocking collective, the answer that completes
+ * a rendezvous send to this rank.  prog_init posts a receive that never
+ * matches (the anchor); on such a rank every PROG_UNDER_ROUNDS-th round tests
+ * it, and a PMPI_Test of an incomplete request runs the underlying MPI's
+ * progress engine.  prog_finalize cancels it. */
 int prog_init(void);
 void prog_finalize(void);
 /* From here on (MPI_Finalize, before the statistics are reduced) no
@@ -86,10 +87,11 @@ void prog_close(void);
 void prog_block_enter(void);
 
 /* Rounds between two tests of the anchor on a rank whose rounds call no
- * MPICH function: a test runs MPICH's progress engine, about 20 ns over
- * shared memory, so this adds a third of a nanosecond to a round, and a
- * wait loop still enters MPICH every few microseconds. */
-#define PROG_MPICH_ROUNDS 64u
+ * function of the MPI underneath: a test runs the underlying MPI's progress
+ * engine, about 20 ns over shared memory, so this adds a third of a nanosecond
+ * to a round, and a wait loop still enters the MPI underneath every few
+ * microseconds. */
+#define PROG_UNDER_ROUNDS 64u
 
 /* A whole round (prog_poll). */
 void prog_round(void);
@@ -103,29 +105,30 @@ void prog_round(void);
 static inline void prog_poll(void)
 {
     if (!omni.prog.poll_work && transport_quiet() &&
-        omni.prog.mpich_rounds + 1 < PROG_MPICH_ROUNDS) {
-        omni.prog.mpich_rounds++;
+        omni.prog.under_rounds + 1 < PROG_UNDER_ROUNDS) {
+        omni.prog.under_rounds++;
         return;
     }
     prog_round();
 }
 
-/* Drives progress until *req (a real MPICH request, or a generalized one that
- * Omnibus completes) is complete; returns what PMPI_Test returned, with the
- * status filled as PMPI_Test fills it. */
+/* Drives progress until *req (a real request of the MPI underneath, or a
+ * generalized one that Omnibus completes) is complete; returns what PMPI_Test
+ * returned, with the status filled as PMPI_Test fills it. */
 int prog_wait(MPI_Request *req, MPI_Status *status);
 
-/* The tail of a call run as an MPICH nonblocking form: rc is what starting
- * *req returned; on success waits for it with progress. */
+/* The tail of a call run as a nonblocking form of the MPI underneath: rc is
+ * what starting *req returned; on success waits for it with progress. */
 static inline int prog_wait_started(int rc, MPI_Request *req)
 {
     return rc == MPI_SUCCESS ? prog_wait(req, MPI_STATUS_IGNORE) : rc;
 }
 
-/* MPICH's completion calls, made with progress switched off: MPICH calls a
- * generalized request's poll_fn from inside them, and progress must not run
- * in the middle of an Omnibus wrapper (a receive completing inside
- * PMPI_Testall would escape what the wrapper saw before the call). */
+/* The underlying MPI's completion calls, made with progress switched off: the
+ * MPI underneath calls a generalized request's poll_fn from inside them, and
+ * progress must not run in the middle of an Omnibus wrapper (a receive
+ * completing inside PMPI_Testall would escape what the wrapper saw before the
+ * call). */
 int prog_test(MPI_Request *req, int *flag, MPI_Status *status);
 int prog_testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[]);
 int prog_testany(int n, MPI_Request reqs[], int *index, int *flag,
@@ -134,8 +137,8 @@ int prog_testsome(int n, MPI_Request reqs[], int *outcount, int indices[],
                   MPI_Status sts[]);
 int prog_get_status(MPI_Request req, int *flag, MPI_Status *status);
 /* PMPI_Waitall, for an array whose every request PMPI_Request_get_status
- * has seen complete, so that MPICH does not block in it.  Quirk Q2
- * (mpi/quirks.h): MPICH 4.0.2's
+ * has seen complete, so that the MPI underneath does not block in it.  Quirk
+ * Q2 (mpi/quirks.h): MPICH 4.0.2's
  * Testall is no stand-in for its Waitall: it reports MPI_ERR_IN_STATUS,
  * with no status carrying an error, for a persistent collective request
  * (tests/mpi/completion_calls_agree.c). */

@@ -7,17 +7,17 @@
 #include <unistd.h>
 
 /* Rings carry whole blocks; a block larger than this gains nothing from a
- * ring (one copy of a megabyte costs what MPICH's own copy does) and would
- * make every rank hold node_size rings of twice that. */
+ * ring (one copy of a megabyte costs what the underlying MPI's own copy does)
+ * and would make every rank hold node_size rings of twice that. */
 #define SHM_MAX_BLOCK ((size_t)1 << 20)
 #define SHM_MIN_RING ((size_t)64 << 10)
 
 /* A message goes alone through a ring when it fits one record of a ring
  * of SHM_ALONE_RING (rg_max_record: 128 KiB less 8 bytes): up to there a
- * message alone beats a header and an MPICH payload, which waits for a
- * round of Omnibus's in the middle, and above it the single-copy read or
- * MPICH's own path is the faster (docs/design/transport.md, Messages above
- * the threshold). */
+ * message alone beats a header and a payload of the MPI underneath, which
+ * waits for a round of Omnibus's in the middle, and above it the single-copy
+ * read or The underlying MPI's own path is the faster
+ * (docs/design/transport.md, Messages above the threshold). */
 #define SHM_ALONE_RING ((size_t)256 << 10)
 
 /* Where the lines a producer writes were last held matters more than room.

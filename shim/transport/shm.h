@@ -1,7 +1,7 @@
 /* shm: the node rings, blocks between ranks of one node through MPI-3
  * shared memory instead of PMPI_Isend: a block costs a copy and a release
- * store instead of an MPICH send, its test and a receive posted again
- * (docs/design/transport.md, Node rings; docs/design/decisions.md).
+ * store instead of a send of the MPI underneath, its test and a receive posted
+ * again (docs/design/transport.md, Node rings; docs/design/decisions.md).
  *
  * Each rank allocates, in one MPI_Win_allocate_shared window on its node's
  * communicator, one incoming ring (router/ring.h) per rank of the node; the

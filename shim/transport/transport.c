@@ -402,15 +402,15 @@ void transport_flush_stale(int sent, int waiting)
     omni.tx.rounds++;
 }
 
-/* Whether MPICH request *req is complete; if it is, frees it, with its
- * status in *st.  MPICH 4.0 turns its progress engine in every PMPI_Test,
- * even of a complete request (534 ns over TCP), while
+/* Whether *req, a request of the MPI underneath, is complete; if it is, frees
+ * it, with its status in *st.  MPICH 4.0 turns its progress engine in every
+ * PMPI_Test, even of a complete request (534 ns over TCP), while
  * PMPI_Request_get_status turns it only for an incomplete one and
  * PMPI_Wait of a complete one does not: measured over TCP, 42 ns for a
  * complete request against 544, and the same turn as PMPI_Test (482 ns)
  * for an incomplete one.  So a send that completed in an earlier turn is
  * reaped, and a block that arrived in one is taken, without another. */
-static int mpich_take_if_done(MPI_Request *req, MPI_Status *st)
+static int under_take_if_done(MPI_Request *req, MPI_Status *st)
 {
     int done = 0;
     PMPI_Request_get_status(*req, &done, st);
@@ -425,7 +425,7 @@ void transport_reap_sends(void)
         ring_push_backlogs();
     while (omni.tx.inflight_count > 0) {
         omni_inflight *f = &omni.tx.inflight[omni.tx.inflight_head];
-        if (!mpich_take_if_done(&f->req, MPI_STATUS_IGNORE))
+        if (!under_take_if_done(&f->req, MPI_STATUS_IGNORE))
             return;
         block_put(f->block);
         omni.tx.inflight_head = (omni.tx.inflight_head + 1) % omni.tx.inflight_cap;
@@ -452,8 +452,8 @@ static void rx_post(omni_inflight *slot, omni_block *b)
 /* A slot whose block was taken is posted again at the start of the next
  * round, not at once: the reply a delivered message provokes then leaves
  * before the PMPI_Irecv is paid, which moves it off the latency path.  The
- * other slots stay posted meanwhile, and MPICH keeps a block that finds
- * none.  A round takes at most one block and first posts the slot the
+ * other slots stay posted meanwhile, and the MPI underneath keeps a block that
+ * finds none.  A round takes at most one block and first posts the slot the
  * previous one took, so only the slot just before rx_head is ever
  * unposted, and slots are still posted in the order blocks are taken. */
 static void rx_repost_taken(void)
@@ -492,9 +492,9 @@ static void rings_poll(void)
     }
 }
 
-/* At most one block per call, from the oldest posted receive: MPICH 4.0
- * turns its progress engine in every test call, even of a request already
- * complete (PMPI_Test of one: 534 ns over TCP, an epoll_wait), so testing
+/* At most one block per call, from the oldest posted receive: every test
+ * call turns the progress engine, even of a request already complete
+ * (under_take_if_done; an epoll_wait over TCP), so testing
  * the next slot after taking a block paid a second turn on the latency
  * path of every reply, and PMPI_Testsome over all slots costs twice a
  * PMPI_Test over shared memory (40 ns against 20).  A round makes one turn
@@ -502,7 +502,7 @@ static void rings_poll(void)
  * a wait loop runs at once.  Taking one block per call also keeps blocks
  * that keep arriving from starving the rest of progress (payload
  * completions, reaping, flushing).  Blocks are delivered in the order
- * their receives were posted, the order MPICH matched them in. */
+ * their receives were posted, the order the MPI underneath matched them in. */
 void transport_poll_arrivals(void)
 {
     if (omni.tx.ring_nrx)
@@ -514,7 +514,7 @@ void transport_poll_arrivals(void)
     omni_inflight *slot = &omni.tx.rx[omni.tx.rx_head];
     int bytes = 0;
     MPI_Status st;
-    if (!mpich_take_if_done(&slot->req, &st))
+    if (!under_take_if_done(&slot->req, &st))
         return;
     PMPI_Get_count(&st, MPI_BYTE, &bytes);
     omni_block *b = slot->block;
@@ -542,7 +542,8 @@ int transport_init(transport_block_fn on_block, transport_record_fn on_record)
     for (int p = 0; p < omni.job.size; p++)
         omni.tx.peers[p].dirty_next = -1;
     omni.tx.dirty_head = -1;
-    /* Wire receives only when some rank sends here through MPICH. */
+    /* Wire receives only when some rank sends here through the MPI
+     * underneath. */
     omni.tx.rx_count = omni.tx.ring_npeers < omni.job.size - 1 ? RX_SLOTS : 0;
     for (int i = 0; i < omni.tx.rx_count; i++)
         rx_post(&omni.tx.rx[i], transport_block_get());

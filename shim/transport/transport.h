@@ -8,13 +8,13 @@
  * never leaves: shipping it delivers it in place (deliver.h).  A block for
  * a rank of this node goes into the node ring to it (shm.h), or, while
  * that ring is full, to the end of the peer's backlog, which progress
- * moves into the ring in order; any other block goes to MPICH (PMPI_Isend
- * on wire_comm).  Each link uses one of the two paths for the whole job,
- * so it stays FIFO.
+ * moves into the ring in order; any other block goes to the MPI underneath
+ * (PMPI_Isend on wire_comm).  Each link uses one of the two paths for the
+ * whole job, so it stays FIFO.
  *
  * Receive side: the node rings, each read in order, and, when some rank
- * sends here through MPICH, a ring of PMPI_Irecv(MPI_ANY_SOURCE) on
- * wire_comm, processed strictly in posting order.  MPI matches one sender's
+ * sends here through the MPI underneath, a ring of PMPI_Irecv(MPI_ANY_SOURCE)
+ * on wire_comm, processed strictly in posting order.  MPI matches one sender's
  * messages to identical receives in posting order, so processing the ring
  * in order keeps every link FIFO.  Each block taken in goes, in that order,
  * to the delivery function the engine gave transport_init (deliver.h),
@@ -110,15 +110,15 @@ static inline char *transport_reserve_in_fill(int dst, uint32_t size);
 void transport_unreserve(int dst, uint32_t size);
 
 /* Messages of up to this many payload bytes (and above the threshold) go
- * to a peer reached through MPICH as one item alone in a block of their
- * own, copied at both ends, rather than as a LARGE header and an MPICH
- * payload, whose receive can be posted only once the header has matched:
+ * to a peer reached through the MPI underneath as one item alone in a
+ * block of their own, copied at both ends, rather than as a LARGE header
+ * and a payload, whose receive can be posted only once the header has matched:
  * up to here the wait for the match costs more than the copies
  * (docs/design/transport.md, Messages above the threshold). */
 #define TRANSPORT_WIRE_ALONE_MAX 65536
 /* The same bound for a send whose caller goes on while it travels (a
  * nonblocking one): with several in flight the two copies cost more than
- * the header, and MPICH moves the payloads without them (measured in the
+ * the header, and the MPI underneath moves the payloads without them (measured in the
  * same section). */
 #define TRANSPORT_WIRE_ALONE_NB_MAX 16384
 
@@ -126,9 +126,9 @@ void transport_unreserve(int dst, uint32_t size);
  * item alone, to world rank dst: dst is another rank and its own next hop,
  * and the item fits omni.tx.ring_alone_max (a node-ring peer) or one block and
  * TRANSPORT_WIRE_ALONE_MAX, or TRANSPORT_WIRE_ALONE_NB_MAX unless the
- * caller waits for the send (`blocking`) (a peer reached through MPICH).
- * Through a ring a message moves by copies only, which up to that size
- * costs less than the LARGE header and MPICH payload of send.h
+ * caller waits for the send (`blocking`) (a peer reached through the MPI
+ * underneath).  Through a ring a message moves by copies only, which up to
+ * that size costs less than the LARGE header and the payload of send.h
  * (docs/design/transport.md, Messages above the threshold). */
 static inline int transport_alone_ok(int dst, size_t bytes, int blocking)
 {
@@ -159,7 +159,8 @@ char *transport_ring_reserve(int dst, uint32_t size);
 void transport_ring_commit(int dst, uint32_t size);
 void transport_block_drop(omni_block *b);
 /* A block leaves for next-hop peer p (not this rank): counted in the
- * statistics, then into p's node ring (or its backlog) or to MPICH. */
+ * statistics, then into p's node ring (or its backlog) or to the MPI
+ * underneath. */
 void transport_ship_block(int p, omni_block *b);
 
 /* Ships the buffer of next-hop peer p now (reason counted in the stats). */
@@ -178,12 +179,12 @@ void transport_ship_soon(void);
 
 /* Ships every non-empty buffer. */
 void transport_flush_all(uint64_t *reason);
-/* The blocks handed to MPICH so far, as a mark: once
- * transport_wire_done() reaches it, MPICH has completed every one of
- * them.  Blocks complete in the order they left (the in-flight ring is
- * reaped in order), and a send MPICH moves by rendezvous completes only
- * when its receiver has taken it in, so a waiting sender can tell a
- * receiver that has not yet had its words from one that is silent. */
+/* The blocks handed to the MPI underneath so far, as a mark: once
+ * transport_wire_done() reaches it, the MPI underneath has completed every one
+ * of them.  Blocks complete in the order they left (the in-flight ring is
+ * reaped in order), and a send the MPI underneath moves by rendezvous
+ * completes only when its receiver has taken it in, so a waiting sender can
+ * tell a receiver that has not yet had its words from one that is silent. */
 static inline uint64_t transport_wire_mark(void)
 {
     return omni.tx.inflight_done + (uint64_t)omni.tx.inflight_count;
@@ -230,8 +231,8 @@ int transport_sent_since_round(void);
 void transport_flush_stale(int sent, int waiting);
 
 /* Processes arrived blocks in order: up to a turn of each node ring, and
- * at most one wire block, with one test of one MPICH request (transport.c
- * says why). */
+ * at most one wire block, with one test of one request of the MPI underneath
+ * (transport.c says why). */
 void transport_poll_arrivals(void);
 /* Moves blocks waiting for room into their node rings, and returns
  * completed outgoing blocks to the free list. */

@@ -909,10 +909,10 @@ static void test_collectives_default_to_omnibus(void)
               s.collectives == CFG_COLLECTIVES_OMNIBUS,
           "unset OMNIBUS_COLLECTIVES must let Omnibus run the small "
           "collectives (%d), got %d", CFG_COLLECTIVES_OMNIBUS, s.collectives);
-    expect_accepted("OMNIBUS_COLLECTIVES", "mpich", &s);
-    CHECK(s.collectives == CFG_COLLECTIVES_MPICH,
-          "OMNIBUS_COLLECTIVES=mpich must give %d, got %d",
-          CFG_COLLECTIVES_MPICH, s.collectives);
+    expect_accepted("OMNIBUS_COLLECTIVES", "mpi", &s);
+    CHECK(s.collectives == CFG_COLLECTIVES_MPI,
+          "OMNIBUS_COLLECTIVES=mpi must give %d, got %d",
+          CFG_COLLECTIVES_MPI, s.collectives);
     expect_accepted("OMNIBUS_COLLECTIVES", "omnibus", &s);
     CHECK(s.collectives == CFG_COLLECTIVES_OMNIBUS,
           "OMNIBUS_COLLECTIVES=omnibus must give %d, got %d",
@@ -922,7 +922,8 @@ static void test_collectives_default_to_omnibus(void)
 static void test_collectives_rejects_other_values(void)
 {
     expect_refused("OMNIBUS_COLLECTIVES", "");
-    expect_refused("OMNIBUS_COLLECTIVES", "MPICH");
+    expect_refused("OMNIBUS_COLLECTIVES", "MPI");
+    expect_refused("OMNIBUS_COLLECTIVES", "mpich");
     expect_refused("OMNIBUS_COLLECTIVES", "auto");
     expect_refused("OMNIBUS_COLLECTIVES", "off");
 }
@@ -1279,9 +1280,9 @@ static void test_choices_follow_their_enums(void)
     expect_accepted("OMNIBUS_NEIGHBOR", "grid", &s);
     CHECK(s.neighbor == CFG_NEIGHBOR_GRID,
           "NEIGHBOR=grid must give CFG_NEIGHBOR_GRID, got %d", (int)s.neighbor);
-    expect_accepted("OMNIBUS_COLLECTIVES", "mpich", &s);
-    CHECK(s.collectives == CFG_COLLECTIVES_MPICH,
-          "COLLECTIVES=mpich must give CFG_COLLECTIVES_MPICH, got %d",
+    expect_accepted("OMNIBUS_COLLECTIVES", "mpi", &s);
+    CHECK(s.collectives == CFG_COLLECTIVES_MPI,
+          "COLLECTIVES=mpi must give CFG_COLLECTIVES_MPI, got %d",
           (int)s.collectives);
 }
 
