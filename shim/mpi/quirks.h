@@ -34,7 +34,7 @@
  *      completed persistent collective request, where `MPI_Waitall`
  *      succeeds.
  *      Omnibus: its `MPI_Waitall` never stands in a Testall for MPICH's
- *      Waitall (`mpich_waitall` in engine/request.c, `prog_waitall_done`
+ *      Waitall (`under_waitall` in engine/request.c, `prog_waitall_done`
  *      in progress/progress.h); a program that meets the false error and
  *      completes its requests with `MPI_Waitall` then finalizes cleanly.
  *      Tests: completion_calls_agree, persistent_coll_any_order (waitall,
