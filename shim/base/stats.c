@@ -148,7 +148,7 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *most,
             (unsigned long long)t[S_URGENT], (unsigned long long)t[S_QUIET],
             (unsigned long long)t[S_ANSWER]);
     fprintf(f, "\"neighbor\":{\"collectives\":%llu,\"messages\":%llu,"
-               "\"mpich_collectives\":%llu},",
+               "\"under_collectives\":%llu},",
             (unsigned long long)t[S_NBR_COLLS],
             (unsigned long long)t[S_NBR_MSGS],
             (unsigned long long)t[S_NBR_UNDER]);
