@@ -580,7 +580,7 @@ int cfg_record_diff(const long long *a, int rank_a, const long long *b,
     return -1;
 }
 
-int cfg_shm_wanted(const cfg_settings *s, int mpi_on_network)
+int cfg_shm_wanted(const cfg_settings *s, int under_on_network)
 {
     switch (s->shm) {
     case CFG_SHM_ON:
@@ -588,7 +588,7 @@ int cfg_shm_wanted(const cfg_settings *s, int mpi_on_network)
     case CFG_SHM_OFF:
         return 0;
     default:
-        return !mpi_on_network;
+        return !under_on_network;
     }
 }
 

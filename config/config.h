@@ -227,11 +227,11 @@ int cfg_btl_is_network(const char *btl);
 
 /* Whether blocks between ranks of one node go through the node rings
  * (shim/transport/shm.h): auto means yes unless the MPI library was told
- * to keep off shared memory (mpi_on_network: UCX_TLS as
+ * to keep off shared memory (under_on_network: UCX_TLS as
  * cfg_ucx_tls_is_network reads it, or OMPI_MCA_btl as cfg_btl_is_network
  * does; shim/mpi/hint.h), which a user does to make ranks of one node talk
  * as if over a network. */
-int cfg_shm_wanted(const cfg_settings *s, int mpi_on_network);
+int cfg_shm_wanted(const cfg_settings *s, int under_on_network);
 
 /* 0 on success; -1 with a one-line message in err (no trailing newline). */
 int cfg_load(cfg_settings *out, cfg_lookup_fn lookup, void *ctx, char *err,
