@@ -32,8 +32,8 @@ typedef struct {
 static int remote_size(MPI_Comm c)
 {
     int inter, n;
-    MPI_OK(MPI_Comm_test_inter(c, &inter));
-    MPI_OK(inter ? MPI_Comm_remote_size(c, &n) : MPI_Comm_size(c, &n));
+    CHECK_MPI(MPI_Comm_test_inter(c, &inter));
+    CHECK_MPI(inter ? MPI_Comm_remote_size(c, &n) : MPI_Comm_size(c, &n));
     return n;
 }
 
@@ -78,7 +78,7 @@ static void alltoallv(MPI_Comm c, const char *comm, const direction *d)
 {
     call_args a;
     args_of(&a, c, d);
-    MPI_OK(MPI_Alltoallv(a.sbuf, a.scounts, a.displs, d->stype, a.rbuf,
+    CHECK_MPI(MPI_Alltoallv(a.sbuf, a.scounts, a.displs, d->stype, a.rbuf,
                          a.rcounts, a.displs, d->rtype, c));
     CHECK_FILLED(a.rbuf, sizeof a.rbuf, GUARD,
                  "MPI_Alltoallv on %s, %s: an empty piece writes nothing",
@@ -90,7 +90,7 @@ static void alltoallw(MPI_Comm c, const char *comm, const direction *d)
 {
     call_args a;
     args_of(&a, c, d);
-    MPI_OK(MPI_Alltoallw(a.sbuf, a.scounts, a.displs, a.stypes, a.rbuf,
+    CHECK_MPI(MPI_Alltoallw(a.sbuf, a.scounts, a.displs, a.stypes, a.rbuf,
                          a.rcounts, a.displs, a.rtypes, c));
     CHECK_FILLED(a.rbuf, sizeof a.rbuf, GUARD,
                  "MPI_Alltoallw on %s, %s: an empty piece writes nothing",
@@ -103,16 +103,16 @@ int main(int argc, char **argv)
     tl_init(&argc, &argv, 2, TL_MAX_RANKS);
     int me = tl_rank();
     MPI_Datatype empty;
-    MPI_OK(MPI_Type_contiguous(0, MPI_INT, &empty));
-    MPI_OK(MPI_Type_commit(&empty));
+    CHECK_MPI(MPI_Type_contiguous(0, MPI_INT, &empty));
+    CHECK_MPI(MPI_Type_commit(&empty));
     const direction dirs[2] = {
         {"0 MPI_INT sent, 1 empty element received", 0, MPI_INT, 1, empty},
         {"1 empty element sent, 0 MPI_INT received", 1, empty, 0, MPI_INT},
     };
 
     MPI_Comm half, inter;
-    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half));
-    MPI_OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, me % 2 ? 0 : 1, 7,
+    CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half));
+    CHECK_MPI(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, me % 2 ? 0 : 1, 7,
                                 &inter));
 
     for (int k = 0; k < 2; k++) {
@@ -121,8 +121,8 @@ int main(int argc, char **argv)
         alltoallw(inter, "an intercommunicator", &dirs[k]);
     }
 
-    MPI_OK(MPI_Comm_free(&inter));
-    MPI_OK(MPI_Comm_free(&half));
-    MPI_OK(MPI_Type_free(&empty));
+    CHECK_MPI(MPI_Comm_free(&inter));
+    CHECK_MPI(MPI_Comm_free(&half));
+    CHECK_MPI(MPI_Type_free(&empty));
     return tl_finalize();
 }
