@@ -30,6 +30,7 @@ typedef struct {
     int *lru_next, *lru_prev; /* the same, latest append first */
     int head, lru_head, lru_tail, filling;
     uint64_t epoch;
+    ad_rate rate;
     double held;              /* bytes arrived since the latest poll */
     double arriving[RT_MAX_DIMS]; /* items shipped since the latest poll,
                                      by dimension: by symmetry, what
@@ -158,18 +159,27 @@ static int arrivals(sim *s)
 }
 
 /* A progress round of a rank that sent since the previous one: the idle
- * verdict, oldest append first (router/adapt.h). */
+ * verdict, oldest append first, and the rate the next rounds' verdicts
+ * read, fed with the buffers this round wrote, latest append first
+ * (router/adapt.h, as the transport's round does). */
 static void round_end(sim *s, int appended)
 {
     ad_policy pol = {.idle_rounds = s->p->idle_rounds, .flush_ns = 0};
+    uint64_t idle_after = ad_idle_after(&pol, &s->rate, s->filling);
+    int written = 0;
+    for (int i = s->lru_head; i >= 0 && s->stamp[i] == s->epoch;
+         i = s->lru_next[i])
+        written++;
     while (s->lru_tail >= 0 &&
-           ad_at_round(&pol, s->epoch, 1, s->stamp[s->lru_tail], 0) ==
+           ad_at_round(idle_after, s->epoch, 1, s->stamp[s->lru_tail], 0) ==
                AD_SHIP_IDLE)
         ship(s, s->lru_tail, &s->r->idle);
     track_peak(s);
     s->held = 0;
-    if (appended)
+    if (appended) {
+        ad_rate_round(&s->rate, written);
         s->epoch++;
+    }
 }
 
 static uint64_t rng_next(uint64_t *x)
@@ -262,7 +272,7 @@ int pl_sim_rank(const pl_traffic *t, const pl_sim_params *p,
     if (n == 0)
         return 0;
     sim s = {.t = t, .p = p, .r = r, .head = -1, .lru_head = -1,
-             .lru_tail = -1};
+             .lru_tail = -1, .rate = ad_rate_start()};
     size_t nn = (size_t)n;
     s.len = calloc(nn, sizeof *s.len);
     s.stamp = calloc(nn, sizeof *s.stamp);

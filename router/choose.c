@@ -1,5 +1,6 @@
 /* choose.c: the closed-form score of a grid and `auto`'s pick (choose.h). */
 #include "router/choose.h"
+#include "router/adapt.h"
 
 /* x^n by squaring: the library links no libm. */
 static double ipow(double x, uint64_t n)
@@ -43,6 +44,56 @@ double rc_items_per_block(const rc_rule *r, int s, double h, int K)
     return best;
 }
 
+/* Items per send along a dimension of s ranks out of P. */
+static double hops_along(double P, int s)
+{
+    return (P - P / s) / (P - 1);
+}
+
+/* The rule with R the wait router/adapt.h gives a rank of K peers on this
+ * grid: OMNIBUS_IDLE_ROUNDS x F / w, w = sum over d of (s_d - 1) p_d the
+ * buffers a round writes and F the buffers filling, at most the cap.  A
+ * buffer that left stays empty until its next append, 1 / p_d rounds of
+ * a cycle of n_d / x_d (n_d items a block, x_d a round), so F is the sum
+ * of (s_d - 1)(1 - x_d / (p_d n_d)); since n_d depends on R in turn, a few
+ * rounds of the two settle both. */
+static rc_rule with_wait(const rc_rule *r, double P, int ndims,
+                         const int *dims, int K)
+{
+    rc_rule out = *r;
+    if (r->poll <= 0)
+        return out;
+    double w = 0;
+    for (int d = 0; d < ndims; d++) {
+        if (dims[d] < 2)
+            continue;
+        double share = hops_along(P, dims[d]) / (double)(dims[d] - 1);
+        double miss = share < 1 ? ipow(1 - share, (uint64_t)r->poll) : 0;
+        w += (double)(dims[d] - 1) * (1 - miss);
+    }
+    ad_policy pol = {.idle_rounds = r->idle_rounds};
+    ad_rate rate = {.written = w > 1 ? (uint64_t)(w * AD_RATE_ONE)
+                                     : AD_RATE_ONE};
+    double filling = K < r->cap ? K : r->cap;
+    for (int settle = 0; settle < 8; settle++) {
+        out.idle_rounds = ad_idle_after(&pol, &rate, (int)(filling + 0.5));
+        double f = 0;
+        for (int d = 0; d < ndims; d++) {
+            if (dims[d] < 2)
+                continue;
+            double h = hops_along(P, dims[d]);
+            double share = h / (double)(dims[d] - 1);
+            double x = (double)r->poll * share;
+            double p = share < 1 ? 1 - ipow(1 - share, (uint64_t)r->poll) : 1;
+            double n = rc_items_per_block(&out, dims[d], h, K);
+            double empty = x / (p * n);
+            f += (double)(dims[d] - 1) * (empty < 1 ? 1 - empty : 0);
+        }
+        filling = f < r->cap ? f : r->cap;
+    }
+    return out;
+}
+
 double rc_score(const rc_rule *r, int nranks, int ndims, const int *dims)
 {
     if (nranks < 2)
@@ -51,12 +102,13 @@ double rc_score(const rc_rule *r, int nranks, int ndims, const int *dims)
     int K = 0;
     for (int d = 0; d < ndims; d++)
         K += dims[d] - 1;
+    rc_rule waits = with_wait(r, P, ndims, dims, K);
     double score = 0;
     for (int d = 0; d < ndims; d++) {
         if (dims[d] < 2)
             continue;
-        double h = (P - P / dims[d]) / (P - 1);
-        score += h / rc_items_per_block(r, dims[d], h, K);
+        double h = hops_along(P, dims[d]);
+        score += h / rc_items_per_block(&waits, dims[d], h, K);
     }
     return score;
 }

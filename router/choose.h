@@ -8,8 +8,13 @@
  * a rank appends h_d items per send (routing.md, How many hops) over its
  * s_d - 1 buffers there, and a buffer carries the fewest of
  *  - full:  the items one buffer holds, B / item;
- *  - idle:  a buffer leaves after R = OMNIBUS_IDLE_ROUNDS sending rounds
- *           without an append; a round of `poll` sends appends x = poll h_d
+ *  - idle:  a buffer leaves after R sending rounds without an append,
+ *           router/adapt.h's wait: OMNIBUS_IDLE_ROUNDS x F / w (at least
+ *           OMNIBUS_IDLE_ROUNDS) for F = min(K, cap) buffers filling, of
+ *           which a round writes w = sum over d of (s_d - 1) p_d (p_d
+ *           below); rc_score
+ *           passes rc_items_per_block a rule whose idle_rounds is that R.
+ *           A round of `poll` sends appends x = poll h_d
  *           / (s_d - 1) items to it on average, and any with chance p =
  *           1 - (1 - h_d / (s_d - 1))^poll; after each round that appends,
  *           the next R all miss with chance q^R (q = 1 - p), so a block

@@ -51,6 +51,7 @@ typedef struct omni_tx {
                                after which something had been appended */
     uint64_t rounds;        /* progress rounds so far */
     ad_policy adapt;        /* when partly filled buffers leave */
+    ad_rate rate;           /* buffers a sending round writes (adapt.h) */
     omni_inflight *inflight;/* ring of blocks handed to the MPI underneath */
     int inflight_cap, inflight_head, inflight_count;
     uint64_t inflight_done; /* of those, how many the MPI underneath

@@ -373,12 +373,16 @@ int transport_sent_since_round(void)
 void transport_flush_stale(int sent, int waiting)
 {
     int appended = sent || transport_sent_since_round();
+    uint64_t idle_after =
+        ad_idle_after(&omni.tx.adapt, &omni.tx.rate, omni.tx.dirty_count);
+    int written = 0;
     uint64_t now = 0;
     int p = omni.tx.dirty_head;
     while (p >= 0) {
         omni_peer *peer = &omni.tx.peers[p];
         int next = peer->dirty_next;
-        switch (ad_at_round(&omni.tx.adapt, omni.tx.epoch, sent, peer->stamp,
+        written += peer->stamp == omni.tx.epoch;
+        switch (ad_at_round(idle_after, omni.tx.epoch, sent, peer->stamp,
                             waiting)) {
         case AD_SHIP_QUIET:
             transport_ship(p, &omni.stats.flush_quiet);
@@ -397,8 +401,10 @@ void transport_flush_stale(int sent, int waiting)
         }
         p = next;
     }
-    if (appended)
+    if (appended) {
+        ad_rate_round(&omni.tx.rate, written);
         omni.tx.epoch++;
+    }
     omni.tx.rounds++;
 }
 
@@ -533,6 +539,7 @@ int transport_init(transport_block_fn on_block, transport_record_fn on_record)
     omni.tx.on_record = on_record;
     omni.tx.adapt = (ad_policy){.idle_rounds = (uint64_t)omni.job.cfg.idle_rounds,
                                 .flush_ns = omni.job.cfg.flush_us * 1000L};
+    omni.tx.rate = ad_rate_start();
     omni.tx.peers = calloc((size_t)omni.job.size, sizeof *omni.tx.peers);
     omni.tx.inflight_cap = INFLIGHT_INITIAL;
     omni.tx.inflight = malloc(sizeof *omni.tx.inflight * (size_t)omni.tx.inflight_cap);

@@ -225,9 +225,11 @@ int transport_sent_since_round(void);
 /* A progress round's verdicts on the partly filled buffers
  * (router/adapt.h): ships those of a rank that waits (`waiting`) and sent
  * nothing of its own since the previous round (`sent`, taken before the
- * round forwarded anything), those idle for OMNIBUS_IDLE_ROUNDS sending
- * rounds and those older than OMNIBUS_FLUSH_US; advances the epoch after a
- * sending round, and counts the round. */
+ * round forwarded anything), those idle (unwritten for OMNIBUS_IDLE_ROUNDS
+ * times the rounds between appends their share of the rank's rate
+ * predicts, ad_idle_after) and those older than OMNIBUS_FLUSH_US; after a
+ * sending round, feeds the rate and advances the epoch; counts the
+ * round. */
 void transport_flush_stale(int sent, int waiting);
 
 /* Processes arrived blocks in order: up to a turn of each node ring, and

@@ -189,16 +189,18 @@ static void test_full_regime_fills_every_block(void)
 static void test_idle_regime_matches_its_closed_form(void)
 {
     pl_sim_params p = {.block = 1 << 20, .item = 32, .cap = 64,
-                       .idle_rounds = 16, .k = 1, .n = 400000};
+                       .idle_rounds = 4, .k = 1, .n = 400000};
     pl_sim_result r;
-    simulate_direct(8, &p, &r);
-    rc_rule rule = {.block = 1 << 20, .item = 32, .idle_rounds = 16,
+    simulate_direct(4, &p, &r);
+    rc_rule rule = {.block = 1 << 20, .item = 32, .idle_rounds = 4,
                     .cap = 64, .poll = 1};
-    double want = rc_items_per_block(&rule, 8, 1.0, 7);
+    int dims[1] = {4};
+    double want = 1 / rc_score(&rule, 4, 1, dims);
     CHECK(close_to(r.appended / r.blocks, want, 0.05),
-          "8 ranks direct polling after every send: a block must carry "
-          "about 1/q^16 = %.2f items (q = 6/7), got %.2f", want,
-          r.appended / r.blocks);
+          "4 ranks direct polling after every send, OMNIBUS_IDLE_ROUNDS=4: "
+          "3 buffers of which a round writes one wait 4 x 3 rounds, so a "
+          "block must carry about 1/q^12 = %.2f items (q = 2/3), got %.2f",
+          want, r.appended / r.blocks);
 }
 
 static void test_stencil_grid_is_mpi_dims_create(void)
