@@ -67,9 +67,9 @@ typedef struct {
     unsigned long given;    /* bit CFG_VAR_x: the user set OMNIBUS_x, so no
                                default replaces it */
     long flush_us;          /* OMNIBUS_FLUSH_US, oldest an item may wait */
-    long idle_rounds;       /* OMNIBUS_IDLE_ROUNDS: progress rounds a buffer
-                               may go unwritten while the rank sends
-                               elsewhere (router/adapt.h) */
+    long idle_rounds;       /* OMNIBUS_IDLE_ROUNDS: expected gaps between
+                               appends a buffer may go unwritten while the
+                               rank sends elsewhere (router/adapt.h) */
     size_t eager_pool;      /* OMNIBUS_EAGER_POOL: unreceived eager bytes a
                                rank accepts, shared among its senders
                                (router/flow.h) */
