@@ -255,7 +255,7 @@ openmpi-leg:
 test: unit mpitests $(PLAN) openmpi-leg
 	@scripts/test/run-tests scripts/test/check-layers tests/layers/check-layers-cycles tests/layers/check-layers-state \
 	    tests/layers/check-layers-names \
-	    scripts/gen/gen-settings scripts/gen/gen-quirks scripts/gen/gen-call-table scripts/test/check-links scripts/test/check-figures \
+	    scripts/gen/gen-settings scripts/gen/gen-stats scripts/gen/gen-quirks scripts/gen/gen-call-table scripts/test/check-links scripts/test/check-figures \
 	    tests/figures/planted-figures tests/install/check-install \
 	    tests/plan/check-keys tests/wrappers/check-request-rows $(UNIT_BINS)
 

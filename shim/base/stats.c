@@ -12,67 +12,80 @@
 #define OMNIBUS_VERSION "unknown (built outside the Makefile)"
 #endif
 
+/* One index per row of counters.def, into the vector the ranks reduce. */
 enum {
-    S_USER, S_DIRECT, S_FORWARDED, S_FWD_CONTROL, S_WIRE_MSGS, S_WIRE_BYTES, S_DELIVERED,
-    S_ACKS, S_WINDOW_FULL, S_RNDV, S_FULL, S_IDLE, S_AGE, S_BLOCK, S_URGENT,
-    S_QUIET, S_ANSWER, S_FWD_HELD,
-    S_OFF_NODE, S_OFF_NODE_BYTES, S_RING, S_RING_ALONE, S_WIRE_ALONE, S_EARLY,
-    S_FALLBACK, S_READ, S_STALLS, S_REFUSALS, S_SILENCES, S_HOLDS, S_GRANTS,
-    S_RECLAIMS,
-    S_NBR_COLLS, S_NBR_MSGS, S_NBR_UNDER, S_COLL_ITEMS,
-    S_DIM0, S_HOP0 = S_DIM0 + RT_MAX_DIMS, S_COUNT = S_HOP0 + RT_MAX_DIMS + 1
+#define STAT(FIELD, HOW, SECTION, KEY, DOC) S_##FIELD,
+#include "shim/base/counters.def"
+#undef STAT
+    S_ROWS,
+    S_DIM0 = S_ROWS, /* then the route lists, summed */
+    S_HOP0 = S_DIM0 + RT_MAX_DIMS,
+    S_COUNT = S_HOP0 + RT_MAX_DIMS + 1
 };
 
-static void collect(uint64_t *v)
+enum stat_how { STATS_SUM, STATS_MAX };
+enum stat_section {
+    STATS_IN_totals, STATS_IN_flushes, STATS_IN_neighbor, STATS_IN_collectives,
+    STATS_IN_flow, STATS_IN_top
+};
+
+/* The rows of counters.def as the file prints them. */
+static const struct stat_row {
+    enum stat_how how;
+    enum stat_section section;
+    const char *key;
+} stat_rows[S_ROWS] = {
+#define STAT(FIELD, HOW, SECTION, KEY, DOC)                                    \
+    [S_##FIELD] = {STATS_##HOW, STATS_IN_##SECTION, #KEY},
+#include "shim/base/counters.def"
+#undef STAT
+};
+
+static const char *const section_names[] = {
+    [STATS_IN_totals] = "totals", [STATS_IN_flushes] = "flushes",
+    [STATS_IN_neighbor] = "neighbor", [STATS_IN_collectives] = "collectives",
+    [STATS_IN_flow] = "flow"};
+
+/* Sets the rows no module counts as it goes: what this rank's figures
+ * come to when the job reports. */
+static void settle(omni_counters *c)
+{
+    c->user_sends = 0;
+    for (int r = 0; r < omni.job.size; r++)
+        c->user_sends += omni.eng.sent_to[r];
+    /* the program's sends only: a collective Omnibus runs is one call */
+    c->user_sends -= c->coll_items;
+    c->aggregated_items = c->user_sends - c->direct_sends - c->rndv_sends -
+                          c->ring_alone - c->wire_alone;
+    c->window_ranks = (uint64_t)omni.credit.ranks;
+    c->peak_fill_bytes =
+        c->peak_filling * (sizeof(omni_block) + omni.job.block_cap);
+    c->memory_bound = stats_memory_bound();
+    c->over_bound = c->peak_bytes > c->memory_bound;
+    c->eager_pool = omni.job.cfg.eager_pool;
+    c->window_base = omni.credit.window;
+}
+
+/* This rank's figures: sums[] for the rows the job adds up and the route
+ * lists, most[] for the rows it takes the largest of (0 elsewhere). */
+static void collect(uint64_t *sums, uint64_t *most)
 {
     const omni_counters *c = &omni.stats;
+    const uint64_t field[S_ROWS] = {
+#define STAT(FIELD, HOW, SECTION, KEY, DOC) [S_##FIELD] = c->FIELD,
+#include "shim/base/counters.def"
+#undef STAT
+    };
     for (int i = 0; i < S_COUNT; i++)
-        v[i] = 0;
-    for (int r = 0; r < omni.job.size; r++) {
-        v[S_USER] += omni.eng.sent_to[r];
-        v[S_HOP0 + omni.job.route_len[r]] += omni.eng.sent_to[r];
-    }
-    /* the program's sends only: a collective Omnibus runs is one call */
-    v[S_USER] -= c->coll_items;
+        sums[i] = most[i] = 0;
+    for (int i = 0; i < S_ROWS; i++)
+        (stat_rows[i].how == STATS_SUM ? sums : most)[i] = field[i];
+    for (int r = 0; r < omni.job.size; r++)
+        sums[S_HOP0 + omni.job.route_len[r]] += omni.eng.sent_to[r];
     for (int h = 0; h <= RT_MAX_DIMS; h++)
-        v[S_HOP0 + h] -= c->coll_by_hops[h];
-    v[S_DIRECT] = c->direct_sends;
-    v[S_FORWARDED] = c->forwarded_items;
-    v[S_FWD_CONTROL] = c->forwarded_control;
-    v[S_WIRE_MSGS] = c->wire_messages;
-    v[S_WIRE_BYTES] = c->wire_bytes;
-    v[S_DELIVERED] = c->delivered;
-    v[S_ACKS] = c->acks_sent;
-    v[S_WINDOW_FULL] = c->window_full;
-    v[S_RNDV] = c->rndv_sends;
-    v[S_FULL] = c->flush_full;
-    v[S_IDLE] = c->flush_idle;
-    v[S_AGE] = c->flush_age;
-    v[S_BLOCK] = c->flush_block;
-    v[S_URGENT] = c->flush_urgent;
-    v[S_QUIET] = c->flush_quiet;
-    v[S_ANSWER] = c->flush_answer;
-    v[S_FWD_HELD] = c->forwarded_held;
-    v[S_OFF_NODE] = c->wire_off_node;
-    v[S_OFF_NODE_BYTES] = c->wire_bytes_off_node;
-    v[S_RING] = c->wire_ring;
-    v[S_RING_ALONE] = c->ring_alone;
-    v[S_WIRE_ALONE] = c->wire_alone;
-    v[S_EARLY] = c->early_payloads;
-    v[S_FALLBACK] = c->window_fallbacks;
-    v[S_READ] = c->read_sends;
-    v[S_STALLS] = c->credit_stalls;
-    v[S_REFUSALS] = c->credit_refusals;
-    v[S_SILENCES] = c->credit_silences;
-    v[S_HOLDS] = c->credit_holds;
-    v[S_GRANTS] = c->window_grants;
-    v[S_RECLAIMS] = c->window_reclaims;
+        sums[S_HOP0 + h] -= c->coll_by_hops[h];
     for (int d = 0; d < RT_MAX_DIMS; d++)
-        v[S_DIM0 + d] = c->wire_by_dim[d];
-    v[S_NBR_COLLS] = c->nbr_collectives;
-    v[S_NBR_MSGS] = c->nbr_messages;
-    v[S_NBR_UNDER] = c->nbr_under;
-    v[S_COLL_ITEMS] = c->coll_items;
+        sums[S_DIM0 + d] = c->wire_by_dim[d];
 }
 
 /* This rank's bound on the block bytes it holds (router/flow.h). */
@@ -95,14 +108,22 @@ static void print_list(FILE *f, const uint64_t *v, int n)
  * file (P lists of P counts), which omnibus-plan --histogram reads. */
 #define STATS_PAIRS_MAX 256
 
-/* The job's largest, over ranks, of each rank's figure (MPI_MAX). */
-enum { M_PEAK, M_BOUND, M_WINDOW, M_FILL, M_RELAY, M_COUNT };
+/* The rows of one section, as `"key":value` pairs. */
+static void print_rows(FILE *f, const uint64_t *t, enum stat_section section)
+{
+    const char *sep = "";
+    for (int i = 0; i < S_ROWS; i++) {
+        if (stat_rows[i].section != section)
+            continue;
+        fprintf(f, "%s\"%s\":%llu", sep, stat_rows[i].key,
+                (unsigned long long)t[i]);
+        sep = ",";
+    }
+}
 
-/* most[]: the maxima above; over: how many ranks held more than their own
- * bound. */
-static void write_json(FILE *f, const uint64_t *t, const uint64_t *most,
-                       uint64_t over,
-                       const uint64_t *pairs)
+/* t[]: every row's figure for the job (sums and maxima alike) and the
+ * route lists; pairs: sends_by_pair's lists, or NULL. */
+static void write_json(FILE *f, const uint64_t *t, const uint64_t *pairs)
 {
     const rt_grid *g = &omni.job.grid;
     int maxhop = g->ndims;
@@ -112,59 +133,11 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *most,
         fprintf(f, "%s%d", d ? "," : "", g->dims[d]);
     fprintf(f, "],\"buffer_size\":%zu,\"threshold\":%zu,\"yield\":%d,",
             omni.job.block_cap, omni.job.threshold, omni.job.yield);
-    fprintf(f, "\"totals\":{\"user_sends\":%llu,\"aggregated_items\":%llu,"
-               "\"forwarded_items\":%llu,\"wire_messages\":%llu,"
-               "\"wire_bytes\":%llu,\"direct_sends\":%llu,"
-               "\"delivered_items\":%llu,\"sync_acks\":%llu,"
-               "\"rendezvous_sends\":%llu,\"wire_messages_off_node\":%llu,"
-               "\"wire_bytes_off_node\":%llu,\"wire_messages_ring\":%llu,"
-               "\"ring_alone_sends\":%llu,\"wire_alone_sends\":%llu,"
-               "\"early_payloads\":%llu,\"forwarded_held\":%llu,"
-               "\"window_fallbacks\":%llu,\"single_copy_sends\":%llu,"
-               "\"forwarded_control_items\":%llu},",
-            (unsigned long long)t[S_USER],
-            (unsigned long long)(t[S_USER] - t[S_DIRECT] - t[S_RNDV] -
-                                 t[S_RING_ALONE] - t[S_WIRE_ALONE]),
-            (unsigned long long)t[S_FORWARDED],
-            (unsigned long long)t[S_WIRE_MSGS],
-            (unsigned long long)t[S_WIRE_BYTES],
-            (unsigned long long)t[S_DIRECT],
-            (unsigned long long)t[S_DELIVERED],
-            (unsigned long long)t[S_ACKS], (unsigned long long)t[S_RNDV],
-            (unsigned long long)t[S_OFF_NODE],
-            (unsigned long long)t[S_OFF_NODE_BYTES],
-            (unsigned long long)t[S_RING], (unsigned long long)t[S_RING_ALONE],
-            (unsigned long long)t[S_WIRE_ALONE],
-            (unsigned long long)t[S_EARLY],
-            (unsigned long long)t[S_FWD_HELD],
-            (unsigned long long)t[S_FALLBACK],
-            (unsigned long long)t[S_READ],
-            (unsigned long long)t[S_FWD_CONTROL]);
-    fprintf(f, "\"flushes\":{\"full\":%llu,\"idle\":%llu,\"age\":%llu,"
-               "\"before_blocking\":%llu,\"urgent\":%llu,\"quiet\":%llu,"
-               "\"answer\":%llu},",
-            (unsigned long long)t[S_FULL], (unsigned long long)t[S_IDLE],
-            (unsigned long long)t[S_AGE], (unsigned long long)t[S_BLOCK],
-            (unsigned long long)t[S_URGENT], (unsigned long long)t[S_QUIET],
-            (unsigned long long)t[S_ANSWER]);
-    fprintf(f, "\"neighbor\":{\"collectives\":%llu,\"messages\":%llu,"
-               "\"under_collectives\":%llu},",
-            (unsigned long long)t[S_NBR_COLLS],
-            (unsigned long long)t[S_NBR_MSGS],
-            (unsigned long long)t[S_NBR_UNDER]);
-    fprintf(f, "\"collectives\":{\"messages\":%llu},",
-            (unsigned long long)t[S_COLL_ITEMS]);
-    fprintf(f, "\"flow\":{\"stalls\":%llu,\"refusals\":%llu,"
-               "\"silences\":%llu,\"holds\":%llu,\"grants\":%llu,"
-               "\"reclaims\":%llu,"
-               "\"window_max_bytes\":%llu,\"window_ranks\":%d,"
-               "\"relay_growth_max_bytes\":%llu},",
-            (unsigned long long)t[S_STALLS], (unsigned long long)t[S_REFUSALS],
-            (unsigned long long)t[S_SILENCES], (unsigned long long)t[S_HOLDS],
-            (unsigned long long)t[S_GRANTS],
-            (unsigned long long)t[S_RECLAIMS],
-            (unsigned long long)most[M_WINDOW],
-            omni.credit.ranks, (unsigned long long)most[M_RELAY]);
+    for (int s = STATS_IN_totals; s < STATS_IN_top; s++) {
+        fprintf(f, "\"%s\":{", section_names[s]);
+        print_rows(f, t, (enum stat_section)s);
+        fprintf(f, "},");
+    }
     fprintf(f, "\"hops_histogram\":[");
     print_list(f, t + S_HOP0, maxhop + 1);
     fprintf(f, "],\"wire_messages_per_dim\":[");
@@ -177,19 +150,12 @@ static void write_json(FILE *f, const uint64_t *t, const uint64_t *most,
             fputc(']', f);
         }
     }
-    fprintf(f, "],\"peak_buffer_bytes_per_rank\":%llu,"
-               "\"peak_fill_bytes_per_rank\":%llu,"
-               "\"memory_bound_bytes\":%llu,\"eager_pool_bytes\":%zu,"
-               "\"ranks_over_memory_bound\":%llu,"
-               "\"window_bytes\":%u,\"window_full_sends\":%llu}\n",
-            (unsigned long long)most[M_PEAK], (unsigned long long)most[M_FILL],
-            (unsigned long long)most[M_BOUND],
-            omni.job.cfg.eager_pool, (unsigned long long)over, omni.credit.window,
-            (unsigned long long)t[S_WINDOW_FULL]);
+    fprintf(f, "],");
+    print_rows(f, t, STATS_IN_top);
+    fprintf(f, "}\n");
 }
 
 static void write_stats_file(const char *path, const uint64_t *t,
-                             const uint64_t *most, uint64_t over,
                              const uint64_t *pairs)
 {
     size_t n = strlen(path) + 16;
@@ -203,7 +169,7 @@ static void write_stats_file(const char *path, const uint64_t *t,
         free(tmp);
         return;
     }
-    write_json(f, t, most, over, pairs);
+    write_json(f, t, pairs);
     if (fclose(f) != 0 || rename(tmp, path) != 0)
         fprintf(stderr, "omnibus: cannot write OMNIBUS_STATS_FILE=%s\n", path);
     free(tmp);
@@ -215,13 +181,15 @@ static void write_stats_file(const char *path, const uint64_t *t,
  * underneath; a send past its pair's window went to the MPI underneath (a
  * blocking one, counted in direct_sends) or by rendezvous (the rest of
  * rendezvous_sends, which also counts the single-copy reads). */
-static void print_summary(const uint64_t *t, const uint64_t *most)
+static void print_summary(const uint64_t *t)
 {
-    double per = t[S_USER] ? (double)t[S_WIRE_MSGS] / (double)t[S_USER] : 0.0;
-    uint64_t alone = t[S_RING_ALONE] + t[S_WIRE_ALONE];
-    uint64_t split = t[S_DIRECT] - t[S_FALLBACK];
-    uint64_t large = alone + t[S_READ] + split;
-    uint64_t past = t[S_FALLBACK] + (t[S_RNDV] - t[S_READ]);
+    double per = t[S_user_sends]
+                     ? (double)t[S_wire_messages] / (double)t[S_user_sends]
+                     : 0.0;
+    uint64_t alone = t[S_ring_alone] + t[S_wire_alone];
+    uint64_t split = t[S_direct_sends] - t[S_window_fallbacks];
+    uint64_t large = alone + t[S_read_sends] + split;
+    uint64_t past = t[S_window_fallbacks] + (t[S_rndv_sends] - t[S_read_sends]);
     fprintf(stderr,
             "omnibus: %d ranks, topology", omni.job.size);
     for (int d = 0; d < omni.job.grid.ndims; d++)
@@ -232,14 +200,14 @@ static void print_summary(const uint64_t *t, const uint64_t *most)
         "single-copy, %llu header+payload; %llu past the window), %llu "
         "forwarded, %llu wire messages (%.4f per send), %llu wire bytes, "
         "peak %llu KiB buffers per rank\n",
-        (unsigned long long)t[S_USER],
-        (unsigned long long)(t[S_USER] - large - past),
+        (unsigned long long)t[S_user_sends],
+        (unsigned long long)(t[S_user_sends] - large - past),
         (unsigned long long)large, (unsigned long long)alone,
-        (unsigned long long)t[S_READ], (unsigned long long)split,
-        (unsigned long long)past, (unsigned long long)t[S_FORWARDED],
-        (unsigned long long)t[S_WIRE_MSGS], per,
-        (unsigned long long)t[S_WIRE_BYTES],
-        (unsigned long long)(most[M_PEAK] / 1024));
+        (unsigned long long)t[S_read_sends], (unsigned long long)split,
+        (unsigned long long)past, (unsigned long long)t[S_forwarded_items],
+        (unsigned long long)t[S_wire_messages], per,
+        (unsigned long long)t[S_wire_bytes],
+        (unsigned long long)(t[S_peak_bytes] / 1024));
 }
 
 /* What each rank sent to each rank, rows by sender, gathered at rank 0
@@ -263,28 +231,20 @@ void stats_report(void)
 {
     if (!omni.job.cfg.stats && !omni.job.cfg.stats_file)
         return;
-    uint64_t mine[S_COUNT], total[S_COUNT];
-    /* Each rank's peak and bound; the file shows the largest of each, and
-     * every rank's peak is within its own bound. */
-    uint64_t mine_most[M_COUNT] = {
-        [M_PEAK] = omni.stats.peak_bytes,
-        [M_BOUND] = stats_memory_bound(),
-        [M_WINDOW] = omni.stats.window_max,
-        [M_RELAY] = omni.stats.relay_carried_max,
-        [M_FILL] = omni.stats.peak_filling *
-                   (sizeof(omni_block) + omni.job.block_cap)};
-    uint64_t most[M_COUNT], over = 0;
-    uint64_t over_mine = mine_most[M_PEAK] > mine_most[M_BOUND];
-    collect(mine);
-    PMPI_Reduce(mine, total, S_COUNT, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-    PMPI_Reduce(mine_most, most, M_COUNT, MPI_UINT64_T, MPI_MAX, 0,
+    uint64_t sums[S_COUNT], most[S_COUNT], total[S_COUNT], largest[S_COUNT];
+    settle(&omni.stats);
+    collect(sums, most);
+    PMPI_Reduce(sums, total, S_COUNT, MPI_UINT64_T, MPI_SUM, 0,
                 MPI_COMM_WORLD);
-    PMPI_Reduce(&over_mine, &over, 1, MPI_UINT64_T, MPI_SUM, 0,
+    PMPI_Reduce(most, largest, S_COUNT, MPI_UINT64_T, MPI_MAX, 0,
                 MPI_COMM_WORLD);
+    for (int i = 0; i < S_ROWS; i++)
+        if (stat_rows[i].how == STATS_MAX)
+            total[i] = largest[i];
     uint64_t *pairs = sends_by_pair();
     if (omni.job.rank == 0 && omni.job.cfg.stats)
-        print_summary(total, most);
+        print_summary(total);
     if (omni.job.rank == 0 && omni.job.cfg.stats_file)
-        write_stats_file(omni.job.cfg.stats_file, total, most, over, pairs);
+        write_stats_file(omni.job.cfg.stats_file, total, pairs);
     free(pairs);
 }
