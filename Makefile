@@ -99,7 +99,7 @@ LIB       := $(BUILD)/$(LIB_NAME)
 
 # omnibus-plan (plan/, docs/planning.md): the planning model, MPI-free,
 # linking config/ and router/ as the library does.
-PLAN_MODEL_SRCS := plan/model.c plan/sim.c
+PLAN_MODEL_SRCS := plan/model.c plan/sim.c plan/job.c
 PLAN := $(BUILD)/omnibus-plan
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)

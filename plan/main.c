@@ -8,8 +8,7 @@
  * `predicted_` prefix, job totals as the file sums them; the plan's own
  * figures (peers, items per block, the trigger) carry other names.
  */
-#include "plan/model.h"
-#include "plan/sim.h"
+#include "plan/job.h"
 #include "config/config.h"
 #include "router/choose.h"
 #include "router/flow.h"
@@ -28,9 +27,6 @@
 #endif
 
 #define MAX_ROWS 12
-/* Ranks simulated one by one; above, rank 0 stands for every rank, which
- * is exact on a complete grid under uniform traffic (all ranks alike). */
-#define SIM_EACH_MAX 64
 
 typedef struct {
     int P, nodes, per_node, cap, rx_blocks, round_robin;
@@ -48,11 +44,7 @@ typedef struct {
 typedef struct {
     char name[64];
     rt_grid g;
-    double sends, forwarded, wire, wire_dim[RT_MAX_DIMS], off_node;
-    double hops[RT_MAX_DIMS + 1];
-    double full, cap, idle, end, appended, items_dim[RT_MAX_DIMS];
-    double peak, peak_fill; /* all blocks held; the filling buffers alone */
-    int npeers, exact;
+    pl_job j;
     int node_grid;     /* positions are node by node whatever the query's
                           placement (auto and nodes place ranks so) */
     uint64_t bound, window;
@@ -83,16 +75,16 @@ static long num_arg(const char *opt, const char *v, long lo)
 
 static const char *trigger(const row *r)
 {
-    double m = r->full;
+    double m = r->j.full;
     const char *name = "full";
-    if (r->cap > m) { m = r->cap; name = "cap"; }
-    if (r->idle > m) { m = r->idle; name = "idle"; }
-    if (r->end > m) name = "before_blocking";
+    if (r->j.cap > m) { m = r->j.cap; name = "cap"; }
+    if (r->j.idle > m) { m = r->j.idle; name = "idle"; }
+    if (r->j.end > m) name = "before_blocking";
     return name;
 }
 
-/* The statistics file sums a job's ranks: one rank's figures times P on a
- * grid whose ranks are alike, every rank's summed on a small one. */
+/* The job's totals (plan/job.h) and its memory bound: the largest of
+ * the simulated ranks' own. */
 static int plan_row(row *w, const query *q)
 {
     const rt_grid *g = &w->g;
@@ -103,54 +95,19 @@ static int plan_row(row *w, const query *q)
                         .k = q->k, .n = q->n, .blocking = q->blocking,
                         .ordered = q->in_turn,
                         .rx_blocks = q->rx_blocks};
-    int each = P <= SIM_EACH_MAX;
-    int nsim = each ? P : 1;
-    double scale = each ? 1.0 : (double)P;
-    for (int me = 0; me < nsim; me++) {
-        pl_traffic t;
-        pl_sim_result r;
-        pl_layout nodes = {.nodes = q->nodes, .per_node = q->per_node,
-                           .round_robin = q->round_robin && !w->node_grid};
-        if (pl_traffic_of(g, &q->pat, &nodes, me, &t) != 0)
-            return -1;
-        sp.seed = 0x9e3779b97f4a7c15ULL + (uint64_t)me * 7919;
-        if (pl_sim_rank(&t, &sp, &r) != 0)
-            return -1;
-        if (me == 0) {
-            w->npeers = t.npeers;
-            w->exact = t.exact;
-            double senders = t.senders * P * (double)q->n;
-            for (int a = 0; a <= g->ndims; a++)
-                w->hops[a] = t.hops[a] * senders;
-            w->sends = senders;
-        }
-        w->forwarded += (r.appended - r.own) * scale;
-        w->wire += r.blocks * scale;
-        w->off_node += r.blocks_off_node * scale;
-        for (int d = 0; d < g->ndims; d++) {
-            w->wire_dim[d] += r.blocks_dim[d] * scale;
-            w->items_dim[d] += r.items_dim[d] * scale;
-        }
-        w->full += r.full * scale;
-        w->cap += r.cap * scale;
-        w->idle += r.idle * scale;
-        w->end += r.end * scale;
-        w->appended += r.appended * scale;
-        if (r.peak_bytes > w->peak)
-            w->peak = r.peak_bytes;
-        double fill = r.peak_filling * (double)pl_block_bytes(
-                                           q->cfg.buffer_size,
-                                           q->cfg.buffer_size);
-        if (fill > w->peak_fill)
-            w->peak_fill = fill;
+    pl_layout nodes = {.nodes = q->nodes, .per_node = q->per_node,
+                       .round_robin = q->round_robin && !w->node_grid};
+    if (pl_job_predict(g, &q->pat, &nodes, &sp, &w->j) != 0)
+        return -1;
+    for (int k = 0; k < w->j.nsim; k++) {
         fl_params fp = {.pool = q->cfg.eager_pool,
                         .block = q->cfg.buffer_size, .nranks = P,
-                        .npeers = t.npeers, .rx_blocks = q->rx_blocks,
-                        .relay_pairs = fl_relay_pairs(g, me)};
+                        .npeers = w->j.sim_npeers[k],
+                        .rx_blocks = q->rx_blocks,
+                        .relay_pairs = fl_relay_pairs(g, w->j.sim_rank[k])};
         uint64_t bound = fl_memory_bound(&fp);
         if (bound > w->bound)
             w->bound = bound;
-        pl_traffic_free(&t);
     }
     w->window = fl_window(q->cfg.eager_pool, P);
     return 0;
@@ -165,23 +122,24 @@ static void print_list(const double *v, int n)
 static void print_json_row(const row *w, const query *q)
 {
     const rt_grid *g = &w->g;
-    double S = w->sends > 0 ? w->sends : 1;
+    double S = w->j.sends > 0 ? w->j.sends : 1;
     printf("{\"candidate\":\"%s\",\"peers_per_rank\":%d,", w->name,
-           w->npeers);
+           w->j.npeers);
     printf("\"forwarded_items_per_send\":%.6g,\"wire_messages_per_send\":%.6g,"
            "\"off_node_wire_messages_per_send\":%.6g,",
-           w->forwarded / S, w->wire / S, w->off_node / S);
+           w->j.forwarded / S, w->j.wire / S, w->j.off_node / S);
     printf("\"items_per_block\":%.6g,\"items_per_block_per_dim\":[",
-           w->wire > 0 ? w->appended / w->wire : 0);
+           w->j.wire > 0 ? w->j.appended / w->j.wire : 0);
     for (int d = 0; d < g->ndims; d++)
         printf("%s%.6g", d ? "," : "",
-               w->wire_dim[d] > 0 ? w->items_dim[d] / w->wire_dim[d] : 0);
+               w->j.wire_dim[d] > 0 ? w->j.items_dim[d] / w->j.wire_dim[d]
+                                    : 0);
     printf("],\"wire_messages_per_send_per_dim\":[");
     for (int d = 0; d < g->ndims; d++)
-        printf("%s%.6g", d ? "," : "", w->wire_dim[d] / S);
+        printf("%s%.6g", d ? "," : "", w->j.wire_dim[d] / S);
     printf("],\"trigger\":\"%s\",\"routes_exact\":%d,"
            "\"relay_latency_bound_us\":%ld,",
-           trigger(w), w->exact, (g->ndims - 1) * q->cfg.flush_us);
+           trigger(w), w->j.exact, (g->ndims - 1) * q->cfg.flush_us);
     printf("\"predicted_ranks\":%d,\"predicted_topology\":[", g->nranks);
     for (int d = 0; d < g->ndims; d++)
         printf("%s%d", d ? "," : "", g->dims[d]);
@@ -194,34 +152,34 @@ static void print_json_row(const row *w, const query *q)
            "\"predicted_wire_bytes\":%.0f,"
            "\"predicted_delivered_items\":%.0f,"
            "\"predicted_wire_messages_off_node\":%.0f},",
-           w->sends, w->sends, w->forwarded, w->wire,
-           w->appended * (double)(RT_HDR_SIZE + q->msg), w->sends,
-           w->off_node);
+           w->j.sends, w->j.sends, w->j.forwarded, w->j.wire,
+           w->j.appended * (double)(RT_HDR_SIZE + q->msg), w->j.sends,
+           w->j.off_node);
     printf("\"predicted_flushes\":{\"predicted_full\":%.0f,"
            "\"predicted_idle\":%.0f,\"predicted_age\":0,"
            "\"predicted_before_blocking\":%.0f},",
-           w->full + w->cap, w->idle, w->end);
+           w->j.full + w->j.cap, w->j.idle, w->j.end);
     printf("\"predicted_hops_histogram\":[");
-    print_list(w->hops, g->ndims + 1);
+    print_list(w->j.hops, g->ndims + 1);
     printf("],\"predicted_wire_messages_per_dim\":[");
-    print_list(w->wire_dim, g->ndims);
+    print_list(w->j.wire_dim, g->ndims);
     printf("],\"predicted_peak_buffer_bytes_per_rank\":%.0f,"
            "\"predicted_peak_fill_bytes_per_rank\":%.0f,"
            "\"predicted_memory_bound_bytes\":%llu,"
            "\"predicted_eager_pool_bytes\":%zu,"
            "\"predicted_window_bytes\":%llu}",
-           w->peak, w->peak_fill, (unsigned long long)w->bound,
+           w->j.peak, w->j.peak_fill, (unsigned long long)w->bound,
            q->cfg.eager_pool,
            (unsigned long long)w->window);
 }
 
 static void print_table_row(const row *w)
 {
-    double S = w->sends > 0 ? w->sends : 1;
+    double S = w->j.sends > 0 ? w->j.sends : 1;
     printf("%-22s %8d %10.4f %10.3f %12.5f %12.5f %-15s %10.1f %12.1f\n",
-           w->name, w->npeers, w->forwarded / S,
-           w->wire > 0 ? w->appended / w->wire : 0, w->wire / S,
-           w->off_node / S, trigger(w), w->peak / 1024.0,
+           w->name, w->j.npeers, w->j.forwarded / S,
+           w->j.wire > 0 ? w->j.appended / w->j.wire : 0, w->j.wire / S,
+           w->j.off_node / S, trigger(w), w->j.peak / 1024.0,
            (double)w->bound / (1 << 20));
 }
 

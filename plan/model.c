@@ -156,14 +156,41 @@ static double pair_weight(const rt_grid *g, const pl_pattern *pat, int s,
     return 1.0 / (P - 1);
 }
 
-/* Follows the route of w sends from s to d, as this rank (me) sees it. */
-static void count_route(const rt_grid *g, const int *index, int me, int s,
-                        int d, double w, pl_traffic *t)
+/* Index of position q among t's peers (ascending), or -1. */
+static int peer_index(const pl_traffic *t, int q)
 {
+    int lo = 0, hi = t->npeers - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (t->peer[mid] == q)
+            return mid;
+        if (t->peer[mid] < q)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
+/* The ranks whose view is counted: slot[pos] is pos's entry in ts, or -1;
+ * the job's histogram of route lengths is counted once for all of them. */
+typedef struct {
+    const rt_grid *g;
+    const int *slot;
+    pl_traffic *ts;
+    int n;
+    double hops[RT_MAX_DIMS + 1];
+} route_count;
+
+/* Follows the route of w sends from s to d, as the counted ranks see it. */
+static void count_route(route_count *c, int s, int d, double w)
+{
+    const rt_grid *g = c->g;
     /* Each hop sets one coordinate to d's, so a rank with a coordinate
-     * that is neither s's nor d's is not on the route: most pairs of a
-     * large job are only counted in the histogram. */
-    int hops = 0, on_route = 1;
+     * that is neither s's nor d's is not on the route: when one rank is
+     * counted, most pairs of a large job are only counted in the
+     * histogram. */
+    int hops = 0, on_route = 1, me = c->ts[0].me;
     for (int k = 0; k < g->ndims; k++) {
         int cs = (s / g->stride[k]) % g->dims[k];
         int cd = (d / g->stride[k]) % g->dims[k];
@@ -171,73 +198,78 @@ static void count_route(const rt_grid *g, const int *index, int me, int s,
         hops += cs != cd;
         on_route &= cm == cs || cm == cd;
     }
-    t->hops[hops] += w;
-    for (int at = s, in = -1; on_route && at != d;) {
+    c->hops[hops] += w;
+    for (int at = s, in = -1; (on_route || c->n > 1) && at != d;) {
         int next = rt_grid_next_hop(g, at, d);
         int dim = rt_grid_hop_dim(g, at, next);
-        if (next == me)
-            t->in_dim[dim] += w;
-        if (at == me && in >= 0)
-            t->relay_dim[in][dim] += w;
-        in = dim;
-        if (at == me) {
-            int i = index[next];
-            if (s == me)
+        if (c->slot[next] >= 0)
+            c->ts[c->slot[next]].in_dim[dim] += w;
+        if (c->slot[at] >= 0) {
+            pl_traffic *t = &c->ts[c->slot[at]];
+            int i = peer_index(t, next);
+            if (in >= 0)
+                t->relay_dim[in][dim] += w;
+            if (s == at)
                 t->own[i] += w;
             else
                 t->relay[i] += w;
             if (next == d)
                 t->final[i] += w;
         }
+        in = dim;
         at = next;
     }
 }
 
 /* Route by route: exact on any grid.  A sparse pattern walks each
  * sender's few destinations; a dense one every pair, its weights scaled
- * to one send of each sender. */
-static int traffic_counted(const rt_grid *g, const pl_pattern *pat, int me,
-                           pl_traffic *t)
+ * to one send of each sender.  Every rank of `ts` is counted in one pass
+ * over the senders. */
+static int traffic_counted(const rt_grid *g, const pl_pattern *pat, int n,
+                           pl_traffic *ts)
 {
     int P = g->nranks;
-    int *index = malloc((size_t)P * sizeof *index);
-    if (!index)
+    int *slot = malloc((size_t)P * sizeof *slot);
+    if (!slot)
         return -1;
     for (int q = 0; q < P; q++)
-        index[q] = -1;
-    for (int i = 0; i < t->npeers; i++)
-        index[t->peer[i]] = i;
+        slot[q] = -1;
+    for (int k = 0; k < n; k++)
+        slot[ts[k].me] = k;
+    route_count c = {.g = g, .slot = slot, .ts = ts, .n = n};
     double senders = 0;
     int dims[2];
     pl_stencil_dims(P, dims);
     for (int s = 0; s < P; s++) {
         int few[PL_FEW_MAX];
         double fw[PL_FEW_MAX], out = 0, sum = 0;
-        int n = few_destinations(g, pat, dims, s, few, fw);
-        for (int k = 0; k < n; k++) {
+        int m = few_destinations(g, pat, dims, s, few, fw);
+        for (int k = 0; k < m; k++) {
             out += fw[k];
             if (few[k] != s)
-                count_route(g, index, me, s, few[k], fw[k], t);
+                count_route(&c, s, few[k], fw[k]);
             else
-                t->hops[0] += fw[k]; /* as the statistics file counts */
+                c.hops[0] += fw[k]; /* as the statistics file counts */
         }
-        for (int d = 0; n < 0 && d < P; d++)
+        for (int d = 0; m < 0 && d < P; d++)
             sum += pair_weight(g, pat, s, d);
-        for (int d = 0; n < 0 && sum > 0 && d < P; d++) {
+        for (int d = 0; m < 0 && sum > 0 && d < P; d++) {
             double w = pair_weight(g, pat, s, d) / sum;
             if (w > 0)
-                count_route(g, index, me, s, d, w, t);
+                count_route(&c, s, d, w);
             out += w;
         }
         senders += out > 0;
-        if (s == me)
-            t->sends = out;
+        if (slot[s] >= 0)
+            ts[slot[s]].sends = out;
     }
-    for (int a = 0; a <= RT_MAX_DIMS; a++)
-        t->hops[a] /= senders > 0 ? senders : 1;
-    t->senders = senders / P;
-    free(index);
-    t->exact = 1;
+    for (int k = 0; k < n; k++) {
+        for (int a = 0; a <= RT_MAX_DIMS; a++)
+            ts[k].hops[a] = c.hops[a] / (senders > 0 ? senders : 1);
+        ts[k].senders = senders / P;
+        ts[k].exact = 1;
+    }
+    free(slot);
     return 0;
 }
 
@@ -324,24 +356,37 @@ static int node_of(const pl_layout *l, int pos)
     return l->round_robin ? pos % l->nodes : pos / l->per_node;
 }
 
+int pl_traffic_of_ranks(const rt_grid *g, const pl_pattern *pat,
+                        const pl_layout *nodes, int n, const int *me,
+                        pl_traffic *ts)
+{
+    int rc = 0;
+    for (int k = 0; k < n; k++)
+        if (traffic_alloc(g, me[k], &ts[k]) != 0)
+            rc = -1;
+    int dense = pat->kind == PL_UNIFORM || pat->kind == PL_ALLTOALL;
+    if (rc == 0 && g->nranks >= 2 && (g->nranks <= PL_COUNT_MAX || !dense))
+        rc = traffic_counted(g, pat, n, ts);
+    else if (rc == 0 && g->nranks >= 2)
+        for (int k = 0; k < n; k++) {
+            if (pl_grid_complete(g))
+                traffic_closed(g, &ts[k]);
+            else
+                traffic_sampled(g, &ts[k]);
+        }
+    for (int k = 0; k < n; k++) {
+        pl_traffic *t = &ts[k];
+        for (int i = 0; nodes && nodes->nodes > 1 && i < t->npeers; i++)
+            t->off_node[i] =
+                node_of(nodes, t->peer[i]) != node_of(nodes, t->me);
+    }
+    return rc;
+}
+
 int pl_traffic_of(const rt_grid *g, const pl_pattern *pat,
                   const pl_layout *nodes, int me, pl_traffic *t)
 {
-    if (traffic_alloc(g, me, t) != 0)
-        return -1;
-    int rc = 0;
-    int dense = pat->kind == PL_UNIFORM || pat->kind == PL_ALLTOALL;
-    if (g->nranks < 2)
-        t->sends = 0;
-    else if (g->nranks <= PL_COUNT_MAX || !dense)
-        rc = traffic_counted(g, pat, me, t);
-    else if (pl_grid_complete(g))
-        traffic_closed(g, t);
-    else
-        traffic_sampled(g, t);
-    for (int i = 0; nodes && nodes->nodes > 1 && i < t->npeers; i++)
-        t->off_node[i] = node_of(nodes, t->peer[i]) != node_of(nodes, me);
-    return rc;
+    return pl_traffic_of_ranks(g, pat, nodes, 1, &me, t);
 }
 
 void pl_traffic_free(pl_traffic *t)

@@ -82,6 +82,13 @@ int pl_traffic_of(const rt_grid *g, const pl_pattern *pat,
 
 /* The sizes of the stencil's process grid, as MPI_Dims_create(P, 2) gives
  * them: a product of exactly P, as square as possible, non-increasing. */
+/* The same for the n positions me[0..n-1] at once (one pass over the
+ * senders), into ts[0..n-1]; 0, or -1 when out of memory (free each t
+ * either way). */
+int pl_traffic_of_ranks(const rt_grid *g, const pl_pattern *pat,
+                        const pl_layout *nodes, int n, const int *me,
+                        pl_traffic *ts);
+
 void pl_stencil_dims(int P, int dims[2]);
 void pl_traffic_free(pl_traffic *t);
 

@@ -32,9 +32,12 @@ typedef struct {
     uint64_t epoch;
     ad_rate rate;
     double held;              /* bytes arrived since the latest poll */
-    double arriving[RT_MAX_DIMS]; /* items shipped since the latest poll,
-                                     by dimension: by symmetry, what
-                                     arrives at the next one */
+    double arriving[RT_MAX_DIMS]; /* items that reach the rank over each
+                                     dimension by its next poll */
+    double mirror[RT_MAX_DIMS];   /* items that reach it over d per item it
+                                     ships along d; 0: it ships nothing
+                                     along d, and what reaches it over d
+                                     comes at the rate in_dim[d] */
     double **dim_cdf;         /* per dimension, relay weights of its peers */
     int **dim_peer;
     int dim_n[RT_MAX_DIMS];
@@ -65,9 +68,13 @@ static void list_push(int *next, int *prev, int *head, int *tail, int i)
     *head = i;
 }
 
-/* A buffer leaves: one wire message.  By symmetry a rank receives what it
- * sends: the block it ships along d stands for one that reaches it over d
- * by its next poll (arrivals()). */
+/* A buffer leaves: one wire message.  Blocks reach a rank over d as it
+ * ships them along d: under uniform traffic every rank is alike, so the
+ * block it ships along d stands for one that reaches it over d by its next
+ * poll (arrivals()).  Where the pattern makes what comes in over d differ
+ * from what goes out along d (a one-way stream: a relay ships along one
+ * dimension what it received over another), the block stands for
+ * mirror[d] times its items. */
 static void ship(sim *s, int i, double *why)
 {
     pl_sim_result *r = s->r;
@@ -75,7 +82,8 @@ static void ship(sim *s, int i, double *why)
     r->blocks_dim[s->t->dim[i]]++;
     r->blocks_off_node += s->t->off_node[i];
     (*why)++;
-    s->arriving[s->t->dim[i]] += (double)(s->len[i] / s->p->item);
+    s->arriving[s->t->dim[i]] +=
+        s->mirror[s->t->dim[i]] * (double)(s->len[i] / s->p->item);
     s->len[i] = 0;
     list_unlink(s->next, s->prev, &s->head, NULL, i);
     list_unlink(s->lru_next, s->lru_prev, &s->lru_head, &s->lru_tail, i);
@@ -292,6 +300,12 @@ int pl_sim_rank(const pl_traffic *t, const pl_sim_params *p,
         relay += t->relay[i];
         own_cdf[i] = own;
     }
+    /* What comes in over d against what goes out along it (ship()). */
+    double out_dim[RT_MAX_DIMS] = {0};
+    for (int i = 0; i < n; i++)
+        out_dim[t->dim[i]] += t->own[i] + t->relay[i];
+    for (int d = 0; d < RT_MAX_DIMS; d++)
+        s.mirror[d] = out_dim[d] > 0 ? t->in_dim[d] / out_dim[d] : 0;
     /* Per dimension, its peers and their relay weights (alike when the
      * rank relays nothing along it). */
     s.dim_cdf = calloc(RT_MAX_DIMS, sizeof *s.dim_cdf);
@@ -344,6 +358,9 @@ int pl_sim_rank(const pl_traffic *t, const pl_sim_params *p,
             appended = 1;
         }
         done += batch;
+        for (int d = 0; d < RT_MAX_DIMS; d++)
+            if (out_dim[d] <= 0)
+                s.arriving[d] += t->in_dim[d] * (double)batch;
         int blocks = done % b == 0 || done == p->n;
         /* A blocking call ships before its first round (transport.h);
          * the run's last call follows the poll of its last round. */

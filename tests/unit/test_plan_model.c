@@ -2,8 +2,7 @@
  * routes counted one by one with the library's router, on every small
  * grid; and the simulation's regimes (plan/sim.h) against their closed
  * forms. */
-#include "plan/model.h"
-#include "plan/sim.h"
+#include "plan/job.h"
 #include "router/choose.h"
 #include "tests/unit/check.h"
 
@@ -280,6 +279,53 @@ static void test_blocking_calls_ship_one_block_per_neighbour(void)
           "blocking)", r.blocks, r.end);
 }
 
+/* Forwarded items the job's own hop histogram implies: every send a hops
+ * away is forwarded a - 1 times. */
+static double forwarded_by_hops(const pl_job *j, int ndims)
+{
+    double f = 0;
+    for (int a = 2; a <= ndims; a++)
+        f += (a - 1) * j->hops[a];
+    return f;
+}
+
+static void predict_pairs(int P, int ndims, const int *dims, pl_job *j)
+{
+    rt_grid g;
+    rt_grid_init(&g, P, ndims, dims);
+    pl_sim_params p = {.block = 16384, .item = 32, .cap = 64,
+                       .idle_rounds = 16, .k = 0, .n = 20000,
+                       .ordered = 1};
+    pl_job_predict(&g, &(pl_pattern){.kind = PL_PAIRS}, NULL, &p, j);
+}
+
+static void test_a_stream_through_a_relay_that_sends_nothing_is_forwarded(void)
+{
+    /* 8 ranks on 3x3: 3 -> 7 goes through 4, which only receives; 0 -> 4
+     * through 1 and 2 -> 6 through 0, which send too. */
+    pl_job j;
+    predict_pairs(8, 2, (int[]){3, 3}, &j);
+    double want = forwarded_by_hops(&j, 2);
+    CHECK(want == 80000 && j.forwarded == want,
+          "4 streams of 20,000 sends, each 2 hops on 3x3 (one relayed by a "
+          "rank that sends nothing): every item is forwarded once, %.0f "
+          "forwarded items by the hop histogram; the plan forwarded %.0f",
+          want, j.forwarded);
+}
+
+static void test_a_sampled_job_forwards_what_its_hop_histogram_implies(void)
+{
+    /* Above PL_EACH_MAX ranks some ranks stand for all: rank 0 alone,
+     * which relays more than most, forwarded twice the histogram's. */
+    pl_job j;
+    predict_pairs(128, 3, (int[]){6, 5, 5}, &j);
+    double want = forwarded_by_hops(&j, 3);
+    CHECK(j.nsim == PL_EACH_MAX && close_to(j.forwarded, want, 0.05),
+          "128 ranks streaming in pairs on 6x5x5: the plan's forwarded items "
+          "must be within 5%% of the %.0f its hop histogram implies, got "
+          "%.0f (from %d simulated ranks)", want, j.forwarded, j.nsim);
+}
+
 int main(void)
 {
     RUN(test_hop_counts_match_counted_routes_on_complete_grids);
@@ -294,5 +340,7 @@ int main(void)
     RUN(test_moore_stencil_on_a_grid_two_wide_repeats_neighbours);
     RUN(test_measured_sends_set_each_rank_s_shares);
     RUN(test_blocking_calls_ship_one_block_per_neighbour);
+    RUN(test_a_stream_through_a_relay_that_sends_nothing_is_forwarded);
+    RUN(test_a_sampled_job_forwards_what_its_hop_histogram_implies);
     CHECK_MAIN_END();
 }
