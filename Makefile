@@ -252,12 +252,17 @@ leg-tests: $(LIB) $(MPI_TEST_BINS)
 openmpi-leg:
 	@$(MAKE) --no-print-directory -j2 MPI=openmpi leg-tests
 
-test: unit mpitests $(PLAN) openmpi-leg
+# The kernels tests/plan/check-model runs to hold omnibus-plan's counts to
+# the statistics file's.
+PLAN_CHECK_BINS := $(addprefix $(BUILD)/bench/,stream gups alltoall_items halo)
+
+test: unit mpitests $(PLAN) $(PLAN_CHECK_BINS) openmpi-leg
 	@scripts/test/run-tests scripts/test/check-layers tests/layers/check-layers-cycles tests/layers/check-layers-state \
 	    tests/layers/check-layers-names \
 	    scripts/gen/gen-settings scripts/gen/gen-stats scripts/gen/gen-quirks scripts/gen/gen-call-table scripts/test/check-links scripts/test/check-figures \
 	    tests/figures/planted-figures tests/install/check-install \
-	    tests/plan/check-keys tests/wrappers/check-request-rows $(UNIT_BINS)
+	    tests/plan/check-keys tests/plan/check-model \
+	    tests/wrappers/check-request-rows $(UNIT_BINS)
 
 # The tests across emulated nodes alone (tests/cluster/run; `make test` runs
 # them too where the machine allows network namespaces).  Needs root; fails

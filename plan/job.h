@@ -24,6 +24,7 @@ typedef struct {
     double hops[RT_MAX_DIMS + 1];
     double full, cap, idle, end, appended, items_dim[RT_MAX_DIMS];
     double peak, peak_fill; /* all blocks held; the filling buffers alone */
+    double fallbacks;       /* sends past their pair's window, to MPI */
     int npeers;             /* rank 0's */
     int exact;
     int nsim;               /* ranks simulated */

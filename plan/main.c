@@ -151,10 +151,11 @@ static void print_json_row(const row *w, const query *q)
            "\"predicted_wire_messages\":%.0f,"
            "\"predicted_wire_bytes\":%.0f,"
            "\"predicted_delivered_items\":%.0f,"
-           "\"predicted_wire_messages_off_node\":%.0f},",
+           "\"predicted_wire_messages_off_node\":%.0f,"
+           "\"predicted_window_fallbacks\":%.0f},",
            w->j.sends, w->j.sends, w->j.forwarded, w->j.wire,
            w->j.appended * (double)(RT_HDR_SIZE + q->msg), w->j.sends,
-           w->j.off_node);
+           w->j.off_node, w->j.fallbacks);
     printf("\"predicted_flushes\":{\"predicted_full\":%.0f,"
            "\"predicted_idle\":%.0f,\"predicted_age\":0,"
            "\"predicted_before_blocking\":%.0f},",
