@@ -12,6 +12,8 @@
 #include "config/config.h"
 #include "router/choose.h"
 #include "router/flow.h"
+#include "router/ring.h"
+#include "router/tables.h"
 #include "router/wire.h"
 
 #include <stdio.h>
@@ -48,6 +50,7 @@ typedef struct {
     int node_grid;     /* positions are node by node whatever the query's
                           placement (auto and nodes place ranks so) */
     uint64_t bound, window;
+    uint64_t tables;   /* per-rank tables (router/tables.h) */
 } row;
 
 static const char *env_lookup(const char *name, void *ctx)
@@ -83,6 +86,18 @@ static const char *trigger(const row *r)
     return name;
 }
 
+/* Whether ranks read each other's memory over node rings, as
+ * shim/transport/shm.c decides: OMNIBUS_SHM allows it (by default where MPI
+ * itself is not on a network: one node, or nodes emulated on one with
+ * --round-robin), buffers of at most RG_MAX_BLOCK, and a node of at least
+ * two ranks. */
+static int node_rings(const query *q)
+{
+    int network = q->nodes > 1 && !q->round_robin;
+    return cfg_shm_wanted(&q->cfg, network) &&
+           q->cfg.buffer_size <= RG_MAX_BLOCK && q->P / q->nodes >= 2;
+}
+
 /* The job's totals (plan/job.h) and its memory bound: the largest of
  * the simulated ranks' own. */
 static int plan_row(row *w, const query *q)
@@ -110,6 +125,7 @@ static int plan_row(row *w, const query *q)
             w->bound = bound;
     }
     w->window = fl_window(q->cfg.eager_pool, P);
+    w->tables = tb_table_bytes(P, node_rings(q));
     return 0;
 }
 
@@ -167,9 +183,11 @@ static void print_json_row(const row *w, const query *q)
     printf("],\"predicted_peak_buffer_bytes_per_rank\":%.0f,"
            "\"predicted_peak_fill_bytes_per_rank\":%.0f,"
            "\"predicted_memory_bound_bytes\":%llu,"
+           "\"predicted_table_bytes_per_rank\":%llu,"
            "\"predicted_eager_pool_bytes\":%zu,"
            "\"predicted_window_bytes\":%llu}",
            w->j.peak, w->j.peak_fill, (unsigned long long)w->bound,
+           (unsigned long long)w->tables,
            q->cfg.eager_pool,
            (unsigned long long)w->window);
 }
@@ -177,11 +195,12 @@ static void print_json_row(const row *w, const query *q)
 static void print_table_row(const row *w)
 {
     double S = w->j.sends > 0 ? w->j.sends : 1;
-    printf("%-22s %8d %10.4f %10.3f %12.5f %12.5f %-15s %10.1f %12.1f\n",
+    printf("%-22s %8d %10.4f %10.3f %12.5f %12.5f %-15s %10.1f %12.1f "
+           "%11.1f\n",
            w->name, w->j.npeers, w->j.forwarded / S,
            w->j.wire > 0 ? w->j.appended / w->j.wire : 0, w->j.wire / S,
            w->j.off_node / S, trigger(w), w->j.peak / 1024.0,
-           (double)w->bound / (1 << 20));
+           (double)w->bound / (1 << 20), (double)w->tables / (1 << 20));
 }
 
 static int add_grid(row *rows, int n, const char *name, int P, int ndims,
@@ -468,9 +487,10 @@ int main(int argc, char **argv)
                "sends, buffers of %zu bytes, cap %d\n",
                P, q.nodes, (unsigned long long)q.msg, q.k,
                q.cfg.buffer_size, q.cap);
-        printf("%-22s %8s %10s %10s %12s %12s %-15s %10s %12s\n",
+        printf("%-22s %8s %10s %10s %12s %12s %-15s %10s %12s %11s\n",
                "topology", "peers", "fwd/send", "items/blk", "wire/send",
-               "offnode/snd", "trigger", "peak KiB", "bound MiB");
+               "offnode/snd", "trigger", "peak KiB", "bound MiB",
+               "tables MiB");
         for (int i = 0; i < n; i++)
             print_table_row(&rows[i]);
         printf("auto picks %s: %s\n", pick_name, rc_reason_text(pick.reason));

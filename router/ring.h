@@ -58,6 +58,12 @@
 /* A published header word: the payload's length with this bit, so that a
  * record of 0 bytes is not taken for "nothing yet". */
 #define RG_PUBLISHED ((uint64_t)1 << 32)
+/* Rings carry whole blocks; a block larger than this gains nothing from a
+ * ring (one copy of a megabyte costs what the underlying MPI's own copy
+ * does) and would make every rank hold node_size rings of twice that:
+ * buffers above it go through the MPI, rings or not (shim/transport/shm.c,
+ * omnibus-plan). */
+#define RG_MAX_BLOCK ((size_t)1 << 20)
 
 typedef struct {
     _Alignas(RG_LINE) uint64_t head; /* written by the consumer only */

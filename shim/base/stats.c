@@ -1,6 +1,7 @@
 #include "shim/base/stats.h"
 #include "shim/base/state.h"
 #include "router/flow.h"
+#include "router/tables.h"
 #include "shim/base/fail.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,7 @@ static void settle(omni_counters *c)
     c->peak_fill_bytes =
         c->peak_filling * (sizeof(omni_block) + omni.job.block_cap);
     c->memory_bound = stats_memory_bound();
+    c->table_bytes = tb_table_bytes(omni.job.size, omni.tx.read_pid != NULL);
     c->over_bound = c->peak_bytes > c->memory_bound;
     c->eager_pool = omni.job.cfg.eager_pool;
     c->window_base = omni.credit.window;

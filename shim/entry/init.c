@@ -31,12 +31,21 @@
 #include "shim/entry/topology.h"
 #include "shim/transport/transport.h"
 #include "shim/base/fail.h"
+#include "router/tables.h"
 #include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* The per-rank tables as router/tables.h counts them for the statistics
+ * file and omnibus-plan: each entry the size written there. */
+#define TB_ASSERT(name, bytes, when, entry)                                    \
+    _Static_assert(sizeof(entry) == (bytes),                                   \
+                   #entry " is not the size router/tables.h counts");
+TB_TABLES(TB_ASSERT)
+#undef TB_ASSERT
 
 
 extern char **environ;

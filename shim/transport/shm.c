@@ -6,10 +6,6 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-/* Rings carry whole blocks; a block larger than this gains nothing from a
- * ring (one copy of a megabyte costs what the underlying MPI's own copy does)
- * and would make every rank hold node_size rings of twice that. */
-#define SHM_MAX_BLOCK ((size_t)1 << 20)
 #define SHM_MIN_RING ((size_t)64 << 10)
 
 /* A message goes alone through a ring when it fits one record of a ring
@@ -157,7 +153,7 @@ int shm_init(void)
     omni.tx.ring_comm = MPI_COMM_NULL;
     omni.tx.ring_win = MPI_WIN_NULL;
     if (!cfg_shm_wanted(&omni.job.cfg, omni_transport_is_network()) ||
-        omni.job.block_cap > SHM_MAX_BLOCK)
+        omni.job.block_cap > RG_MAX_BLOCK)
         return 0;
     int local_size, me;
     PMPI_Comm_split_type(omni.job.wire_comm, MPI_COMM_TYPE_SHARED, 0,
