@@ -12,6 +12,7 @@
 #include "config/config.h"
 #include "router/choose.h"
 #include "router/flow.h"
+#include "router/relay.h"
 #include "router/ring.h"
 #include "router/tables.h"
 #include "router/wire.h"
@@ -98,8 +99,10 @@ static int node_rings(const query *q)
            q->cfg.buffer_size <= RG_MAX_BLOCK && q->P / q->nodes >= 2;
 }
 
-/* The job's totals (plan/job.h) and its memory bound: the largest of
- * the simulated ranks' own. */
+/* The job's totals (plan/job.h) and its memory bound, the largest of the
+ * ranks' own as the statistics file shows it: every rank's when every
+ * rank is simulated, else the simulated ranks' with the most relayed
+ * pairs of any rank (router/relay.h). */
 static int plan_row(row *w, const query *q)
 {
     const rt_grid *g = &w->g;
@@ -114,12 +117,15 @@ static int plan_row(row *w, const query *q)
                        .round_robin = q->round_robin && !w->node_grid};
     if (pl_job_predict(g, &q->pat, &nodes, &sp, &w->j) != 0)
         return -1;
+    uint64_t most = w->j.nsim < P ? rl_relay_pairs_max(g) : 0;
     for (int k = 0; k < w->j.nsim; k++) {
         fl_params fp = {.pool = q->cfg.eager_pool,
                         .block = q->cfg.buffer_size, .nranks = P,
                         .npeers = w->j.sim_npeers[k],
                         .rx_blocks = q->rx_blocks,
-                        .relay_pairs = fl_relay_pairs(g, w->j.sim_rank[k])};
+                        .relay_pairs = w->j.nsim < P
+                                           ? most
+                                           : rl_relay_pairs(g, w->j.sim_rank[k])};
         uint64_t bound = fl_memory_bound(&fp);
         if (bound > w->bound)
             w->bound = bound;

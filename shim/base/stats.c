@@ -1,6 +1,7 @@
 #include "shim/base/stats.h"
 #include "shim/base/state.h"
 #include "router/flow.h"
+#include "router/relay.h"
 #include "router/tables.h"
 #include "shim/base/fail.h"
 #include <stdio.h>
@@ -96,7 +97,7 @@ uint64_t stats_memory_bound(void)
     fl_params p = {.pool = omni.job.cfg.eager_pool, .block = omni.job.block_cap,
                    .nranks = omni.credit.ranks, .npeers = omni.job.npeers,
                    .rx_blocks = omni.tx.rx_count,
-                   .relay_pairs = fl_relay_pairs(&omni.job.grid, omni.job.grid_pos)};
+                   .relay_pairs = rl_relay_pairs(&omni.job.grid, omni.job.grid_pos)};
     return fl_memory_bound(&p);
 }
 
