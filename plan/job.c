@@ -25,6 +25,11 @@ static void add_rank(pl_job *j, const pl_sim_result *r, double scale,
     j->cap += r->cap * scale;
     j->idle += r->idle * scale;
     j->end += r->end * scale;
+    j->urgent += r->urgent * scale;
+    j->stalls += r->stalls * scale;
+    j->grants += r->grants * scale;
+    if (r->window_max > j->window_max)
+        j->window_max = r->window_max;
     j->appended += r->appended * scale;
     if (r->peak_bytes > j->peak)
         j->peak = r->peak_bytes;

@@ -25,6 +25,7 @@ typedef struct {
     double full, cap, idle, end, appended, items_dim[RT_MAX_DIMS];
     double peak, peak_fill; /* all blocks held; the filling buffers alone */
     double fallbacks;       /* sends past their pair's window, to MPI */
+    double urgent, stalls, grants, window_max; /* flow control (sim.h) */
     int npeers;             /* rank 0's */
     int exact;
     int nsim;               /* ranks simulated */

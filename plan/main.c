@@ -41,6 +41,7 @@ typedef struct {
     int histogram_ranks;
     const char *topology;
     int json;
+    int flow_ranks;     /* --flow-ranks, over OMNIBUS_FLOW_RANKS */
     cfg_settings cfg;
 } query;
 
@@ -87,6 +88,13 @@ static const char *trigger(const row *r)
     return name;
 }
 
+/* The rank count the window rule uses: the job's, or OMNIBUS_FLOW_RANKS
+ * (--flow-ranks), as shim/progress/credit.c takes it. */
+static int window_ranks(const query *q)
+{
+    return q->cfg.flow_ranks ? q->cfg.flow_ranks : q->P;
+}
+
 /* Whether ranks read each other's memory over node rings, as
  * shim/transport/shm.c decides: OMNIBUS_SHM allows it (by default where MPI
  * itself is not on a network: one node, or nodes emulated on one with
@@ -112,7 +120,9 @@ static int plan_row(row *w, const query *q)
                         .idle_rounds = (uint64_t)q->cfg.idle_rounds,
                         .k = q->k, .n = q->n, .blocking = q->blocking,
                         .ordered = q->in_turn,
-                        .rx_blocks = q->rx_blocks};
+                        .rx_blocks = q->rx_blocks,
+                        .window = fl_window(q->cfg.eager_pool,
+                                            window_ranks(q))};
     pl_layout nodes = {.nodes = q->nodes, .per_node = q->per_node,
                        .round_robin = q->round_robin && !w->node_grid};
     if (pl_job_predict(g, &q->pat, &nodes, &sp, &w->j) != 0)
@@ -120,7 +130,8 @@ static int plan_row(row *w, const query *q)
     uint64_t most = w->j.nsim < P ? rl_relay_pairs_max(g) : 0;
     for (int k = 0; k < w->j.nsim; k++) {
         fl_params fp = {.pool = q->cfg.eager_pool,
-                        .block = q->cfg.buffer_size, .nranks = P,
+                        .block = q->cfg.buffer_size,
+                        .nranks = window_ranks(q),
                         .npeers = w->j.sim_npeers[k],
                         .rx_blocks = q->rx_blocks,
                         .relay_pairs = w->j.nsim < P
@@ -130,7 +141,7 @@ static int plan_row(row *w, const query *q)
         if (bound > w->bound)
             w->bound = bound;
     }
-    w->window = fl_window(q->cfg.eager_pool, P);
+    w->window = fl_window(q->cfg.eager_pool, window_ranks(q));
     w->tables = tb_table_bytes(P, node_rings(q));
     return 0;
 }
@@ -180,8 +191,12 @@ static void print_json_row(const row *w, const query *q)
            w->j.off_node, w->j.fallbacks);
     printf("\"predicted_flushes\":{\"predicted_full\":%.0f,"
            "\"predicted_idle\":%.0f,\"predicted_age\":0,"
-           "\"predicted_before_blocking\":%.0f},",
-           w->j.full + w->j.cap, w->j.idle, w->j.end);
+           "\"predicted_before_blocking\":%.0f,\"predicted_urgent\":%.0f},",
+           w->j.full + w->j.cap, w->j.idle, w->j.end, w->j.urgent);
+    printf("\"predicted_flow\":{\"predicted_stalls\":%.0f,"
+           "\"predicted_grants\":%.0f,\"predicted_window_max_bytes\":%.0f,"
+           "\"predicted_window_ranks\":%d},",
+           w->j.stalls, w->j.grants, w->j.window_max, window_ranks(q));
     printf("\"predicted_hops_histogram\":[");
     print_list(w->j.hops, g->ndims + 1);
     printf("],\"predicted_wire_messages_per_dim\":[");
@@ -191,11 +206,12 @@ static void print_json_row(const row *w, const query *q)
            "\"predicted_memory_bound_bytes\":%llu,"
            "\"predicted_table_bytes_per_rank\":%llu,"
            "\"predicted_eager_pool_bytes\":%zu,"
-           "\"predicted_window_bytes\":%llu}",
+           "\"predicted_window_bytes\":%llu,"
+           "\"predicted_window_full_sends\":%.0f}",
            w->j.peak, w->j.peak_fill, (unsigned long long)w->bound,
            (unsigned long long)w->tables,
            q->cfg.eager_pool,
-           (unsigned long long)w->window);
+           (unsigned long long)w->window, w->j.stalls);
 }
 
 static void print_table_row(const row *w)
@@ -243,11 +259,12 @@ static void usage(void)
            "         [--pattern uniform|alltoall|pairs|moore2d]\n"
            "         [--histogram STATISTICS_FILE] [--message BYTES]\n"
            "         [--poll K] [--blocking K] [--sends N] [--cap C]\n"
-           "         [--in-turn] [--wire-receives W]\n"
+           "         [--in-turn] [--wire-receives W] [--flow-ranks R]\n"
            "         [--round-robin] [--json]\n"
            "       omnibus-plan --version\n"
-           "OMNIBUS_BUFFER_SIZE, _THRESHOLD, _IDLE_ROUNDS, _FLUSH_US and\n"
-           "_EAGER_POOL are read from the environment.  docs/planning.md.\n");
+           "OMNIBUS_BUFFER_SIZE, _THRESHOLD, _IDLE_ROUNDS, _FLUSH_US,\n"
+           "_EAGER_POOL and _FLOW_RANKS are read from the environment.\n"
+           "docs/planning.md.\n");
     exit(0);
 }
 
@@ -373,6 +390,8 @@ static void parse(int argc, char **argv, query *q)
             q->rx_blocks = (int)num_arg(a, v, 0), i++;
         else if (!strcmp(a, "--topology"))
             q->topology = v, i++;
+        else if (!strcmp(a, "--flow-ranks"))
+            q->flow_ranks = (int)num_arg(a, v, 2), i++;
         else if (!strcmp(a, "--blocking"))
             q->blocking = num_arg(a, v, 0), i++;
         else if (!strcmp(a, "--histogram"))
@@ -404,6 +423,10 @@ static void parse(int argc, char **argv, query *q)
         fail("%s", err);
     if (q->nodes > 1)
         cfg_use_network_defaults(&q->cfg);
+    if (q->flow_ranks)
+        q->cfg.flow_ranks = q->flow_ranks;
+    if (cfg_check_job(&q->cfg, q->P, err, sizeof err) != 0)
+        fail("%s", err);
     if (q->rx_blocks < 0)
         q->rx_blocks = q->nodes > 1 ? 4 : 0;
     if (q->pat.kind == PL_PAIRS || q->pat.kind == PL_MOORE2D)

@@ -92,8 +92,16 @@ static int traffic_alloc(const rt_grid *g, int me, pl_traffic *t)
     t->relay = calloc(n, sizeof *t->relay);
     t->final = calloc(n, sizeof *t->final);
     t->off_node = calloc(n, 1);
+    /* A destination each, up to the ranks counted pair by pair; a group
+     * per route length beyond. */
+    size_t groups = (size_t)(g->nranks < PL_COUNT_MAX ? g->nranks
+                                                      : PL_COUNT_MAX) +
+                    RT_MAX_DIMS + 1;
+    t->grp_count = malloc(groups * sizeof *t->grp_count);
+    t->grp_share = malloc(groups * sizeof *t->grp_share);
+    t->grp_hops = malloc(groups * sizeof *t->grp_hops);
     if (!t->peer || !t->dim || !t->own || !t->relay || !t->final ||
-        !t->off_node)
+        !t->off_node || !t->grp_count || !t->grp_share || !t->grp_hops)
         return -1;
     rt_grid_peers(g, me, t->peer, t->npeers);
     for (int i = 0; i < t->npeers; i++)
@@ -199,6 +207,12 @@ static void count_route(route_count *c, int s, int d, double w)
         on_route &= cm == cs || cm == cd;
     }
     c->hops[hops] += w;
+    if (c->slot[s] >= 0) {
+        pl_traffic *t = &c->ts[c->slot[s]];
+        t->grp_count[t->ngroups] = 1;
+        t->grp_share[t->ngroups] = w;
+        t->grp_hops[t->ngroups++] = hops;
+    }
     for (int at = s, in = -1; (on_route || c->n > 1) && at != d;) {
         int next = rt_grid_next_hop(g, at, d);
         int dim = rt_grid_hop_dim(g, at, next);
@@ -277,8 +291,14 @@ static int traffic_counted(const rt_grid *g, const pl_pattern *pat, int n,
  * rank's peers in that dimension.  From the closed forms on a complete grid
  * (exact), from sampled routes on an incomplete one. */
 static void traffic_by_dim(const double *first, const double *all,
-                           const double *last, pl_traffic *t)
+                           const double *last, int P, pl_traffic *t)
 {
+    for (int a = 1; a <= RT_MAX_DIMS; a++)
+        if (t->hops[a] > 0) {
+            t->grp_count[t->ngroups] = t->hops[a] * (P - 1);
+            t->grp_share[t->ngroups] = 1.0 / (P - 1);
+            t->grp_hops[t->ngroups++] = a;
+        }
     int per_dim[RT_MAX_DIMS] = {0};
     for (int i = 0; i < t->npeers; i++)
         per_dim[t->dim[i]]++;
@@ -328,7 +348,7 @@ static void traffic_sampled(const rt_grid *g, pl_traffic *t)
             at = next;
         }
     }
-    traffic_by_dim(first, all, last, t);
+    traffic_by_dim(first, all, last, P, t);
     t->exact = 0;
 }
 
@@ -347,7 +367,7 @@ static void traffic_closed(const rt_grid *g, pl_traffic *t)
     pl_hop_counts(g, e);
     for (int a = 0; a <= g->ndims; a++)
         t->hops[a] = g->nranks > 1 ? e[a] * (a > 0) / (g->nranks - 1) : 0;
-    traffic_by_dim(first, all, last, t);
+    traffic_by_dim(first, all, last, g->nranks, t);
     t->exact = 1;
 }
 
@@ -397,5 +417,8 @@ void pl_traffic_free(pl_traffic *t)
     free(t->relay);
     free(t->final);
     free(t->off_node);
+    free(t->grp_count);
+    free(t->grp_share);
+    free(t->grp_hops);
     memset(t, 0, sizeof *t);
 }

@@ -64,6 +64,12 @@ typedef struct {
     double in_dim[RT_MAX_DIMS];
     double relay_dim[RT_MAX_DIMS][RT_MAX_DIMS];
     int exact;         /* counted or closed form (1), or sampled (0) */
+    /* The rank's destinations, in groups of alike ones: grp_count of them,
+     * each taking grp_share of its sends, grp_hops away (flow control
+     * counts windows per destination, not per peer). */
+    int ngroups;
+    double *grp_count, *grp_share;
+    int *grp_hops;
 } pl_traffic;
 
 /* Which grid positions share a node: `nodes` nodes of `per_node`

@@ -2,7 +2,9 @@
 #include "plan/sim.h"
 #include "router/adapt.h"
 #include "router/evict.h"
+#include "router/flow.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -272,6 +274,106 @@ static int turns_next(sim_turns *u)
     return u->peer[best];
 }
 
+/* A pair's stall: at the rank's own send `at`, towards a destination
+ * `hops` away, its window grown to `window`. */
+typedef struct {
+    double at;
+    int hops;
+    uint64_t window;
+} sim_stall;
+
+static int stall_order(const void *a, const void *b)
+{
+    double x = ((const sim_stall *)a)->at, y = ((const sim_stall *)b)->at;
+    return (x > y) - (x < y);
+}
+
+/* The stalls of every pair of the rank, in send order (sim.h); NULL with
+ * *n = 0 when there are none, or when out of memory (*n = -1). */
+static double rng_unit(uint64_t *x);
+
+static sim_stall *stalls_of(const pl_traffic *t, const pl_sim_params *p,
+                            long *n)
+{
+    sim_stall *ev = NULL;
+    uint64_t rng = p->seed ? p->seed : 0x2545f4914f6cdd1dULL;
+    long cap = 0;
+    *n = 0;
+    for (int g = 0; p->window && g < t->ngroups; g++) {
+        double share = t->grp_share[g];
+        double bytes = (double)p->n * share * (double)p->item;
+        long pairs = (long)(t->grp_count[g] + 0.5);
+        uint64_t w = p->window, allowed = w;
+        for (int k = 0; share > 0 && bytes > (double)allowed; k++) {
+            /* The item past `allowed`, at about this many sends of the
+             * rank; a pair reaches it spread by the randomness of its count
+             * (a relative 1/sqrt(items), uniform of that deviation), so that
+             * pairs alike do not stall at one send. */
+            double items = floor((double)allowed / (double)p->item) + 1;
+            double at = items / share, spread = 1 / sqrt(items);
+            w += fl_growth(w, UINT64_MAX, UINT64_MAX);
+            for (long j = 0; j < pairs; j++) {
+                if (*n == cap) {
+                    cap = cap ? 2 * cap : 64;
+                    sim_stall *more = realloc(ev, (size_t)cap * sizeof *ev);
+                    if (!more) {
+                        free(ev);
+                        *n = -1;
+                        return NULL;
+                    }
+                    ev = more;
+                }
+                double u = p->ordered ? 0 : (2 * rng_unit(&rng) - 1) * 1.732;
+                ev[(*n)++] = (sim_stall){.at = at * (1 + u * spread),
+                                         .hops = t->grp_hops[g],
+                                         .window = w};
+            }
+            /* Credit steps keep up from here when the window holds what
+             * the source can have unanswered: a buffer filling, a block
+             * travelling, a step not yet returned, and what it sends the
+             * pair before it next polls and reads the steps.  A source
+             * that never polls reads them only in its stalls, and runs
+             * through each window. */
+            long polls = p->k > 0 ? p->k : p->blocking;
+            double lead = 2.0 * (double)p->block + (double)(w / 4) +
+                          (double)polls * share * (double)p->item;
+            if (polls > 0 && w >= FL_GROW_MIN && (double)w >= lead)
+                break;
+            allowed += w;
+        }
+    }
+    if (*n > 1)
+        qsort(ev, (size_t)*n, sizeof *ev, stall_order);
+    return ev;
+}
+
+/* Urgent wire messages a stall costs per hop of its route: the STALL and
+ * its GRANT each ship a buffer at every rank they pass, and about as many
+ * again follow (4.0 per hop for gups and streams on direct, 2x2 and
+ * 2x2x2 at 4 to 8 ranks, tests/plan/check-model). */
+#define URGENT_PER_HOP 4
+
+/* A stall after the rank's latest append to peer i (sim.h). */
+static void stall(sim *s, int i, const sim_stall *e)
+{
+    pl_sim_result *r = s->r;
+    r->stalls++;
+    r->grants++;
+    if ((double)e->window > r->window_max)
+        r->window_max = (double)e->window;
+    int d = s->t->dim[i];
+    double more = URGENT_PER_HOP * e->hops;
+    if (s->len[i] > 0) {
+        ship(s, i, &r->urgent);
+        more--;
+    }
+    r->blocks += more;
+    r->blocks_dim[d] += more;
+    r->urgent += more;
+    while (s->head >= 0)
+        ship(s, s->head, &r->end);
+}
+
 int pl_sim_rank(const pl_traffic *t, const pl_sim_params *p,
                 pl_sim_result *r)
 {
@@ -289,6 +391,8 @@ int pl_sim_rank(const pl_traffic *t, const pl_sim_params *p,
     s.lru_next = malloc(nn * sizeof *s.lru_next);
     s.lru_prev = malloc(nn * sizeof *s.lru_prev);
     double *own_cdf = malloc(nn * sizeof *own_cdf);
+    long nstalls = 0, next_stall = 0;
+    sim_stall *stalls = NULL;
     int rc = -1;
     if (!s.len || !s.stamp || !s.next || !s.prev || !s.lru_next ||
         !s.lru_prev || !own_cdf)
@@ -338,6 +442,10 @@ int pl_sim_rank(const pl_traffic *t, const pl_sim_params *p,
      * what arrived is taken in (and forwarded) before the verdicts.  A
      * send to the rank itself (a stencil on a grid one wide) takes its
      * share and appends nothing here. */
+    stalls = stalls_of(t, p, &nstalls);
+    if (nstalls < 0)
+        goto out;
+    r->window_max = (double)p->window;
     s.rng = p->seed ? p->seed : 0x2545f4914f6cdd1dULL;
     sim_turns turns;
     int ordered = p->ordered && turns_init(&turns, t) == 0 && turns.n > 0;
@@ -352,10 +460,12 @@ int pl_sim_rank(const pl_traffic *t, const pl_sim_params *p,
         for (long j = 0; own > 0 && j < batch; j++) {
             if (self > 0 && rng_unit(&s.rng) < self)
                 continue;
-            append(&s, ordered ? turns_next(&turns)
-                               : draw(own_cdf, n, &s.rng));
+            int to = ordered ? turns_next(&turns) : draw(own_cdf, n, &s.rng);
+            append(&s, to);
             r->own++;
             appended = 1;
+            while (next_stall < nstalls && stalls[next_stall].at <= r->own)
+                stall(&s, to, &stalls[next_stall++]);
         }
         done += batch;
         for (int d = 0; d < RT_MAX_DIMS; d++)
@@ -387,5 +497,6 @@ out:
     free(s.lru_next);
     free(s.lru_prev);
     free(own_cdf);
+    free(stalls);
     return rc;
 }

@@ -28,6 +28,9 @@ typedef struct {
     int rx_blocks;      /* wire receives kept posted */
     int ordered;        /* the rank's own sends go to their destinations in
                            turn (a stencil), not drawn at random (gups) */
+    uint64_t window;    /* each pair's base window (router/flow.h's
+                           fl_window, for OMNIBUS_FLOW_RANKS or P ranks);
+                           0: flow control left out */
     uint64_t seed;
 } pl_sim_params;
 
@@ -40,9 +43,27 @@ typedef struct {
     double blocks_off_node;
     double full, cap, idle, end;     /* why they left; cap is counted as
                                         `full` by the library */
+    double urgent;                   /* shipped for a STALL or its GRANT */
+    double stalls, grants;           /* flow control's (flow.h) */
+    double window_max;               /* the largest window a pair grew to */
     double peak_bytes;               /* blocks held at once, at most */
     int peak_filling;
 } pl_sim_result;
+
+/* Flow control (router/flow.h), for a receiver that consumes what
+ * arrives: a pair whose window is below FL_GROW_MIN gets no credit unasked,
+ * so its source stalls each time it has sent a window, and the GRANT
+ * doubles it (fl_growth); from a window of FL_GROW_MIN on, credit comes
+ * back in steps of a quarter window, and a source stalls again only while
+ * a window is less than what it can have unanswered: a buffer filling, a
+ * block travelling, a step not yet returned and what it sends the pair
+ * between two polls (2 B + window / 4 + k x share x item); a source that
+ * never polls (a stream of blocking sends) reads the steps only in its
+ * stalls, and stalls at every window it has sent.  Each
+ * stall ships the buffer it went into and every other one (the send waits
+ * in a blocking call for the GRANT), and urgent wire messages along its
+ * route (the STALL and the GRANT, sim.c's URGENT_PER_HOP).  Fallbacks to MPI happen
+ * only when a receiver does not consume: none here. */
 
 /* Runs one rank; 0, or -1 when out of memory. */
 int pl_sim_rank(const pl_traffic *t, const pl_sim_params *p,

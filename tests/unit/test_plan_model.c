@@ -326,6 +326,50 @@ static void test_a_sampled_job_forwards_what_its_hop_histogram_implies(void)
           "%.0f (from %d simulated ranks)", want, j.forwarded, j.nsim);
 }
 
+/* One rank of `dims` under `pat`, with 512-byte base windows (the rule
+ * of 65,536 ranks and a 64 MiB pool). */
+static void simulate_windows(int P, int ndims, const int *dims,
+                             pl_pattern_kind kind, long k, long n,
+                             pl_sim_result *r)
+{
+    rt_grid g;
+    rt_grid_init(&g, P, ndims, dims);
+    pl_traffic t;
+    pl_traffic_of(&g, &(pl_pattern){.kind = kind}, NULL, 0, &t);
+    pl_sim_params p = {.block = 16384, .item = 32, .cap = 64,
+                       .idle_rounds = 16, .k = k, .n = n,
+                       .ordered = kind == PL_PAIRS, .window = 512};
+    pl_sim_rank(&t, &p, r);
+    pl_traffic_free(&t);
+}
+
+static void test_a_stream_that_never_polls_stalls_at_every_window(void)
+{
+    /* 640,000 bytes: stalls at 512, then at each window sent since, as it
+     * doubles from 66,048 (512 + FL_GROW_MIN): 66,560, 198,656, 462,848. */
+    pl_sim_result r;
+    simulate_windows(4, 2, (int[]){2, 2}, PL_PAIRS, 0, 20000, &r);
+    CHECK(r.stalls == 4 && r.grants == 4 && r.window_max == 528384,
+          "a stream of 20,000 32-byte items that never polls, from a "
+          "512-byte window: 4 stalls, each answered by a grant, to a window "
+          "of 528,384 bytes; got %.0f stalls, %.0f grants, %.0f bytes",
+          r.stalls, r.grants, r.window_max);
+}
+
+static void test_a_polling_sender_stalls_once_per_destination(void)
+{
+    /* 10,000 sends to 7 others polling every 64: 1,428 items each, past
+     * the 512-byte window once; from 66,048 bytes on, credit steps keep
+     * up. */
+    pl_sim_result r;
+    simulate_windows(8, 1, (int[]){8}, PL_UNIFORM, 64, 10000, &r);
+    CHECK(r.stalls == 7 && r.window_max == 66048,
+          "a rank sending 10,000 items at random to 7 others and polling "
+          "every 64 sends stalls once per destination, growing each window "
+          "to 66,048 bytes; got %.0f stalls, %.0f bytes", r.stalls,
+          r.window_max);
+}
+
 int main(void)
 {
     RUN(test_hop_counts_match_counted_routes_on_complete_grids);
@@ -342,5 +386,7 @@ int main(void)
     RUN(test_blocking_calls_ship_one_block_per_neighbour);
     RUN(test_a_stream_through_a_relay_that_sends_nothing_is_forwarded);
     RUN(test_a_sampled_job_forwards_what_its_hop_histogram_implies);
+    RUN(test_a_stream_that_never_polls_stalls_at_every_window);
+    RUN(test_a_polling_sender_stalls_once_per_destination);
     CHECK_MAIN_END();
 }
