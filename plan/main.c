@@ -256,7 +256,7 @@ static void usage(void)
 {
     printf("usage: omnibus-plan [--ranks P | --nodes N --per-node R]\n"
            "         [--topology auto|direct|nodes|Nd|AxB..|all]\n"
-           "         [--pattern uniform|alltoall|pairs|moore2d]\n"
+           "         [--pattern uniform|alltoall|pairs|mirror|moore2d]\n"
            "         [--histogram STATISTICS_FILE] [--message BYTES]\n"
            "         [--poll K] [--blocking K] [--sends N] [--cap C]\n"
            "         [--in-turn] [--wire-receives W] [--flow-ranks R]\n"
@@ -404,11 +404,13 @@ static void parse(int argc, char **argv, query *q)
                 q->pat.kind = PL_ALLTOALL;
             else if (!strcmp(v, "pairs"))
                 q->pat.kind = PL_PAIRS;
+            else if (!strcmp(v, "mirror"))
+                q->pat.kind = PL_MIRROR;
             else if (!strcmp(v, "moore2d"))
                 q->pat.kind = PL_MOORE2D;
             else
-                fail("--pattern '%s' is not uniform, alltoall, pairs or "
-                     "moore2d", v);
+                fail("--pattern '%s' is not uniform, alltoall, pairs, "
+                     "mirror or moore2d", v);
         } else
             fail("unknown option %s (see --help)", a);
     }
@@ -429,7 +431,8 @@ static void parse(int argc, char **argv, query *q)
         fail("%s", err);
     if (q->rx_blocks < 0)
         q->rx_blocks = q->nodes > 1 ? 4 : 0;
-    if (q->pat.kind == PL_PAIRS || q->pat.kind == PL_MOORE2D)
+    if (q->pat.kind == PL_PAIRS || q->pat.kind == PL_MIRROR ||
+        q->pat.kind == PL_MOORE2D)
         q->in_turn = 1;
     if (q->histogram && q->P != q->histogram_ranks)
         fail("%s", "--histogram gives the shares of a job of its own size: "

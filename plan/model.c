@@ -130,9 +130,9 @@ static int few_destinations(const rt_grid *g, const pl_pattern *pat,
                             const int dims[2], int s, int *d, double *w)
 {
     int P = g->nranks;
-    if (pat->kind == PL_PAIRS) {
-        if (P % 2 == 0 && s < P / 2) {
-            d[0] = s + P / 2;
+    if (pat->kind == PL_PAIRS || pat->kind == PL_MIRROR) {
+        if (s < P / 2 && (pat->kind == PL_MIRROR || P % 2 == 0)) {
+            d[0] = pat->kind == PL_MIRROR ? P - 1 - s : s + P / 2;
             w[0] = 1;
             return 1;
         }

@@ -28,6 +28,8 @@ typedef enum {
                     PL_UNIFORM; the simulation draws its destinations at
                     random too */
     PL_PAIRS,    /* rank i < P/2 sends to i + P/2 only (stream) */
+    PL_MIRROR,   /* rank i < P/2 sends to P-1-i only (stream -M): on a grid
+                    of sides 2 every pair is N hops apart */
     PL_MOORE2D,  /* an 8-point stencil: the ranks on a periodic process
                     grid of MPI_Dims_create(P, 2)'s sizes, row-major, each
                     sending alike to its 8 neighbours (halo -g moore2d -H);
