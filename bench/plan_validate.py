@@ -184,8 +184,7 @@ def measure(kernel, P, topo, buf, args, cap, nodes, extra):
 def predict(P, topo, buf, pattern, msg, poll, sends, cap, nodes, stats,
             blocking, extra):
     env = dict(os.environ, OMNIBUS_BUFFER_SIZE=str(buf), **extra)
-    where = (["--nodes", str(nodes), "--round-robin", "--wire-receives", "0"]
-             if nodes else [])
+    where = ["--nodes", str(nodes), "--round-robin"] if nodes else []
     what = (["--histogram", stats] if pattern == "histogram"
             else ["--pattern", pattern])
     if pattern == "histogram" and blocking:

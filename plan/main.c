@@ -107,6 +107,13 @@ static int node_rings(const query *q)
            q->cfg.buffer_size <= RG_MAX_BLOCK && q->P / q->nodes >= 2;
 }
 
+/* The partly filled buffers a rank of npeers next hops holds under a cap
+ * of `cap`: the bound's fill term. */
+static uint64_t fill_cap_bytes(int npeers, int cap, uint64_t block)
+{
+    return (uint64_t)(npeers < cap ? npeers : cap) * block;
+}
+
 /* The job's totals (plan/job.h) and its memory bound, the largest of the
  * ranks' own as the statistics file shows it: every rank's when every
  * rank is simulated, else the simulated ranks' with the most relayed
@@ -120,6 +127,7 @@ static int plan_row(row *w, const query *q)
                         .idle_rounds = (uint64_t)q->cfg.idle_rounds,
                         .k = q->k, .n = q->n, .blocking = q->blocking,
                         .ordered = q->in_turn,
+                        .rounds = q->pat.kind == PL_ALLTOALL,
                         .rx_blocks = q->rx_blocks,
                         .window = fl_window(q->cfg.eager_pool,
                                             window_ranks(q))};
@@ -137,7 +145,12 @@ static int plan_row(row *w, const query *q)
                         .relay_pairs = w->j.nsim < P
                                            ? most
                                            : rl_relay_pairs(g, w->j.sim_rank[k])};
-        uint64_t bound = fl_memory_bound(&fp);
+        /* fl_memory_bound counts the partly filled buffers of the
+         * library's FL_FILL_CAP; a build of another cap (--cap) holds
+         * that many. */
+        uint64_t bound = fl_memory_bound(&fp) -
+                         fill_cap_bytes(fp.npeers, FL_FILL_CAP, fp.block) +
+                         fill_cap_bytes(fp.npeers, q->cap, fp.block);
         if (bound > w->bound)
             w->bound = bound;
     }

@@ -374,6 +374,47 @@ static void stall(sim *s, int i, const sim_stall *e)
         ship(s, s->head, &r->end);
 }
 
+/* Rounds of one send to every destination (sim.h): a deck with each peer
+ * as often as destinations are routed through it, dealt in a fresh random
+ * order each round. */
+typedef struct {
+    int *card;
+    long n, next;
+} sim_deck;
+
+static int deck_init(sim_deck *k, const pl_traffic *t)
+{
+    double dests = 0;
+    for (int g = 0; g < t->ngroups; g++)
+        dests += t->grp_count[g];
+    long n = 0;
+    for (int i = 0; i < t->npeers; i++)
+        n += (long)(t->own[i] * dests + 0.5);
+    k->card = n > 0 ? malloc((size_t)n * sizeof *k->card) : NULL;
+    if (!k->card)
+        return -1;
+    k->n = 0;
+    for (int i = 0; i < t->npeers; i++)
+        for (long c = (long)(t->own[i] * dests + 0.5); c > 0; c--)
+            k->card[k->n++] = i;
+    k->next = k->n;
+    return 0;
+}
+
+static int deck_next(sim_deck *k, uint64_t *rng)
+{
+    if (k->next == k->n) {
+        for (long i = k->n - 1; i > 0; i--) {
+            long j = (long)(rng_next(rng) % (uint64_t)(i + 1));
+            int c = k->card[i];
+            k->card[i] = k->card[j];
+            k->card[j] = c;
+        }
+        k->next = 0;
+    }
+    return k->card[k->next++];
+}
+
 int pl_sim_rank(const pl_traffic *t, const pl_sim_params *p,
                 pl_sim_result *r)
 {
@@ -393,6 +434,7 @@ int pl_sim_rank(const pl_traffic *t, const pl_sim_params *p,
     double *own_cdf = malloc(nn * sizeof *own_cdf);
     long nstalls = 0, next_stall = 0;
     sim_stall *stalls = NULL;
+    sim_deck deck = {0};
     int rc = -1;
     if (!s.len || !s.stamp || !s.next || !s.prev || !s.lru_next ||
         !s.lru_prev || !own_cdf)
@@ -449,6 +491,7 @@ int pl_sim_rank(const pl_traffic *t, const pl_sim_params *p,
     s.rng = p->seed ? p->seed : 0x2545f4914f6cdd1dULL;
     sim_turns turns;
     int ordered = p->ordered && turns_init(&turns, t) == 0 && turns.n > 0;
+    int dealt = !ordered && p->rounds && deck_init(&deck, t) == 0;
     double self = t->sends > own ? 1 - own / t->sends : 0;
     long k = p->k > 0 ? p->k : p->n;
     long b = p->blocking > 0 ? p->blocking : p->n;
@@ -460,7 +503,9 @@ int pl_sim_rank(const pl_traffic *t, const pl_sim_params *p,
         for (long j = 0; own > 0 && j < batch; j++) {
             if (self > 0 && rng_unit(&s.rng) < self)
                 continue;
-            int to = ordered ? turns_next(&turns) : draw(own_cdf, n, &s.rng);
+            int to = ordered ? turns_next(&turns)
+                     : dealt ? deck_next(&deck, &s.rng)
+                             : draw(own_cdf, n, &s.rng);
             append(&s, to);
             r->own++;
             appended = 1;
@@ -498,5 +543,6 @@ out:
     free(s.lru_prev);
     free(own_cdf);
     free(stalls);
+    free(deck.card);
     return rc;
 }

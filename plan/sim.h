@@ -26,6 +26,9 @@ typedef struct {
                            ships every buffer; 0: only the call that ends
                            the run */
     int rx_blocks;      /* wire receives kept posted */
+    int rounds;         /* the rank's own sends come in rounds of one to
+                           every destination, each round in a fresh random
+                           order (alltoall_items) */
     int ordered;        /* the rank's own sends go to their destinations in
                            turn (a stencil), not drawn at random (gups) */
     uint64_t window;    /* each pair's base window (router/flow.h's

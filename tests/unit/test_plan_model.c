@@ -370,6 +370,27 @@ static void test_a_polling_sender_stalls_once_per_destination(void)
           r.window_max);
 }
 
+static void test_alltoall_rounds_keep_every_buffer_busy(void)
+{
+    /* alltoall_items sends to each of 7 others once per round, so a buffer
+     * gets an item at least every 13 sends: never 16 rounds idle, even
+     * polling after every send (drawn at random, 24 times the blocks). */
+    rt_grid g;
+    rt_grid_init(&g, 8, 1, (int[]){8});
+    pl_traffic t;
+    pl_traffic_of(&g, &(pl_pattern){.kind = PL_ALLTOALL}, NULL, 0, &t);
+    pl_sim_params p = {.block = 16384, .item = 56, .cap = 64,
+                       .idle_rounds = 16, .k = 1, .n = 19999, .rounds = 1};
+    pl_sim_result r;
+    pl_sim_rank(&t, &p, &r);
+    pl_traffic_free(&t);
+    CHECK(r.idle == 0 && r.blocks <= 7 * (19999 / 7 / 292 + 2),
+          "rounds of one send to each of 7 others, polling after every "
+          "send: no buffer is ever 16 rounds without an item, so none "
+          "leaves idle and blocks leave full (292 items); got %.0f idle of "
+          "%.0f blocks", r.idle, r.blocks);
+}
+
 int main(void)
 {
     RUN(test_hop_counts_match_counted_routes_on_complete_grids);
@@ -388,5 +409,6 @@ int main(void)
     RUN(test_a_sampled_job_forwards_what_its_hop_histogram_implies);
     RUN(test_a_stream_that_never_polls_stalls_at_every_window);
     RUN(test_a_polling_sender_stalls_once_per_destination);
+    RUN(test_alltoall_rounds_keep_every_buffer_busy);
     CHECK_MAIN_END();
 }
