@@ -25,8 +25,8 @@ typedef enum {
     PL_UNIFORM,  /* each send to a uniformly random other rank (gups) */
     PL_ALLTOALL, /* rounds of one send to every other rank, each round in a
                     fresh random order (alltoall_items): the rates of
-                    PL_UNIFORM; the simulation draws its destinations at
-                    random too */
+                    PL_UNIFORM, dealt in rounds by the simulation
+                    (pl_sim_params.rounds) */
     PL_PAIRS,    /* rank i < P/2 sends to i + P/2 only (stream) */
     PL_MIRROR,   /* rank i < P/2 sends to P-1-i only (stream -M): on a grid
                     of sides 2 every pair is N hops apart */
