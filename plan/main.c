@@ -137,14 +137,14 @@ static int plan_row(row *w, const query *q)
         return -1;
     uint64_t most = w->j.nsim < P ? rl_relay_pairs_max(g) : 0;
     for (int k = 0; k < w->j.nsim; k++) {
+        int me = w->j.sim_rank[k];
         fl_params fp = {.pool = q->cfg.eager_pool,
                         .block = q->cfg.buffer_size,
                         .nranks = window_ranks(q),
                         .npeers = w->j.sim_npeers[k],
                         .rx_blocks = q->rx_blocks,
-                        .relay_pairs = w->j.nsim < P
-                                           ? most
-                                           : rl_relay_pairs(g, w->j.sim_rank[k])};
+                        .relay_pairs = w->j.nsim < P ? most
+                                                     : rl_relay_pairs(g, me)};
         /* fl_memory_bound counts the partly filled buffers of the
          * library's FL_FILL_CAP; a build of another cap (--cap) holds
          * that many. */

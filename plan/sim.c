@@ -288,10 +288,10 @@ static int stall_order(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The stalls of every pair of the rank, in send order (sim.h); NULL with
- * *n = 0 when there are none, or when out of memory (*n = -1). */
 static double rng_unit(uint64_t *x);
 
+/* The stalls of every pair of the rank, in send order (sim.h); NULL with
+ * *n = 0 when there are none, or when out of memory (*n = -1). */
 static sim_stall *stalls_of(const pl_traffic *t, const pl_sim_params *p,
                             long *n)
 {
@@ -304,7 +304,7 @@ static sim_stall *stalls_of(const pl_traffic *t, const pl_sim_params *p,
         double bytes = (double)p->n * share * (double)p->item;
         long pairs = (long)(t->grp_count[g] + 0.5);
         uint64_t w = p->window, allowed = w;
-        for (int k = 0; share > 0 && bytes > (double)allowed; k++) {
+        while (share > 0 && bytes > (double)allowed) {
             /* The item past `allowed`, at about this many sends of the
              * rank; a pair reaches it spread by the randomness of its count
              * (a relative 1/sqrt(items), uniform of that deviation), so that
@@ -323,7 +323,8 @@ static sim_stall *stalls_of(const pl_traffic *t, const pl_sim_params *p,
                     }
                     ev = more;
                 }
-                double u = p->ordered ? 0 : (2 * rng_unit(&rng) - 1) * 1.732;
+                double u = p->ordered ? 0
+                                      : (2 * rng_unit(&rng) - 1) * sqrt(3.0);
                 ev[(*n)++] = (sim_stall){.at = at * (1 + u * spread),
                                          .hops = t->grp_hops[g],
                                          .window = w};

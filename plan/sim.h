@@ -65,8 +65,8 @@ typedef struct {
  * stalls, and stalls at every window it has sent.  Each
  * stall ships the buffer it went into and every other one (the send waits
  * in a blocking call for the GRANT), and urgent wire messages along its
- * route (the STALL and the GRANT, sim.c's URGENT_PER_HOP).  Fallbacks to MPI happen
- * only when a receiver does not consume: none here. */
+ * route (the STALL and the GRANT, sim.c's URGENT_PER_HOP).  Fallbacks to
+ * MPI happen only when a receiver does not consume: none here. */
 
 /* Runs one rank; 0, or -1 when out of memory. */
 int pl_sim_rank(const pl_traffic *t, const pl_sim_params *p,

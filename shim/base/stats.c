@@ -97,7 +97,8 @@ uint64_t stats_memory_bound(void)
     fl_params p = {.pool = omni.job.cfg.eager_pool, .block = omni.job.block_cap,
                    .nranks = omni.credit.ranks, .npeers = omni.job.npeers,
                    .rx_blocks = omni.tx.rx_count,
-                   .relay_pairs = rl_relay_pairs(&omni.job.grid, omni.job.grid_pos)};
+                   .relay_pairs =
+                       rl_relay_pairs(&omni.job.grid, omni.job.grid_pos)};
     return fl_memory_bound(&p);
 }
 

@@ -1,8 +1,8 @@
 /* test_relay: router/relay.h's relayed pairs, counted by classes of pairs,
  * against the routes counted one by one (router/flow.h's
  * fl_relay_pairs_counted) on every rank of every grid of 2 and 3
- * dimensions of sizes 1 to 4 and 4 dimensions of 1 to 3, complete and with its last row 1, half and
- * all but 1 full; and the memory bound they
+ * dimensions of sizes 1 to 4 and 4 dimensions of 1 to 3, complete and
+ * with its last row 1, half and all but 1 full; and the memory bound they
  * give omnibus-plan at scale, against the box bound it replaces. */
 #include "router/flow.h"
 #include "router/relay.h"
@@ -49,10 +49,10 @@ static void test_every_rank_relays_the_pairs_its_routes_pass(void)
     }
     CHECK(bad == 0 && bad_max == 0,
           "on each of %d grids (2 and 3 dimensions of 1 to 4, 4 of 1 to 3; "
-          "complete or "
-          "with a partial last row), every rank must relay exactly the pairs whose routes "
-          "pass it, and the most any rank relays must be the largest: %d "
-          "ranks and %d grids differed", grids, bad, bad_max);
+          "complete or with a partial last row), every rank must relay "
+          "exactly the pairs whose routes pass it, and the most any rank "
+          "relays must be the largest: %d ranks and %d grids differed",
+          grids, bad, bad_max);
 }
 
 static void test_the_bound_of_auto_s_incomplete_grids_stays_near_complete_ones(
