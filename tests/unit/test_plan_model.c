@@ -370,25 +370,29 @@ static void test_a_polling_sender_stalls_once_per_destination(void)
           r.window_max);
 }
 
-static void test_alltoall_rounds_keep_every_buffer_busy(void)
+static void test_alltoall_rounds_open_a_buffer_for_every_send_past_the_cap(
+    void)
 {
-    /* alltoall_items sends to each of 7 others once per round, so a buffer
-     * gets an item at least every 13 sends: never 16 rounds idle, even
-     * polling after every send (drawn at random, 24 times the blocks). */
+    /* alltoall_items sends to each of 7 others once per round, in a fresh
+     * order: within a round no destination repeats, so with 2 buffers
+     * filling at once the next send almost never finds its buffer open.
+     * Drawn at random it would 2 times in 7 (K / (K - cap) = 1.4 items a
+     * block); measured on the small-cap build, 0.391 wire messages per send
+     * on 2x2x2 against 0.389 dealt in rounds and 0.299 drawn. */
     rt_grid g;
     rt_grid_init(&g, 8, 1, (int[]){8});
     pl_traffic t;
     pl_traffic_of(&g, &(pl_pattern){.kind = PL_ALLTOALL}, NULL, 0, &t);
-    pl_sim_params p = {.block = 16384, .item = 56, .cap = 64,
-                       .idle_rounds = 16, .k = 1, .n = 19999, .rounds = 1};
+    pl_sim_params p = {.block = 1024, .item = 56, .cap = 2,
+                       .idle_rounds = 16, .k = 64, .n = 19999, .rounds = 1};
     pl_sim_result r;
     pl_sim_rank(&t, &p, &r);
     pl_traffic_free(&t);
-    CHECK(r.idle == 0 && r.blocks <= 7 * (19999 / 7 / 292 + 2),
-          "rounds of one send to each of 7 others, polling after every "
-          "send: no buffer is ever 16 rounds without an item, so none "
-          "leaves idle and blocks leave full (292 items); got %.0f idle of "
-          "%.0f blocks", r.idle, r.blocks);
+    double ipb = r.appended / r.blocks;
+    CHECK(ipb < 1.1,
+          "rounds of one send to each of 7 others with 2 buffers filling at "
+          "once: a block carries about 1 item (1.4 if drawn at random), got "
+          "%.3f", ipb);
 }
 
 int main(void)
@@ -409,6 +413,6 @@ int main(void)
     RUN(test_a_sampled_job_forwards_what_its_hop_histogram_implies);
     RUN(test_a_stream_that_never_polls_stalls_at_every_window);
     RUN(test_a_polling_sender_stalls_once_per_destination);
-    RUN(test_alltoall_rounds_keep_every_buffer_busy);
+    RUN(test_alltoall_rounds_open_a_buffer_for_every_send_past_the_cap);
     CHECK_MAIN_END();
 }
