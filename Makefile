@@ -239,7 +239,7 @@ $(BUILD)/stress/stress: tests/stress/stress.c
 	$(MPICC) $(BASEFLAGS) -o $@ $<
 
 unit: $(UNIT_BINS)
-mpitests: $(LIB) $(MPI_TEST_BINS) $(BUILD)/stress/stress $(CLUSTER_TEST_BINS) $(CLUSTER_TOOLS) $(BUILD)/bench/bfs $(BUILD)/bench/stream $(BUILD)/bench/incast $(BUILD)/bench/gups
+mpitests: $(LIB) $(MPI_TEST_BINS) $(BUILD)/stress/stress $(CLUSTER_TEST_BINS) $(CLUSTER_TOOLS) $(BUILD)/bench/bfs $(BUILD)/bench/stream $(BUILD)/bench/incast $(BUILD)/bench/gups $(BUILD)/bench/alltoall_items $(BUILD)/bench/halo
 benches: $(LIB) $(YIELD_LIB) $(BENCH_BINS)
 # The kernels and the library alone, without the yield-only baseline (which
 # is MPICH's): `make MPI=openmpi bench-kernels` for scripts/measure/bench's Open MPI
