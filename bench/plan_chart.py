@@ -13,7 +13,11 @@ bound on wire messages (every block leaves full) and the memory of a
 scheme that keeps a full buffer for every peer (one, or two: one filling
 while one travels).  Needs build/omnibus-plan.
 """
-import datetime, json, os, socket, subprocess, sys
+import json, os, subprocess, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "scripts", "measure"))
+import provenance  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PLAN = os.path.join(ROOT, "build", "omnibus-plan")
@@ -34,14 +38,10 @@ def main():
     if sys.argv[1:2] == ["--out"]:
         out = sys.argv[2]
     lines = []
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
     lines.append("# Planning table: 10^3 to 10^6 ranks\n")
-    lines.append(f"- date: {datetime.date.today()}\n- commit: {commit}\n"
-                 f"- host: {socket.gethostname()}\n- cores: {os.cpu_count()}\n"
-                 "- MPI: none (omnibus-plan is MPI-free)\n"
-                 "- command: bench/plan_chart.py\n"
-                 "- affected by: router plan\n")
+    lines.append(provenance.text(provenance.header(
+        " ".join(["bench/plan_chart.py"] + sys.argv[1:]),
+        "none (omnibus-plan is MPI-free)", "router plan")))
     lines.append("From `omnibus-plan` (docs/planning.md).\n")
     lines.append("Nodes of 128 ranks; uniform traffic of 8-byte messages "
                  "(32-byte items); 256 KiB buffers, the cap of 64 buffers "

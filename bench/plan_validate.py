@@ -37,8 +37,11 @@ every item as received at the next poll).  That part is bounded by the
 pairs' windows, so the whole peak is checked against the memory bound
 instead (docs/planning.md, What the model leaves out).
 """
-import csv, datetime, json, os, socket, subprocess, sys, tempfile
-import importlib.machinery, importlib.util
+import csv, json, os, subprocess, sys, tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "scripts", "measure"))
+import provenance  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = os.path.join(ROOT, "build")
@@ -140,29 +143,6 @@ def runs():
     out.append(("alltoall_items", 8, "2x2x2", 1024, "alltoall", 32, 64,
                 ["-m", str(N // 7), "-w", "0"], 2))
     return out
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
-
-def mpi_version():
-    """The MPI's version and device, as the benchmark runner reports them."""
-    path = os.path.join(ROOT, "scripts", "measure", "bench")
-    loader = importlib.machinery.SourceFileLoader("omnibus_bench", path)
-    spec = importlib.util.spec_from_loader("omnibus_bench", loader)
-    runner = importlib.util.module_from_spec(spec)
-    loader.exec_module(runner)
-    return runner.mpich_version()
-
-def git(*a):
-    return subprocess.run(["git", "-C", ROOT] + list(a), capture_output=True,
-                          text=True).stdout.strip()
 
 def measure(kernel, P, topo, buf, args, cap, nodes, extra):
     fd, path = tempfile.mkstemp(suffix=".json")
@@ -357,19 +337,13 @@ def main():
               f"fwd {r['fwd_per_send_measured']:.4f}/{r['fwd_per_send_predicted']:.4f}, "
               f"peak {r['peak_measured']}/{r['peak_predicted']}, "
               f"filling {r['fill_measured']}/{r['fill_predicted']}", flush=True)
-    prov = [("date", datetime.datetime.now().isoformat(timespec="minutes")),
-            ("commit", git("rev-parse", "--short", "HEAD")),
-            ("host", socket.gethostname()), ("cores", str(os.cpu_count())),
-            ("CPU", cpu_model()),
-            ("machine", "shared with other engineers building and testing "
-                        "while it ran; counts, not times, are compared"),
-            ("MPI", mpi_version()),
-            ("command", "bench/plan_validate.py" +
-             (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else "")),
-            ("affected by", "shim router plan bench/*.c bench/*.h")]
+    prov = provenance.header(
+        " ".join(["bench/plan_validate.py"] + sys.argv[1:]),
+        provenance.mpich_version(), "shim router plan bench/*.c bench/*.h",
+        conditions="shared with other engineers building and testing while "
+                   "it ran; counts, not times, are compared")
     with open(out + ".csv", "w", newline="") as f:
-        for key, value in prov:
-            f.write(f"# {key}: {value}\n")
+        f.write(provenance.text(prov, csv=True))
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
         w.writerows(rows)
@@ -388,8 +362,7 @@ def main():
     drawn = plot(rows, out + ".png")
     with open(out + ".md", "w") as f:
         f.write("# omnibus-plan against the statistics file\n\n")
-        for key, value in prov:
-            f.write(f"- {key}: {value}\n")
+        f.write(provenance.text(prov))
         if drawn:
             f.write(f"\n![predicted against measured, with the anchors]"
                     f"({os.path.basename(out)}.png)\n")
@@ -405,7 +378,10 @@ def main():
                 f"messages per send within 10%: "
                 f"{sum(abs(r['off_node_ratio'] - 1) <= 0.10 for r in emulated)} "
                 f"of {len(emulated)} runs.\n")
-        f.write(f"Wire messages per send within 10%: {within} of {len(rows)} "
+        # The figure docs/planning.md quotes, marked for
+        # scripts/test/check-figures.
+        f.write(f"Wire messages per send within 10%: "
+                f"<!-- fig:wire-within-10 -->{within} of {len(rows)} "
                 f"runs. Peak bytes of the filling buffers within 10%: "
                 f"{fwithin} of {len(rows)}. The whole peak within 10% of the "
                 f"model's (which takes every item as received at the next "
