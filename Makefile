@@ -6,9 +6,11 @@
 # speedup; `make install PREFIX=dir` installs the library, omnibus-run and
 # the documentation.  `make deps` (scripts/setup/ensure-deps) installs the
 # Debian packages the build and tests need, when missing; a fresh machine
-# runs it once first: `make deps test`.  Building and testing never install
-# anything; report, calibrate, profile, profile-time and ffi-cost install
-# their own tool (and what `make deps` would) when it is missing.
+# runs it once first: `make deps test`.  `make results` regenerates every
+# results file the docs quote; `make release-check` fails while one is older
+# than the code it measures.  Building and testing never install
+# anything; report, calibrate, results, profile, profile-time and ffi-cost
+# install their own tool (and what `make deps` would) when it is missing.
 
 # The MPI family to build for (docs/design/mpi-layer.md): one source, one library per
 # family, each in its own build directory so that both can sit side by side.
@@ -128,8 +130,9 @@ BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 YIELD_SRCS := $(wildcard bench/yield/*.c)
 YIELD_LIB  := $(BUILD)/libyieldonly.so
 
+
 .PHONY: FORCE all deps lib leg-tests openmpi-leg bench-kernels install install-all uninstall unit mpitests benches test demo bench clean generate longrun \
-        sanitize valgrind stress report calibrate cluster-test profile profile-time ffi-cost
+        sanitize valgrind stress report calibrate results release-check cluster-test profile profile-time ffi-cost
 
 all: lib $(PLAN)
 
@@ -288,6 +291,37 @@ calibrate: benches
 	@scripts/setup/ensure-deps plots
 	@scripts/measure/bench --calibrate --transports shm,tcp --plots bench/results \
 	    --csv bench/results/calibration.csv | tee bench/results/calibration.txt
+
+# Every results file the README and docs/ quote, and the runs they come
+# from, written again by the runners at this commit (docs/performance.md,
+# How figures are kept; about two hours on 2 cores, on a quiet machine):
+# the report (report, sizes, and where the machine allows network
+# namespaces the cluster rows), the scaling rows, the calibration, Omnibus
+# under Open MPI, and omnibus-plan's table and validation (which needs the
+# library built with a small cap).  `scripts/test/check-figures` then lists
+# every quote whose figure moved; `make release-check` fails while a quoted
+# results file is older than the code it measures.
+OPENMPI_RESULTS_ARGS := --kernels stream,pingpong --transports ompi,ompi-vader,ompi-tcp \
+                        --ranks 2 --reps 7 --csv bench/results/openmpi.csv
+SMALLCAP_LIB := build/smallcap/libomnibus.so
+results: benches $(PLAN)
+	@scripts/setup/ensure-deps plots
+	@scripts/measure/bench --report
+	@scripts/measure/bench --scaling
+	@scripts/measure/bench --calibrate --transports shm,tcp --plots bench/results \
+	    --csv bench/results/calibration.csv > bench/results/calibration.txt
+	@$(MAKE) --no-print-directory -j2 MPI=openmpi bench-kernels
+	@scripts/measure/bench $(OPENMPI_RESULTS_ARGS)
+	@scripts/measure/bench-table bench/results/openmpi.csv > bench/results/openmpi.md
+	@$(MAKE) --no-print-directory -j2 BUILD=build/smallcap CFLAGS="-O2 -g -DFL_FILL_CAP=2" $(SMALLCAP_LIB)
+	@$(PYTHON) bench/plan_chart.py
+	@$(PYTHON) bench/plan_validate.py
+	@scripts/test/check-figures
+
+# The check before a release: the figures as `make test` checks them, and
+# no results file the docs quote older than the code it measures.
+release-check:
+	@scripts/test/check-figures --release
 
 # Instructions per message on the send, arrival and receive paths, counted
 # by callgrind (scripts/measure/profile-paths --help; PROFILE_ARGS="..."), a

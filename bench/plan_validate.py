@@ -378,7 +378,7 @@ def main():
                 f"messages per send within 10%: "
                 f"{sum(abs(r['off_node_ratio'] - 1) <= 0.10 for r in emulated)} "
                 f"of {len(emulated)} runs.\n")
-        # The figure docs/planning.md quotes, marked for
+        # The figures docs/planning.md quotes are marked for
         # scripts/test/check-figures.
         f.write(f"Wire messages per send within 10%: "
                 f"<!-- fig:wire-within-10 -->{within} of {len(rows)} "
@@ -389,7 +389,8 @@ def main():
                 f"{bounded} of {len(rows)}.\n")
         f.write(f"Fallbacks to MPI per send within 10% (or both under "
                 f"{NONE_PER_SEND} per send): {fallbacks} of {len(rows)}; wire "
-                f"messages per send and fallbacks both within 10%: {both} of "
+                f"messages per send and fallbacks both within 10%: "
+                f"<!-- fig:wire-fallbacks-within-10 -->{both} of "
                 f"{len(rows)}. Under OMNIBUS_FLOW_RANKS, stalls within 10%: "
                 f"{stalls} of {len(flowed)}. Per-rank tables "
                 f"(table_bytes_per_rank) equal: {tables} of {len(rows)}; the "
