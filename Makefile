@@ -295,7 +295,7 @@ calibrate: benches
 # Every results file the README and docs/ quote, and the runs they come
 # from, written again by the runners at this commit (docs/performance.md,
 # How figures are kept; about two hours on 2 cores, on a quiet machine):
-# the report (report, sizes, and where the machine allows network
+# the demo the README quotes, the report (report, sizes, and where the machine allows network
 # namespaces the cluster rows), the scaling rows, the calibration, Omnibus
 # under Open MPI, and omnibus-plan's table and validation (which needs the
 # library built with a small cap).  `scripts/test/check-figures` then lists
@@ -306,6 +306,7 @@ OPENMPI_RESULTS_ARGS := --kernels stream,pingpong --transports ompi,ompi-vader,o
 SMALLCAP_LIB := build/smallcap/libomnibus.so
 results: benches $(PLAN)
 	@scripts/setup/ensure-deps plots
+	@scripts/measure/bench --demo --csv bench/results/demo.csv
 	@scripts/measure/bench --report
 	@scripts/measure/bench --scaling
 	@scripts/measure/bench --calibrate --transports shm,tcp --plots bench/results \
