@@ -295,7 +295,7 @@ calibrate: benches
 # Every results file the README and docs/ quote, and the runs they come
 # from, written again by the runners at this commit (docs/performance.md,
 # How figures are kept; about two hours on 2 cores, on a quiet machine):
-# the demo the README quotes, the report (report, sizes, and where the machine allows network
+# the demo's run (demo.md, for the README's headline figures), the report (report, sizes, and where the machine allows network
 # namespaces the cluster rows), the scaling rows, the calibration, Omnibus
 # under Open MPI, and omnibus-plan's table and validation (which needs the
 # library built with a small cap).  `scripts/test/check-figures` then lists
