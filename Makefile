@@ -309,6 +309,7 @@ results: benches $(PLAN)
 	@scripts/measure/bench --demo --csv bench/results/demo.csv
 	@scripts/measure/bench --report
 	@scripts/measure/bench --scaling
+	@scripts/measure/bench --scaling --only 2x2x2 --csv bench/results/relayed.csv
 	@scripts/measure/bench --calibrate --transports shm,tcp --plots bench/results \
 	    --csv bench/results/calibration.csv > bench/results/calibration.txt
 	@$(MAKE) --no-print-directory -j2 MPI=openmpi bench-kernels
