@@ -131,7 +131,7 @@ YIELD_SRCS := $(wildcard bench/yield/*.c)
 YIELD_LIB  := $(BUILD)/libyieldonly.so
 
 
-.PHONY: FORCE all deps lib leg-tests openmpi-leg bench-kernels install install-all uninstall unit mpitests benches test demo bench clean generate longrun \
+.PHONY: FORCE all deps lib leg-tests openmpi-leg smallcap-lib bench-kernels install install-all uninstall unit mpitests benches test demo bench clean generate longrun \
         sanitize valgrind stress report calibrate results release-check cluster-test profile profile-time ffi-cost
 
 all: lib $(PLAN)
@@ -256,10 +256,14 @@ openmpi-leg:
 	@$(MAKE) --no-print-directory -j2 MPI=openmpi leg-tests
 
 # The kernels tests/plan/check-model runs to hold omnibus-plan's counts to
-# the statistics file's.
+# the statistics file's, and the library built with a cap of 2 full buffers
+# that its small-cap runs preload (router/evict.h).
 PLAN_CHECK_BINS := $(addprefix $(BUILD)/bench/,stream gups alltoall_items halo)
+SMALLCAP_LIB := build/smallcap/libomnibus.so
+smallcap-lib:
+	@$(MAKE) --no-print-directory -j2 BUILD=build/smallcap CFLAGS="-O2 -g -DFL_FILL_CAP=2" $(SMALLCAP_LIB)
 
-test: unit mpitests $(PLAN) $(PLAN_CHECK_BINS) openmpi-leg
+test: unit mpitests $(PLAN) $(PLAN_CHECK_BINS) smallcap-lib openmpi-leg
 	@scripts/test/run-tests scripts/test/check-layers tests/layers/check-layers-cycles tests/layers/check-layers-state \
 	    tests/layers/check-layers-names \
 	    scripts/gen/gen-settings scripts/gen/gen-stats scripts/gen/gen-quirks scripts/gen/gen-call-table scripts/test/check-links scripts/test/check-figures \
@@ -303,8 +307,7 @@ calibrate: benches
 # results file is older than the code it measures.
 OPENMPI_RESULTS_ARGS := --kernels stream,pingpong --transports ompi,ompi-vader,ompi-tcp \
                         --ranks 2 --reps 7 --csv bench/results/openmpi.csv
-SMALLCAP_LIB := build/smallcap/libomnibus.so
-results: benches $(PLAN)
+results: benches $(PLAN) smallcap-lib
 	@scripts/setup/ensure-deps plots
 	@scripts/measure/bench --demo --csv bench/results/demo.csv
 	@scripts/measure/bench --report
@@ -315,7 +318,6 @@ results: benches $(PLAN)
 	@$(MAKE) --no-print-directory -j2 MPI=openmpi bench-kernels
 	@scripts/measure/bench $(OPENMPI_RESULTS_ARGS)
 	@scripts/measure/bench-table bench/results/openmpi.csv > bench/results/openmpi.md
-	@$(MAKE) --no-print-directory -j2 BUILD=build/smallcap CFLAGS="-O2 -g -DFL_FILL_CAP=2" $(SMALLCAP_LIB)
 	@$(PYTHON) bench/plan_chart.py
 	@$(PYTHON) bench/plan_validate.py
 	@scripts/test/check-figures

@@ -11,8 +11,7 @@ static int ranks_alike(const pl_pattern *pat)
 
 /* One simulated rank's figures into the job's, scaled to the ranks it
  * stands for. */
-static void add_rank(pl_job *j, const pl_sim_result *r, double scale,
-                     uint64_t block)
+static void add_rank(pl_job *j, const pl_sim_result *r, double scale)
 {
     j->forwarded += (r->appended - r->own) * scale;
     j->wire += r->blocks * scale;
@@ -33,9 +32,8 @@ static void add_rank(pl_job *j, const pl_sim_result *r, double scale,
     j->appended += r->appended * scale;
     if (r->peak_bytes > j->peak)
         j->peak = r->peak_bytes;
-    double fill = r->peak_filling * (double)pl_block_bytes(block, block);
-    if (fill > j->peak_fill)
-        j->peak_fill = fill;
+    if (r->peak_fill_bytes > j->peak_fill)
+        j->peak_fill = r->peak_fill_bytes;
 }
 
 int pl_job_predict(const rt_grid *g, const pl_pattern *pat,
@@ -81,7 +79,7 @@ int pl_job_predict(const rt_grid *g, const pl_pattern *pat,
             j->sends = senders;
         }
         j->sim_npeers[k] = t->npeers;
-        add_rank(j, &r, scale, sp->block);
+        add_rank(j, &r, scale);
     }
     for (int k = 0; k < j->nsim; k++)
         pl_traffic_free(&ts[k]);

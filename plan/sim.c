@@ -28,6 +28,9 @@ typedef struct {
     const pl_sim_params *p;
     pl_sim_result *r;
     uint64_t *len, *stamp;
+    uint64_t *room;           /* each buffer's room (evict.h), 0 if empty */
+    uint64_t fill_bytes;      /* their sum, at most cap_bytes */
+    uint64_t cap_bytes, start_room;
     int *next, *prev;         /* filling buffers, newest first (evict.h) */
     int *lru_next, *lru_prev; /* the same, latest append first */
     int head, lru_head, lru_tail, filling;
@@ -87,6 +90,8 @@ static void ship(sim *s, int i, double *why)
     s->arriving[s->t->dim[i]] +=
         s->mirror[s->t->dim[i]] * (double)(s->len[i] / s->p->item);
     s->len[i] = 0;
+    s->fill_bytes -= s->room[i];
+    s->room[i] = 0;
     list_unlink(s->next, s->prev, &s->head, NULL, i);
     list_unlink(s->lru_next, s->lru_prev, &s->lru_head, &s->lru_tail, i);
     s->filling--;
@@ -94,24 +99,38 @@ static void ship(sim *s, int i, double *why)
 
 static void track_peak(sim *s)
 {
-    double unit = (double)(s->p->block + PL_BLOCK_HEADER);
-    double bytes = (s->filling + s->p->rx_blocks) * unit + s->held;
+    double fill = (double)s->fill_bytes + s->filling * (double)PL_BLOCK_HEADER;
+    double bytes = fill + s->held +
+                   s->p->rx_blocks * (double)(s->p->block + PL_BLOCK_HEADER);
     if (bytes > s->r->peak_bytes)
         s->r->peak_bytes = bytes;
+    if (fill > s->r->peak_fill_bytes)
+        s->r->peak_fill_bytes = fill;
     if (s->filling > s->r->peak_filling)
         s->r->peak_filling = s->filling;
 }
 
+/* The order of the transport's transport_reserve_slow: a buffer the item
+ * does not fit ships, then the buffer opens or grows to a room that holds
+ * the item, shipping the oldest others while the cap has not that much. */
 static void append(sim *s, int i)
 {
     const pl_sim_params *p = s->p;
-    if (s->len[i] == 0 && ev_must_make_room(s->filling, p->cap)) {
-        int v = ev_victim(s->next, sizeof(int), s->head, i, -1);
-        if (v >= 0)
-            ship(s, v, &s->r->cap);
-    }
     if (s->len[i] > 0 && s->len[i] + p->item > p->block)
         ship(s, i, &s->r->full);
+    uint64_t need = s->len[i] + p->item;
+    if (s->len[i] == 0 || need > s->room[i]) {
+        uint64_t had = s->len[i] ? s->room[i] : 0;
+        uint64_t room = ev_grown_room(had ? had : s->start_room, need, p->block);
+        while (ev_must_make_room(s->fill_bytes, room - had, s->cap_bytes)) {
+            int v = ev_victim(s->next, sizeof(int), s->head, i, -1);
+            if (v < 0)
+                break;
+            ship(s, v, &s->r->cap);
+        }
+        s->fill_bytes += room - had;
+        s->room[i] = room;
+    }
     if (s->len[i] == 0) {
         list_push(s->next, s->prev, &s->head, NULL, i);
         s->filling++;
@@ -428,6 +447,9 @@ int pl_sim_rank(const pl_traffic *t, const pl_sim_params *p,
     size_t nn = (size_t)n;
     s.len = calloc(nn, sizeof *s.len);
     s.stamp = calloc(nn, sizeof *s.stamp);
+    s.room = calloc(nn, sizeof *s.room);
+    s.cap_bytes = (uint64_t)p->cap * p->block;
+    s.start_room = ev_start_room(p->block, n, p->cap);
     s.next = malloc(nn * sizeof *s.next);
     s.prev = malloc(nn * sizeof *s.prev);
     s.lru_next = malloc(nn * sizeof *s.lru_next);
@@ -437,7 +459,7 @@ int pl_sim_rank(const pl_traffic *t, const pl_sim_params *p,
     sim_stall *stalls = NULL;
     sim_deck deck = {0};
     int rc = -1;
-    if (!s.len || !s.stamp || !s.next || !s.prev || !s.lru_next ||
+    if (!s.len || !s.stamp || !s.room || !s.next || !s.prev || !s.lru_next ||
         !s.lru_prev || !own_cdf)
         goto out;
     double own = 0, relay = 0;
@@ -538,6 +560,7 @@ out:
     free(s.dim_peer);
     free(s.len);
     free(s.stamp);
+    free(s.room);
     free(s.next);
     free(s.prev);
     free(s.lru_next);

@@ -18,7 +18,8 @@
 typedef struct {
     uint64_t block;     /* B, OMNIBUS_BUFFER_SIZE */
     uint64_t item;      /* bytes of one item: header and message */
-    int cap;            /* buffers filling at once (FL_FILL_CAP) */
+    int cap;            /* the cap, in full buffers (FL_FILL_CAP):
+                           router/evict.h counts it in bytes */
     uint64_t idle_rounds;
     long k;             /* sends between two polls; 0: none until the end */
     long n;             /* sends of a sending rank */
@@ -50,6 +51,8 @@ typedef struct {
     double stalls, grants;           /* flow control's (flow.h) */
     double window_max;               /* the largest window a pair grew to */
     double peak_bytes;               /* blocks held at once, at most */
+    double peak_fill_bytes;          /* of which the buffers filling, with
+                                        their headers */
     int peak_filling;
 } pl_sim_result;
 

@@ -1,6 +1,7 @@
 /* choose.c: the closed-form score of a grid and `auto`'s pick (choose.h). */
 #include "router/choose.h"
 #include "router/adapt.h"
+#include "router/evict.h"
 
 /* x^n by squaring: the library links no libm. */
 static double ipow(double x, uint64_t n)
@@ -10,6 +11,14 @@ static double ipow(double x, uint64_t n)
         if (n & 1)
             r *= x;
     return r;
+}
+
+double rc_open_buffers(const rc_rule *r, int K, double items)
+{
+    uint64_t need = (uint64_t)(items * (double)r->item);
+    uint64_t room = ev_grown_room(ev_start_room(r->block, K, r->cap),
+                                  need ? need : 1, r->block);
+    return (double)r->cap * (double)r->block / (double)room;
 }
 
 double rc_items_per_block(const rc_rule *r, int s, double h, int K)
@@ -36,8 +45,9 @@ double rc_items_per_block(const rc_rule *r, int s, double h, int K)
         if (age < best)
             best = age;
     }
-    if (K > r->cap) {
-        double cap = (double)K / (double)(K - r->cap);
+    double open = rc_open_buffers(r, K, best);
+    if (K > open) {
+        double cap = (double)K / ((double)K - open);
         if (cap < best)
             best = cap;
     }

@@ -23,9 +23,12 @@
  *  - age:   a buffer leaves OMNIBUS_FLUSH_US after its first item, by
  *           when the rank made age_sends sends, h_d / (s_d - 1) of them per
  *           send for this buffer;
- *  - cap:   K / (K - cap) when the rank's K peers exceed the cap of
- *           buffers filling at once: a buffer then ships when a newer one
- *           opens, and an item finds its buffer open with chance cap / K.
+ *  - cap:   K / (K - F) when the rank's K peers exceed the F buffers the
+ *           cap holds at once (rc_open_buffers: the cap counts bytes, and
+ *           a buffer carrying n items under the rules above needs the room
+ *           router/evict.h opens and grows it to for n items): a buffer
+ *           then ships when a newer one opens, and an item finds its
+ *           buffer open with chance F / K.
  * `direct` is taken unless a grid at least halves its score: a relay hop
  * costs a latency-bound exchange one more message's time.  Candidates are
  * tried fewest hops first, and the first that halves direct's score is
@@ -62,7 +65,7 @@ typedef struct {
     uint64_t block;       /* B */
     uint64_t item;        /* bytes of one item, header included */
     uint64_t idle_rounds; /* R */
-    int cap;              /* FL_FILL_CAP */
+    int cap;              /* FL_FILL_CAP, in full buffers */
     long poll;            /* sends between polls, RC_POLL for `auto` */
     double age_sends;     /* sends a rank makes in OMNIBUS_FLUSH_US:
                              flush_us x RC_SENDS_PER_US for `auto`; 0
@@ -87,6 +90,11 @@ typedef struct {
     double direct_score;
     rc_reason reason;
 } rc_choice;
+
+/* The buffers that fill at once under the cap on a rank of K peers whose
+ * blocks would carry `items` items were it not for the cap: the cap's
+ * bytes over the room such a buffer needs (router/evict.h). */
+double rc_open_buffers(const rc_rule *r, int K, double items);
 
 /* Items per block along one dimension of s ranks, for a rank of K peers in
  * all that appends h items along it per send (closed form above). */

@@ -21,9 +21,6 @@ typedef struct omni_counters {
 #undef STAT
     /* Counted here, reported only through the figures above or the route
      * lists of stats.c. */
-    uint64_t peak_filling;     /* most buffers filling at once (the dirty
-                                  list's longest): peak_fill_bytes once
-                                  multiplied by a full block's size */
     uint64_t wire_by_dim[RT_MAX_DIMS]; /* blocks sent, by hop dimension */
     uint64_t coll_by_hops[RT_MAX_DIMS + 1]; /* coll_items by route length */
 } omni_counters;

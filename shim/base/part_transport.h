@@ -26,6 +26,9 @@ typedef struct {
     int dirty_next;       /* link in the dirty list; -1 ends it */
     int dirty;            /* fill is non-empty and on the dirty list */
     int soon;             /* ships at the end of this progress round */
+    uint32_t room;        /* bytes fill can hold (router/evict.h: it opens
+                             small on a rank of many next hops and grows);
+                             0 without fill */
     rg_tx *ring;          /* node ring to this peer (shm.h), or NULL: blocks
                              go through PMPI_Isend */
     omni_block *backlog;  /* blocks waiting for room in `ring`, oldest
@@ -45,7 +48,12 @@ typedef struct omni_tx {
     omni_peer *peers;       /* [world rank of next hop] */
     int dirty_head;         /* first peer with a non-empty buffer, or -1;
                                the list runs from newest to oldest */
-    int dirty_count;        /* its length, at most FL_FILL_CAP + 1 */
+    int dirty_count;        /* its length */
+    uint64_t fill_bytes;    /* the room of every peer's fill together, at
+                               most fill_cap_bytes (router/evict.h) */
+    uint64_t fill_cap_bytes;/* FL_FILL_CAP full blocks */
+    uint32_t start_room;    /* the room a fill opens with (ev_start_room) */
+    int fill_blocks;        /* peers with a fill */
     int soon_count;         /* peers marked to ship at the round's end */
     uint64_t epoch;         /* sending rounds so far: progress rounds
                                after which something had been appended */

@@ -60,8 +60,6 @@ static void settle(omni_counters *c)
     c->aggregated_items = c->user_sends - c->direct_sends - c->rndv_sends -
                           c->ring_alone - c->wire_alone;
     c->window_ranks = (uint64_t)omni.credit.ranks;
-    c->peak_fill_bytes =
-        c->peak_filling * (sizeof(omni_block) + omni.job.block_cap);
     c->memory_bound = stats_memory_bound();
     c->table_bytes = tb_table_bytes(omni.job.size, omni.tx.read_pid != NULL);
     c->over_bound = c->peak_bytes > c->memory_bound;

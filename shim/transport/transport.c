@@ -102,17 +102,17 @@ omni_block *transport_hold_copy(const char **data, size_t len)
     return own;
 }
 
-/* A full-size block about to ship that is at most half full, copied into
- * the smallest class that holds it, the full-size one going back to its
- * free list; any other block is returned as it is.  A copy of at most half
- * a buffer is cheap next to a wire message, and it keeps what is in flight
- * proportional to what it carries (router/flow.h). */
+/* A block about to ship that is at most half full, copied into the
+ * smallest class that holds it when that is smaller, the block going back
+ * to its free list; any other block is returned as it is.  A copy of at
+ * most half a buffer is cheap next to a wire message, and it keeps what is
+ * in flight proportional to what it carries (router/flow.h). */
 static omni_block *block_cut(omni_block *b)
 {
-    if (b->cls >= 0 || b->len > omni.job.block_cap / 2)
+    if (b->len > transport_class_room(b->cls) / 2)
         return b;
     int cls = block_class_for(b->len);
-    if (cls < 0)
+    if (cls < 0 || block_alloc_size(cls) >= block_alloc_size(b->cls))
         return b;
     omni_block *cut = block_copy(cls, b->data, b->len);
     block_put(b);
@@ -125,34 +125,84 @@ static void dirty_add(int p)
     peer->dirty = 1;
     peer->dirty_next = omni.tx.dirty_head;
     omni.tx.dirty_head = p;
-    if (++omni.tx.dirty_count > (int)omni.stats.peak_filling)
-        omni.stats.peak_filling = (uint64_t)omni.tx.dirty_count;
+    omni.tx.dirty_count++;
 }
 
-/* At most FL_FILL_CAP buffers fill at once, whatever the number of peers;
- * which one leaves to make room is router/evict.h's rule. */
-static void fill_cap_make_room(int keep)
+/* The buffers filling hold at most fill_cap_bytes of room together; which
+ * ones leave to make `add` bytes more is router/evict.h's rule. */
+static void fill_cap_make_room(int keep, uint64_t add)
 {
-    if (!ev_must_make_room(omni.tx.dirty_count, FL_FILL_CAP))
-        return;
-    int oldest = ev_victim(&omni.tx.peers[0].dirty_next, sizeof(omni_peer),
-                           omni.tx.dirty_head, keep, omni.job.rank);
-    if (oldest >= 0)
+    while (ev_must_make_room(omni.tx.fill_bytes, add, omni.tx.fill_cap_bytes)) {
+        int oldest = ev_victim(&omni.tx.peers[0].dirty_next, sizeof(omni_peer),
+                               omni.tx.dirty_head, keep, omni.job.rank);
+        if (oldest < 0)
+            return;
         transport_ship(oldest, &omni.stats.flush_full);
+    }
+}
+
+/* The block class of a fill of `room` bytes: a power of two below
+ * block_cap (ev_start_room, ev_grown_room), or the full-size class. */
+static int fill_class(uint64_t room)
+{
+    if (room >= omni.job.block_cap)
+        return -1;
+    int cls = 0;
+    while (((uint64_t)1 << cls) < room)
+        cls++;
+    return cls;
+}
+
+static void fill_room_count(int64_t bytes, int blocks)
+{
+    omni.tx.fill_bytes += (uint64_t)bytes;
+    omni.tx.fill_blocks += blocks;
+    uint64_t held = omni.tx.fill_bytes +
+                    (uint64_t)omni.tx.fill_blocks * sizeof(omni_block);
+    if (held > omni.stats.peak_fill_bytes)
+        omni.stats.peak_fill_bytes = held;
+}
+
+/* Peer p's fill opens with, or grows to, `room` bytes, keeping what it
+ * holds; the cap is made room for first. */
+static void fill_set_room(int p, uint64_t room)
+{
+    omni_peer *peer = &omni.tx.peers[p];
+    omni_block *old = peer->fill;
+    uint64_t had = old ? peer->room : 0;
+    fill_cap_make_room(p, room - had);
+    omni_block *b = block_of_class(fill_class(room));
+    if (old) {
+        memcpy(b->data, old->data, old->len);
+        b->len = old->len;
+        block_put(old);
+    }
+    peer->fill = b;
+    peer->room = (uint32_t)room;
+    fill_room_count((int64_t)(room - had), old ? 0 : 1);
+}
+
+/* Peer p's fill, shipped or emptied, leaves the cap's count. */
+static void fill_release(omni_peer *peer)
+{
+    fill_room_count(-(int64_t)peer->room, -1);
+    peer->fill = NULL;
+    peer->room = 0;
 }
 
 char *transport_reserve_slow(int p, uint32_t size)
 {
     omni_peer *peer = &omni.tx.peers[p];
-    if (!peer->dirty)
-        fill_cap_make_room(p);
     /* Shipping this rank's own buffer delivers it in place, and delivery
      * may append to this very buffer again (an ACK to itself): re-check. */
     while (peer->fill && peer->fill->len > 0 &&
            peer->fill->len + size > omni.job.block_cap)
         transport_ship(p, &omni.stats.flush_full);
-    if (!peer->fill)
-        peer->fill = transport_block_get();
+    uint64_t len = peer->fill ? peer->fill->len : 0;
+    if (!peer->fill || len + size > peer->room)
+        fill_set_room(p, ev_grown_room(peer->fill ? peer->room
+                                                  : omni.tx.start_room,
+                                       len + size, omni.job.block_cap));
     omni_block *b = peer->fill;
     if (!peer->dirty) {
         dirty_add(p);
@@ -241,8 +291,12 @@ void transport_unreserve(int dst, uint32_t size)
     int p = omni.job.next_hop[dst];
     omni_peer *peer = &omni.tx.peers[p];
     peer->fill->len -= size;
-    if (peer->fill->len == 0 && peer->dirty)
-        dirty_remove(p);
+    if (peer->fill->len == 0) {
+        if (peer->dirty)
+            dirty_remove(p);
+        block_put(peer->fill);
+        fill_release(peer);
+    }
 }
 
 /* The statistics of a wire message of `len` bytes to next hop p. */
@@ -281,7 +335,7 @@ void transport_ship(int p, uint64_t *reason)
     omni_block *b = peer->fill;
     if (!b || b->len == 0)
         return;
-    peer->fill = NULL;
+    fill_release(peer);
     if (peer->dirty)
         dirty_remove(p);
     if (peer->soon) {
@@ -540,6 +594,9 @@ int transport_init(transport_block_fn on_block, transport_record_fn on_record)
     omni.tx.adapt = (ad_policy){.idle_rounds = (uint64_t)omni.job.cfg.idle_rounds,
                                 .flush_ns = omni.job.cfg.flush_us * 1000L};
     omni.tx.rate = ad_rate_start();
+    omni.tx.fill_cap_bytes = (uint64_t)FL_FILL_CAP * omni.job.block_cap;
+    omni.tx.start_room = (uint32_t)ev_start_room(omni.job.block_cap,
+                                                 omni.job.npeers, FL_FILL_CAP);
     omni.tx.peers = calloc((size_t)omni.job.size, sizeof *omni.tx.peers);
     omni.tx.inflight_cap = INFLIGHT_INITIAL;
     omni.tx.inflight = malloc(sizeof *omni.tx.inflight * (size_t)omni.tx.inflight_cap);

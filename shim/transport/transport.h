@@ -24,8 +24,10 @@
  * Nothing here ever waits: forwarding and delivery never refuse, and the
  * send path never stalls on the wire (flow control chooses a message's
  * path instead, credit.h).  Memory stays bounded by router/flow.h's rule:
- * at most FL_FILL_CAP buffers fill at once, and a partly filled buffer is
- * cut to the size of its content when it ships.
+ * the buffers filling hold at most FL_FILL_CAP full blocks' worth of room
+ * (router/evict.h: on a rank of many next hops a buffer opens small and
+ * grows as it fills), and a partly filled buffer is cut to the size of its
+ * content when it ships.
  */
 #ifndef OMNIBUS_TRANSPORT_H
 #define OMNIBUS_TRANSPORT_H
@@ -247,7 +249,7 @@ static inline char *transport_reserve_in_fill(int dst, uint32_t size)
 {
     omni_peer *peer = &omni.tx.peers[omni.job.next_hop[dst]];
     omni_block *b = peer->fill;
-    if (!b || b->len + size > omni.job.block_cap)
+    if (!b || b->len + size > peer->room)
         return NULL;
     char *at = b->data + b->len;
     b->len += size;

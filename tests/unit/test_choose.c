@@ -1,6 +1,7 @@
 /* test_choose: the grid `auto` builds (router/choose.h), the planning
  * model's pick; the layouts quoted in docs/design/routing.md. */
 #include "router/choose.h"
+#include "router/evict.h"
 #include "router/flow.h"
 #include "router/wire.h"
 #include "config/config.h"
@@ -47,17 +48,34 @@ static void test_small_node_layouts_keep_the_measured_choices(void)
           "and auto must build it");
 }
 
-static void test_past_the_cap_auto_takes_a_grid_within_the_cap(void)
+static int peers_of(const rc_choice *c)
+{
+    int K = 0;
+    for (int d = 0; d < c->ndims; d++)
+        K += c->dims[d] - 1;
+    return K;
+}
+
+static void test_past_the_cap_auto_takes_a_grid_whose_buffers_stay_open(void)
 {
     rc_choice c = pick(8, 128);
-    int K = 0;
-    for (int d = 0; d < c.ndims; d++)
-        K += c.dims[d] - 1;
-    CHECK(c.ndims >= 2 && K <= FL_FILL_CAP && c.reason == RC_GRID_HALVES,
-          "8 nodes of 128: direct's 1,023 peers and the node grid's 134 "
-          "exceed the cap of %d, so auto must take a balanced grid whose "
-          "peers fit it, got %d dimensions and %d peers", FL_FILL_CAP,
-          c.ndims, K);
+    int K = peers_of(&c);
+    CHECK(c.ndims == 2 && K <= EV_START_SHARE * FL_FILL_CAP &&
+              c.reason != RC_DIRECT_BEST,
+          "8 nodes of 128: direct's 1,023 peers exceed the %d buffers the "
+          "cap keeps open, so auto must take a 2-D grid whose peers fit "
+          "them, got %d dimensions and %d peers",
+          EV_START_SHARE * FL_FILL_CAP, c.ndims, K);
+}
+
+static void test_a_million_ranks_take_at_most_three_relays(void)
+{
+    rc_choice c = pick(8192, 128);
+    CHECK(c.ndims <= 4 && c.score <= c.direct_score / 2,
+          "8,192 nodes of 128: the cap counts bytes, so a grid of at most 4 "
+          "dimensions (3 relays) halves direct's wire messages per send and "
+          "auto must take one; got %d dimensions scoring %.3f (direct %.3f)",
+          c.ndims, c.score, c.direct_score);
 }
 
 static void test_cap_items_per_block_is_k_over_k_minus_cap(void)
@@ -76,7 +94,8 @@ int main(void)
 {
     RUN(test_one_node_below_the_cap_is_direct);
     RUN(test_small_node_layouts_keep_the_measured_choices);
-    RUN(test_past_the_cap_auto_takes_a_grid_within_the_cap);
+    RUN(test_past_the_cap_auto_takes_a_grid_whose_buffers_stay_open);
+    RUN(test_a_million_ranks_take_at_most_three_relays);
     RUN(test_cap_items_per_block_is_k_over_k_minus_cap);
     CHECK_MAIN_END();
 }

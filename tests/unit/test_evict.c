@@ -1,5 +1,6 @@
-/* test_evict: which partly filled buffer leaves when the cap is reached
- * (router/evict.h), the rule the library's transport and omnibus-plan
+/* test_evict: the cap in bytes, the room a buffer opens with and grows to,
+ * and which partly filled buffer leaves when the cap is reached
+ * (router/evict.h), the rules the library's transport and omnibus-plan
  * share. */
 #include "router/evict.h"
 #include "tests/unit/check.h"
@@ -19,14 +20,63 @@ static int link_list(rec *r, const int *ids, int n)
     return n ? ids[0] : -1;
 }
 
-static void test_room_is_made_only_at_the_cap(void)
+static void test_room_is_made_only_past_the_cap_in_bytes(void)
 {
-    CHECK(!ev_must_make_room(63, 64),
-          "63 buffers filling under a cap of 64 leave room for another");
-    CHECK(ev_must_make_room(64, 64),
-          "64 buffers filling under a cap of 64 must ship one before a 65th "
-          "opens");
-    CHECK(ev_must_make_room(2, 2), "a cap of 2 is reached by 2 buffers");
+    CHECK(!ev_must_make_room(63 * 1024, 1024, 64 * 1024),
+          "63 KiB of room filling under a cap of 64 KiB leave room for a "
+          "1 KiB buffer more");
+    CHECK(ev_must_make_room(64 * 1024, 256, 64 * 1024),
+          "64 KiB of room filling under a cap of 64 KiB must ship a buffer "
+          "before 256 bytes more open");
+    CHECK(!ev_must_make_room(60 * 1024, 0, 64 * 1024),
+          "a buffer that does not grow never ships another");
+}
+
+static void test_a_rank_whose_next_hops_fit_the_cap_opens_full_buffers(void)
+{
+    CHECK(ev_start_room(1024, 64, 64) == 1024,
+          "64 next hops under a cap of 64 full buffers: each opens with the "
+          "whole block (1024), got %llu",
+          (unsigned long long)ev_start_room(1024, 64, 64));
+    CHECK(ev_start_room(262144, 7, 64) == 262144,
+          "7 next hops: full 256 KiB buffers, got %llu",
+          (unsigned long long)ev_start_room(262144, 7, 64));
+}
+
+static void test_many_next_hops_open_their_share_of_the_cap(void)
+{
+    uint64_t r = ev_start_room(262144, 124, 64);
+    CHECK(r == 131072,
+          "124 next hops share 64 blocks of 256 KiB: 135 KiB each, rounded "
+          "down to a power of two, 131072; got %llu", (unsigned long long)r);
+    r = ev_start_room(262144, 302, 64);
+    CHECK(r == 65536,
+          "302 next hops: 54 KiB each is below a quarter block, so a "
+          "quarter block (65536) opens; got %llu", (unsigned long long)r);
+    r = ev_start_room(100, 1000, 64);
+    CHECK(r == EV_ROOM_MIN,
+          "a 100-byte block's quarter is below the least room: %d opens, "
+          "got %llu", EV_ROOM_MIN, (unsigned long long)r);
+    r = ev_start_room(1000, 1000, 64);
+    CHECK(r == 256,
+          "a quarter of a 1000-byte block rounds up to the power of two 256 "
+          "(the transport's block classes), got %llu", (unsigned long long)r);
+}
+
+static void test_a_buffer_grows_by_doubling_up_to_the_block(void)
+{
+    CHECK(ev_grown_room(256, 257, 1024) == 512,
+          "257 bytes need a 256-byte room doubled once, got %llu",
+          (unsigned long long)ev_grown_room(256, 257, 1024));
+    CHECK(ev_grown_room(256, 1000, 1024) == 1024,
+          "1000 bytes need the 1024-byte block, got %llu",
+          (unsigned long long)ev_grown_room(256, 1000, 1024));
+    CHECK(ev_grown_room(512, 700, 1000) == 1000,
+          "a room never grows past the block (1000 bytes), got %llu",
+          (unsigned long long)ev_grown_room(512, 700, 1000));
+    CHECK(ev_grown_room(512, 100, 1024) == 512,
+          "a room that holds what is needed stays, got %llu",
+          (unsigned long long)ev_grown_room(512, 100, 1024));
 }
 
 static void test_the_oldest_buffer_leaves(void)
@@ -71,7 +121,10 @@ static void test_a_plain_int_array_is_a_list_too(void)
 
 int main(void)
 {
-    RUN(test_room_is_made_only_at_the_cap);
+    RUN(test_room_is_made_only_past_the_cap_in_bytes);
+    RUN(test_a_rank_whose_next_hops_fit_the_cap_opens_full_buffers);
+    RUN(test_many_next_hops_open_their_share_of_the_cap);
+    RUN(test_a_buffer_grows_by_doubling_up_to_the_block);
     RUN(test_the_oldest_buffer_leaves);
     RUN(test_the_buffer_about_to_open_and_the_own_one_stay);
     RUN(test_no_victim_when_only_kept_buffers_fill);
