@@ -268,7 +268,7 @@ test: unit mpitests $(PLAN) $(PLAN_CHECK_BINS) smallcap-lib openmpi-leg
 	    tests/layers/check-layers-names \
 	    scripts/gen/gen-settings scripts/gen/gen-stats scripts/gen/gen-quirks scripts/gen/gen-call-table scripts/test/check-links scripts/test/check-figures \
 	    tests/figures/planted-figures tests/install/check-install \
-	    tests/plan/check-keys tests/plan/check-model \
+	    tests/plan/check-keys tests/plan/check-model tests/plan/check-auto \
 	    tests/wrappers/check-request-rows $(UNIT_BINS)
 
 # The tests across emulated nodes alone (tests/cluster/run; `make test` runs

@@ -133,6 +133,53 @@ static void take(rc_choice *out, const rc_rule *r, int P, int ndims,
     out->score = rc_score(r, P, ndims, dims);
 }
 
+/* Factors of P into n, each at least 2 and at most f[depth - 1] (largest
+ * first), the way with the fewest peers (sum of f - 1) into best and
+ * *peers (-1 while none is found). */
+static void fewest_peer_factors(int P, int n, int *f, int *best, long *peers,
+                                int depth, long sum)
+{
+    int most = depth > 0 && f[depth - 1] < P ? f[depth - 1] : P;
+    if (n == 1) {
+        if (P < 2 || P > most)
+            return;
+        f[depth] = P;
+        if (*peers < 0 || sum + P - 1 < *peers) {
+            *peers = sum + P - 1;
+            for (int d = 0; d <= depth; d++)
+                best[d] = f[d];
+        }
+        return;
+    }
+    /* the largest of n factors of P is at least P^(1/n) */
+    for (int x = most; x >= 2; x--) {
+        long long power = 1;
+        for (int k = 0; k < n && power < P; k++)
+            power *= x;
+        if (power < P)
+            break;
+        if (P % x == 0) {
+            f[depth] = x;
+            fewest_peer_factors(P / x, n - 1, f, best, peers, depth + 1,
+                                sum + x - 1);
+        }
+    }
+}
+
+/* A complete grid of n dimensions for P ranks, or 0 where none is within a
+ * quarter of the balanced grid's peers.  A complete grid routes every pair
+ * without the detours of an incomplete one (routing.md) and keeps a
+ * stencil's rows on one coordinate where P is a power of two. */
+static int complete_dims(int P, int n, const int *balanced, int *dims)
+{
+    int f[RT_MAX_DIMS];
+    long peers = -1, even = 0;
+    for (int d = 0; d < n; d++)
+        even += balanced[d] - 1;
+    fewest_peer_factors(P, n, f, dims, &peers, 0, 0);
+    return peers >= 0 && peers * 4 <= even * 5;
+}
+
 void rc_choose(const rc_rule *r, int nranks, int nnodes, int equal,
                rc_choice *out)
 {
@@ -148,17 +195,23 @@ void rc_choose(const rc_rule *r, int nranks, int nnodes, int equal,
     /* Fewest hops first: the node grid, then balanced grids of 2, 3, ...
      * dimensions, the latter only where direct's peers exceed the cap. */
     rc_choice c = {0};
-    if (equal && nnodes > 1 && nranks / nnodes > 1) {
+    if (equal && nnodes > 1 && nranks / nnodes > 1 &&
+        nnodes - 1 + nranks / nnodes - 1 <= r->cap) {
         int dims[2] = {nnodes, nranks / nnodes};
         take(&c, r, nranks, 2, dims, 1);
         if (c.score <= out->direct_score / 2)
             goto found;
     }
     for (int n = 2; capped && n <= RC_MAX_BALANCED; n++) {
-        int dims[RT_MAX_DIMS];
+        int dims[RT_MAX_DIMS], whole[RT_MAX_DIMS];
         rt_grid_balanced_dims(nranks, n, dims);
         if (dims[n - 1] < 2)
             break;
+        if (complete_dims(nranks, n, dims, whole)) {
+            take(&c, r, nranks, n, whole, 0);
+            if (c.score <= out->direct_score / 2)
+                goto found;
+        }
         take(&c, r, nranks, n, dims, 0);
         if (c.score <= out->direct_score / 2)
             goto found;

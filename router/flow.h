@@ -28,7 +28,8 @@
  *
  * The bound.  What one rank holds in Omnibus blocks is at most
  *   rx_blocks x B                      posted wire receives
- * + fill_cap x B                       partly filled outgoing buffers
+ * + fill_cap x B                       partly filled outgoing buffers (their
+ *                                      room, router/evict.h)
  * + 2 x pool                           unexpected eager items, and the blocks
  *                                      they arrived in while received in order
  * + 4 x pool                           its own eager items in flight: at most
@@ -64,9 +65,10 @@
  * base of a few hundred bytes (65,536 ranks) reaches FL_WINDOW_MAX in a
  * handful of round trips. */
 #define FL_GROW_MIN ((uint64_t)64 << 10)
-/* Partly filled outgoing buffers kept at once; a new one ships the oldest
- * (router/evict.h).  A build may lower it (-DFL_FILL_CAP=4) so that the cap
- * shows on a few ranks. */
+/* The room of the partly filled outgoing buffers kept at once, in full
+ * buffers; one that would open or grow past it ships the oldest
+ * (router/evict.h).  A build may lower it (-DFL_FILL_CAP=2, make
+ * smallcap-lib) so that the cap shows on a few ranks. */
 #ifndef FL_FILL_CAP
 #define FL_FILL_CAP 64
 #endif
