@@ -38,18 +38,23 @@ def main():
     if sys.argv[1:2] == ["--out"]:
         out = sys.argv[2]
     lines = []
+    # router/evict.h: EV_START_SHARE x FL_FILL_CAP buffers open at once
+    OPEN = 4 * 64
     lines.append("# Planning table: 10^3 to 10^6 ranks\n")
     lines.append(provenance.text(provenance.header(
         " ".join(["bench/plan_chart.py"] + sys.argv[1:]),
         "none (omnibus-plan is MPI-free)", "router plan")))
     lines.append("From `omnibus-plan` (docs/planning.md).\n")
     lines.append("Nodes of 128 ranks; uniform traffic of 8-byte messages "
-                 "(32-byte items); 256 KiB buffers, the cap of 64 buffers "
-                 "filling at once, OMNIBUS_IDLE_ROUNDS 16; the age flush left "
+                 "(32-byte items); 256 KiB buffers, the cap of 64 buffers' "
+                 "room (a rank of more next hops opens each buffer with its "
+                 "share, at least a quarter block, so up to 256 fill at "
+                 "once), OMNIBUS_IDLE_ROUNDS 16; the age flush left "
                  "out. `poll 1`: the program polls after every send; `poll "
-                 "100`: after every 100. Peers marked **>cap** exceed the 64 "
-                 "buffers a rank fills at once: then a block carries about "
-                 "K/(K - 64) items whatever the rate. `full-buffer` is the "
+                 "100`: after every 100. Peers marked **>open** exceed the "
+                 f"{OPEN} buffers the cap holds open: then a block carries "
+                 f"about K/(K - {OPEN}) items whatever the rate. "
+                 "`full-buffer` is the "
                  "anchor that assumes every block leaves full (hops per send "
                  "/ 8,192 items); `memory, a full buffer per peer` is the "
                  "anchor of schemes that keep one full buffer for every peer "
@@ -72,7 +77,7 @@ def main():
             full = hops * ITEM / ca["predicted_buffer_size"]
             per_peer = K * ca["predicted_buffer_size"]
             lines.append(
-                f"| {P:,} | {name}{mark} | {K:,}{' **>cap**' if K > 64 else ''} "
+                f"| {P:,} | {name}{mark} | {K:,}{' **>open**' if K > OPEN else ''} "
                 f"| {ca['forwarded_items_per_send']:.2f} "
                 f"| {ca['items_per_block']:.2f} | {cb['items_per_block']:.2f} "
                 f"| {ca['wire_messages_per_send']:.3f} "
@@ -82,19 +87,17 @@ def main():
                 f"| {per_peer / 2**20:,.0f} ({2 * per_peer / 2**20:,.0f}) |")
         lines.append(f"| | *auto: {a['recommended']}* | | | | | | | | | | |")
     lines.append("")
-    lines.append("Reading: past 64 peers (**>cap**) a block carries about "
-                 "K/(K - 64) items however often the program polls, so "
-                 "polling less often helps only a grid whose peers fit the "
-                 "cap (compare the two items-per-block columns). The "
-                 "full-buffer anchor is 100 to 10,000 times too optimistic "
-                 "for every topology past the cap. The memory bound does "
-                 "not grow with P (`fl_memory_bound`), while a full buffer "
-                 "per peer grows with the peers; on incomplete grids above "
-                 "4,096 ranks it counts the relayed pairs by the box bound "
-                 "of `fl_relay_pairs_box`, up to 2^N times the exact count "
-                 "(6d at 1,048,576 ranks: 6,478 MiB, where the complete 5d "
-                 "grid's exact count gives 873). `auto`'s choice "
-                 "and the change of the cap this suggests: "
+    lines.append(f"Reading: past {OPEN} peers (**>open**) a block carries "
+                 f"about K/(K - {OPEN}) items however often the program "
+                 "polls, so polling less often helps only a grid whose "
+                 "peers' buffers stay open (compare the two items-per-block "
+                 "columns). The full-buffer anchor is 100 to 10,000 times "
+                 "too optimistic for every topology past that. The memory "
+                 "bound does not grow with P (`fl_memory_bound`), while a "
+                 "full buffer per peer grows with the peers; on incomplete "
+                 "grids above 4,096 ranks it counts the relayed pairs by "
+                 "the box bound of `fl_relay_pairs_box`, up to 2^N times "
+                 "the exact count. `auto`'s choice and the cap: "
                  "docs/design/routing.md and docs/planning.md.")
     with open(out, "w") as f:
         f.write("\n".join(lines) + "\n")
