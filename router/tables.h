@@ -10,8 +10,10 @@
  * compile time that each entry is the size written here, so a changed
  * struct fails the build until this table follows it.
  *
- * Not counted: what grows with use rather than with P (blocks, requests,
- * match queues), and the records of communicators the program creates,
+ * Not counted: what grows with the next hops rather than with P (a
+ * buffer record and a hop's rank and dimension for each,
+ * shim/entry/topology.h), what grows with use (blocks, requests, match
+ * queues), and the records of communicators the program creates,
  * each 4 bytes per job rank more (its world-to-local map) and 4 per member.
  */
 #ifndef OMNIBUS_TABLES_H
@@ -23,11 +25,9 @@
 #define TB_RINGS 1 /* only a rank that reads its node's ranks' memory */
 
 #define TB_TABLES(X)                                                          \
-    X(TB_NEXT_HOP, 4, TB_ALWAYS, omni.job.next_hop[0])                        \
-    X(TB_HOP_DIM, 4, TB_ALWAYS, omni.job.hop_dim[0])                          \
+    X(TB_HOP_SLOT, 4, TB_ALWAYS, omni.job.hop_slot[0])                        \
     X(TB_ROUTE_LEN, 4, TB_ALWAYS, omni.job.route_len[0])                      \
     X(TB_OFF_NODE, 1, TB_ALWAYS, omni.job.off_node[0])                        \
-    X(TB_PEER, 72, TB_ALWAYS, omni.tx.peers[0])                               \
     X(TB_CREDIT_LEFT, 4, TB_ALWAYS, omni.credit.left[0])                      \
     X(TB_CREDIT_IN, 24, TB_ALWAYS, omni.credit.in[0])                         \
     X(TB_CREDIT_OUT, 40, TB_ALWAYS, omni.credit.out[0])                       \

@@ -31,10 +31,16 @@ typedef struct omni_job {
 
     /* topology */
     rt_grid grid;
-    int *next_hop;          /* [world rank] -> world rank of the next hop */
-    int *hop_dim;           /* [world rank] -> dimension of that first hop */
+    int *hop_slot;          /* [world rank] -> the slot of its next hop:
+                               its buffer is omni.tx.peers[slot] */
+    int *hop_rank;          /* [slot] -> world rank of that next hop */
+    int *hop_dim;           /* [slot] -> dimension of the hop to it (-1 for
+                               this rank's own slot) */
     int *route_len;         /* [world rank] -> hops from here */
-    int npeers;             /* distinct next hops (excluding self) */
+    int npeers;             /* distinct next hops (excluding self): slots
+                               0 .. npeers - 1, in world rank order */
+    int self_slot;          /* npeers: this rank's own buffer, which
+                               delivers in place */
     int grid_pos;           /* this rank's position in the grid */
     int nodes;              /* nodes the job spans */
     unsigned char *off_node;/* [world rank] -> 1 when on another node than

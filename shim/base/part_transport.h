@@ -45,7 +45,8 @@ typedef struct {
 
 typedef struct omni_tx {
     /* send side */
-    omni_peer *peers;       /* [world rank of next hop] */
+    omni_peer *peers;       /* [slot of a next hop] (omni.job.hop_slot),
+                               this rank's own last */
     int dirty_head;         /* first peer with a non-empty buffer, or -1;
                                the list runs from newest to oldest */
     int dirty_count;        /* its length */
@@ -78,7 +79,7 @@ typedef struct omni_tx {
     rg_tx *ring_tx;         /* [local rank] -> the ring into that rank */
     rg_rx *ring_rx;         /* the rings this rank reads, ring_nrx of them */
     int ring_nrx;
-    int *ring_peers;        /* world ranks this rank writes to by ring */
+    int *ring_peers;        /* slots of the next hops written to by ring */
     int ring_npeers;
     int ring_backlogs;      /* blocks waiting in peers' backlogs */
     size_t ring_alone_max;  /* largest item that goes alone through a

@@ -16,7 +16,7 @@ typedef struct {
 
 static void urgent_note(urgent_set *u, uint32_t dst)
 {
-    int p = omni.job.next_hop[dst];
+    int p = omni.job.hop_slot[dst];
     if (u->n < 8)
         u->peers[u->n++] = p;
     else

@@ -142,7 +142,7 @@ static inline int send_by_read_ok(MPI_Count bytes, int builtin, int dst,
                                   enum send_mode mode, int blocking, int alone)
 {
     return bytes >= SEND_READ_MIN && builtin && omni.tx.read_pid &&
-           omni.tx.read_pid[dst] && omni.job.next_hop[dst] == dst &&
+           omni.tx.read_pid[dst] && omni.job.route_len[dst] == 1 &&
            (mode == SEND_SYNC ||
             (mode == SEND_STANDARD && (!blocking || !alone)));
 }
@@ -159,7 +159,7 @@ static int send_alone(const void *buf, MPI_Count count, MPI_Datatype dtype,
     uint32_t size = RT_HDR_SIZE + bytes;
     if (!credit_try_take(dst, size))
         return 0;
-    int ring = omni.tx.peers[dst].ring != NULL;
+    int ring = transport_by_ring(dst);
     char *at = ring && bytes >= SEND_RING_DIRECT_MIN
                    ? transport_ring_reserve(dst, size)
                    : NULL;

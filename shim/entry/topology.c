@@ -143,21 +143,42 @@ static int routes_build(int *pos_of, int *rank_at, char *err, size_t errlen)
         rank_at[pos_of[r]] = r;
     int me = pos_of[omni.job.rank];
     omni.job.grid_pos = me;
+    /* A rank is a next hop when it is its own next hop; the next hops take
+     * slots 0, 1, ... in world rank order, this rank the slot after them.
+     * hop_slot holds the next hop's world rank until every slot is known. */
     omni.job.npeers = 0;
     for (int r = 0; r < P; r++) {
         int pos = pos_of[r];
-        int next = rt_grid_next_hop(&omni.job.grid, me, pos);
-        omni.job.next_hop[r] = rank_at[next];
+        omni.job.hop_slot[r] = rank_at[rt_grid_next_hop(&omni.job.grid, me, pos)];
         omni.job.route_len[r] = rt_grid_route_length(&omni.job.grid, me, pos);
-    }
-    for (int r = 0; r < P; r++) {
-        /* hop_dim is indexed by next-hop rank: what dimension a block sent
-         * to that neighbour travels along. */
-        omni.job.hop_dim[r] = r == omni.job.rank
-                              ? -1
-                              : rt_grid_hop_dim(&omni.job.grid, me, pos_of[r]);
-        if (omni.job.hop_dim[r] >= 0 && omni.job.next_hop[r] == r)
+        if (r != omni.job.rank && omni.job.hop_slot[r] == r)
             omni.job.npeers++;
+    }
+    omni.job.self_slot = omni.job.npeers;
+    omni.job.hop_rank = malloc(sizeof(int) * (size_t)(omni.job.npeers + 1));
+    omni.job.hop_dim = malloc(sizeof(int) * (size_t)(omni.job.npeers + 1));
+    if (!omni.job.hop_rank || !omni.job.hop_dim)
+        omni_out_of_memory("the route table");
+    for (int r = 0, slot = 0; r < P; r++) {
+        if (r == omni.job.rank || omni.job.hop_slot[r] != r)
+            continue;
+        omni.job.hop_rank[slot] = r;
+        omni.job.hop_dim[slot] = rt_grid_hop_dim(&omni.job.grid, me, pos_of[r]);
+        rank_at[pos_of[r]] = -1 - slot; /* r's slot, for the pass below */
+        slot++;
+    }
+    omni.job.hop_rank[omni.job.self_slot] = omni.job.rank;
+    omni.job.hop_dim[omni.job.self_slot] = -1;
+    for (int r = 0; r < P; r++) {
+        int next = omni.job.hop_slot[r];
+        int slot = next == omni.job.rank ? omni.job.self_slot
+                                         : -1 - rank_at[pos_of[next]];
+        if (slot < 0 || slot > omni.job.self_slot) {
+            snprintf(err, errlen, "the grid routes rank %d through rank %d, "
+                     "which is not one hop away", r, next);
+            return -1;
+        }
+        omni.job.hop_slot[r] = slot;
     }
     return 0;
 }
@@ -167,12 +188,11 @@ int topology_setup(char *err, size_t errlen)
     size_t P = (size_t)omni.job.size;
     int *pos_of = malloc(sizeof(int) * P);
     int *rank_at = malloc(sizeof(int) * P);
-    omni.job.next_hop = malloc(sizeof(int) * P);
-    omni.job.hop_dim = malloc(sizeof(int) * P);
+    omni.job.hop_slot = malloc(sizeof(int) * P);
     omni.job.route_len = malloc(sizeof(int) * P);
     omni.job.off_node = calloc(P, 1);
-    if (!pos_of || !rank_at || !omni.job.next_hop || !omni.job.hop_dim ||
-        !omni.job.route_len || !omni.job.off_node)
+    if (!pos_of || !rank_at || !omni.job.hop_slot || !omni.job.route_len ||
+        !omni.job.off_node)
         omni_out_of_memory("the route table");
     int rc = routes_build(pos_of, rank_at, err, errlen);
     free(pos_of);
@@ -182,10 +202,12 @@ int topology_setup(char *err, size_t errlen)
 
 void topology_free(void)
 {
-    free(omni.job.next_hop);
+    free(omni.job.hop_slot);
+    free(omni.job.hop_rank);
     free(omni.job.hop_dim);
     free(omni.job.route_len);
     free(omni.job.off_node);
-    omni.job.next_hop = omni.job.hop_dim = omni.job.route_len = NULL;
+    omni.job.hop_slot = omni.job.hop_rank = omni.job.hop_dim = NULL;
+    omni.job.route_len = NULL;
     omni.job.off_node = NULL;
 }

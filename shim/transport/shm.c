@@ -90,8 +90,13 @@ static int rings_open(int local_size, int me, const int *world, char *mine,
         rg_tx_soft(&omni.tx.ring_tx[j], SHM_WARM_RING, SHM_WARM_RECORD);
         rg_rx_open(&omni.tx.ring_rx[omni.tx.ring_nrx++],
                    shm_ring_at(mine, j, region), cap);
-        omni.tx.peers[world[j]].ring = &omni.tx.ring_tx[j];
-        omni.tx.ring_peers[omni.tx.ring_npeers++] = world[j];
+        /* A rank of the node that is not a next hop (a grid inside the
+         * node) gets no blocks from this one: its ring stays unused. */
+        int slot = omni.job.hop_slot[world[j]];
+        if (omni.job.hop_rank[slot] == world[j]) {
+            omni.tx.peers[slot].ring = &omni.tx.ring_tx[j];
+            omni.tx.ring_peers[omni.tx.ring_npeers++] = slot;
+        }
     }
     return 0;
 }

@@ -134,7 +134,7 @@ static void fill_cap_make_room(int keep, uint64_t add)
 {
     while (ev_must_make_room(omni.tx.fill_bytes, add, omni.tx.fill_cap_bytes)) {
         int oldest = ev_victim(&omni.tx.peers[0].dirty_next, sizeof(omni_peer),
-                               omni.tx.dirty_head, keep, omni.job.rank);
+                               omni.tx.dirty_head, keep, omni.job.self_slot);
         if (oldest < 0)
             return;
         transport_ship(oldest, &omni.stats.flush_full);
@@ -288,7 +288,7 @@ static void ring_push_backlogs(void)
 
 void transport_unreserve(int dst, uint32_t size)
 {
-    int p = omni.job.next_hop[dst];
+    int p = omni.job.hop_slot[dst];
     omni_peer *peer = &omni.tx.peers[p];
     peer->fill->len -= size;
     if (peer->fill->len == 0) {
@@ -299,17 +299,20 @@ void transport_unreserve(int dst, uint32_t size)
     }
 }
 
-/* The statistics of a wire message of `len` bytes to next hop p. */
+/* The statistics of a wire message of `len` bytes to the next hop of
+ * slot p. */
 static void count_wire_message(int p, size_t len)
 {
+    int off = omni.job.off_node[omni.job.hop_rank[p]];
     omni.stats.wire_messages++;
     omni.stats.wire_bytes += len;
     omni.stats.wire_by_dim[omni.job.hop_dim[p] < 0 ? 0 : omni.job.hop_dim[p]]++;
-    omni.stats.wire_off_node += omni.job.off_node[p];
-    omni.stats.wire_bytes_off_node += omni.job.off_node[p] * (uint64_t)len;
+    omni.stats.wire_off_node += (uint64_t)off;
+    omni.stats.wire_bytes_off_node += (uint64_t)off * len;
 }
 
-void transport_ship_block(int p, omni_block *b)
+/* Block b leaves for the next hop of slot p (not this rank's own). */
+static void ship_block(int p, omni_block *b)
 {
     omni_peer *peer = &omni.tx.peers[p];
     count_wire_message(p, b->len);
@@ -319,11 +322,12 @@ void transport_ship_block(int p, omni_block *b)
     }
     b = block_cut(b);
     MPI_Request req;
-    int rc = PMPI_Isend(b->data, (int)b->len, MPI_BYTE, p, TRANSPORT_WIRE_TAG,
+    int to = omni.job.hop_rank[p];
+    int rc = PMPI_Isend(b->data, (int)b->len, MPI_BYTE, to, TRANSPORT_WIRE_TAG,
                         omni.job.wire_comm, &req);
     if (rc != MPI_SUCCESS) {
         fprintf(stderr, "omnibus: rank %d: sending a block to rank %d failed "
-                        "(MPI error %d)\n", omni.job.rank, p, rc);
+                        "(MPI error %d)\n", omni.job.rank, to, rc);
         PMPI_Abort(MPI_COMM_WORLD, rc);
     }
     inflight_push(req, b);
@@ -348,30 +352,37 @@ void transport_ship(int p, uint64_t *reason)
             omni.stats.forwarded_held++;
         peer->fwd_round = 0;
     }
-    if (p == omni.job.rank) {
+    if (p == omni.job.self_slot) {
         omni.tx.on_block(b);
         return;
     }
-    transport_ship_block(p, b);
+    ship_block(p, b);
+}
+
+void transport_ship_block(int dst, omni_block *b)
+{
+    ship_block(omni.job.hop_slot[dst], b);
 }
 
 char *transport_ring_reserve(int dst, uint32_t size)
 {
-    transport_ship(dst, &omni.stats.flush_urgent);
-    omni_peer *peer = &omni.tx.peers[dst];
+    int p = omni.job.hop_slot[dst];
+    transport_ship(p, &omni.stats.flush_urgent);
+    omni_peer *peer = &omni.tx.peers[p];
     return peer->backlog ? NULL : rg_reserve(peer->ring, size);
 }
 
 void transport_ring_commit(int dst, uint32_t size)
 {
-    count_wire_message(dst, size);
+    int p = omni.job.hop_slot[dst];
+    count_wire_message(p, size);
     omni.stats.wire_ring++;
-    rg_commit(omni.tx.peers[dst].ring, size);
+    rg_commit(omni.tx.peers[p].ring, size);
 }
 
 omni_block *transport_block_for_item(int dst, uint32_t size)
 {
-    transport_ship(dst, &omni.stats.flush_urgent);
+    transport_ship(omni.job.hop_slot[dst], &omni.stats.flush_urgent);
     omni_block *b = block_holding(size);
     b->len = size;
     return b;
@@ -383,7 +394,7 @@ void transport_push_soon(int dst)
         transport_push_towards(dst);
         return;
     }
-    omni_peer *peer = &omni.tx.peers[omni.job.next_hop[dst]];
+    omni_peer *peer = &omni.tx.peers[omni.job.hop_slot[dst]];
     if (!peer->soon) {
         peer->soon = 1;
         omni.tx.soon_count++;
@@ -597,18 +608,18 @@ int transport_init(transport_block_fn on_block, transport_record_fn on_record)
     omni.tx.fill_cap_bytes = (uint64_t)FL_FILL_CAP * omni.job.block_cap;
     omni.tx.start_room = (uint32_t)ev_start_room(omni.job.block_cap,
                                                  omni.job.npeers, FL_FILL_CAP);
-    omni.tx.peers = calloc((size_t)omni.job.size, sizeof *omni.tx.peers);
+    omni.tx.peers = calloc((size_t)omni.job.self_slot + 1, sizeof *omni.tx.peers);
     omni.tx.inflight_cap = INFLIGHT_INITIAL;
     omni.tx.inflight = malloc(sizeof *omni.tx.inflight * (size_t)omni.tx.inflight_cap);
     omni.tx.rx = malloc(sizeof *omni.tx.rx * RX_SLOTS);
     if (!omni.tx.peers || !omni.tx.inflight || !omni.tx.rx || shm_init() != 0)
         return -1;
-    for (int p = 0; p < omni.job.size; p++)
+    for (int p = 0; p <= omni.job.self_slot; p++)
         omni.tx.peers[p].dirty_next = -1;
     omni.tx.dirty_head = -1;
     /* Wire receives only when some rank sends here through the MPI
      * underneath. */
-    omni.tx.rx_count = omni.tx.ring_npeers < omni.job.size - 1 ? RX_SLOTS : 0;
+    omni.tx.rx_count = omni.tx.ring_nrx < omni.job.size - 1 ? RX_SLOTS : 0;
     for (int i = 0; i < omni.tx.rx_count; i++)
         rx_post(&omni.tx.rx[i], transport_block_get());
     return 0;

@@ -2,7 +2,8 @@
  * communicator.
  *
  * Send side: an item for world rank d is appended to the fill block of
- * peer next_hop[d]; a block ships when the next item does not fit, when
+ * its next hop, omni.tx.peers[hop_slot[d]] (only next hops have slots,
+ * topology.h); a block ships when the next item does not fit, when
  * progress finds it idle or too old (router/adapt.h), before any call that
  * can wait, and at once after an urgent item.  A block for this rank itself
  * never leaves: shipping it delivers it in place (deliver.h).  A block for
@@ -111,6 +112,13 @@ static inline char *transport_reserve_in_fill(int dst, uint32_t size);
  * touched the transport since the reservation). */
 void transport_unreserve(int dst, uint32_t size);
 
+/* Whether world rank dst, its own next hop, is reached through a node
+ * ring (shm.h). */
+static inline int transport_by_ring(int dst)
+{
+    return omni.tx.peers[omni.job.hop_slot[dst]].ring != NULL;
+}
+
 /* Messages of up to this many payload bytes (and above the threshold) go
  * to a peer reached through the MPI underneath as one item alone in a
  * block of their own, copied at both ends, rather than as a LARGE header
@@ -134,9 +142,9 @@ void transport_unreserve(int dst, uint32_t size);
  * (docs/design/transport.md, Messages above the threshold). */
 static inline int transport_alone_ok(int dst, size_t bytes, int blocking)
 {
-    if (omni.job.next_hop[dst] != dst || dst == omni.job.rank)
+    if (omni.job.route_len[dst] != 1)
         return 0;
-    if (omni.tx.peers[dst].ring)
+    if (transport_by_ring(dst))
         return bytes + RT_HDR_SIZE <= omni.tx.ring_alone_max;
     return bytes <= (blocking ? TRANSPORT_WIRE_ALONE_MAX
                               : TRANSPORT_WIRE_ALONE_NB_MAX) &&
@@ -160,17 +168,17 @@ omni_block *transport_block_for_item(int dst, uint32_t size);
 char *transport_ring_reserve(int dst, uint32_t size);
 void transport_ring_commit(int dst, uint32_t size);
 void transport_block_drop(omni_block *b);
-/* A block leaves for next-hop peer p (not this rank): counted in the
- * statistics, then into p's node ring (or its backlog) or to the MPI
- * underneath. */
-void transport_ship_block(int p, omni_block *b);
+/* A block leaves for world rank dst, its own next hop (not this rank):
+ * counted in the statistics, then into dst's node ring (or its backlog) or
+ * to the MPI underneath. */
+void transport_ship_block(int dst, omni_block *b);
 
-/* Ships the buffer of next-hop peer p now (reason counted in the stats). */
+/* Ships the buffer of next-hop slot p now (reason counted in the stats). */
 void transport_ship(int p, uint64_t *reason);
 /* Ships the buffer that carries items for world rank dst. */
 static inline void transport_push_towards(int dst)
 {
-    transport_ship(omni.job.next_hop[dst], &omni.stats.flush_urgent);
+    transport_ship(omni.job.hop_slot[dst], &omni.stats.flush_urgent);
 }
 /* Ships the buffer that carries items for world rank dst now, or, inside a
  * progress round, once the round has handled everything that arrived: the
@@ -215,8 +223,8 @@ static inline int transport_any_filling(void)
  * there cut gups over TCP by 6%. */
 static inline void transport_answer(uint32_t src)
 {
-    int p = omni.job.next_hop[src];
-    if (p != omni.job.rank && omni.tx.peers[p].fill)
+    int p = omni.job.hop_slot[src];
+    if (p != omni.job.self_slot && omni.tx.peers[p].fill)
         transport_ship(p, &omni.stats.flush_answer);
 }
 
@@ -247,7 +255,7 @@ char *transport_reserve_slow(int p, uint32_t size);
 
 static inline char *transport_reserve_in_fill(int dst, uint32_t size)
 {
-    omni_peer *peer = &omni.tx.peers[omni.job.next_hop[dst]];
+    omni_peer *peer = &omni.tx.peers[omni.job.hop_slot[dst]];
     omni_block *b = peer->fill;
     if (!b || b->len + size > peer->room)
         return NULL;
@@ -260,13 +268,13 @@ static inline char *transport_reserve_in_fill(int dst, uint32_t size)
 static inline char *transport_reserve(int dst, uint32_t size)
 {
     char *at = transport_reserve_in_fill(dst, size);
-    return at ? at : transport_reserve_slow(omni.job.next_hop[dst], size);
+    return at ? at : transport_reserve_slow(omni.job.hop_slot[dst], size);
 }
 
 static inline char *transport_reserve_forward(int dst, uint32_t size)
 {
     char *at = transport_reserve(dst, size);
-    omni_peer *next = &omni.tx.peers[omni.job.next_hop[dst]];
+    omni_peer *next = &omni.tx.peers[omni.job.hop_slot[dst]];
     if (!next->fwd_round)
         next->fwd_round = omni.tx.rounds + 1;
     return at;
