@@ -13,7 +13,9 @@
  * Not counted: what grows with the next hops rather than with P (a
  * buffer record and a hop's rank and dimension for each,
  * shim/entry/topology.h), what grows with use (blocks, requests, match
- * queues), and the records of communicators the program creates,
+ * queues, the flow-control records of the pairs that left their base
+ * window, 56 bytes each: shim/progress/credit.h), and the records of
+ * communicators the program creates,
  * each 4 bytes per job rank more (its world-to-local map) and 4 per member.
  */
 #ifndef OMNIBUS_TABLES_H
@@ -29,8 +31,8 @@
     X(TB_ROUTE_LEN, 4, TB_ALWAYS, omni.job.route_len[0])                      \
     X(TB_OFF_NODE, 1, TB_ALWAYS, omni.job.off_node[0])                        \
     X(TB_CREDIT_LEFT, 4, TB_ALWAYS, omni.credit.left[0])                      \
-    X(TB_CREDIT_IN, 24, TB_ALWAYS, omni.credit.in[0])                         \
-    X(TB_CREDIT_OUT, 40, TB_ALWAYS, omni.credit.out[0])                       \
+    X(TB_CREDIT_DUE, 4, TB_ALWAYS, omni.credit.due[0])                        \
+    X(TB_CREDIT_PAIR, 4, TB_ALWAYS, omni.credit.pair[0])                      \
     X(TB_SENT_TO, 8, TB_ALWAYS, omni.eng.sent_to[0])                          \
     X(TB_READ_PID, 4, TB_RINGS, omni.tx.read_pid[0])                          \
     X(TB_WORLD_FROM, 4, TB_ALWAYS, ((comm_rec *)0)->from_world[0])            \

@@ -41,18 +41,20 @@ typedef struct omni_prog {
     int ledger_n, ledger_cap;
 } omni_prog;
 
-struct credit_out;
-struct credit_in;
-struct credit_deferral;
-struct credit_relayed;
+struct credit_pair;
 
 typedef struct omni_credit {
     uint32_t window;        /* the base window of every pair */
     uint32_t *left;         /* [world rank] -> bytes we may still send */
-    struct credit_out *out; /* [world rank] -> this rank's account of its
-                               window there */
-    struct credit_in *in;   /* [world rank] -> the window this rank lends
-                               that source */
+    int32_t *due;           /* [world rank] -> bytes this rank consumes from
+                               that source before a CREDIT falls due */
+    uint32_t *pair;         /* [world rank] -> 1 + the index of the pair's
+                               record in `pool`, 0 for a pair at its base
+                               (credit.h, Sparse records) */
+    struct credit_pair **pool; /* the records, CREDIT_SLAB to a slab, never
+                               moved: a record's address stays valid */
+    int pool_n, pool_cap;   /* records made, slab pointers room */
+    uint32_t step;          /* fl_step(window), the base pairs' step */
     int poller;             /* the poller that answers deferred STALLs */
     int waiting;            /* this rank waits in credit_wait itself */
 

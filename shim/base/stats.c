@@ -60,6 +60,8 @@ static void settle(omni_counters *c)
     c->aggregated_items = c->user_sends - c->direct_sends - c->rndv_sends -
                           c->ring_alone - c->wire_alone;
     c->window_ranks = (uint64_t)omni.credit.ranks;
+    /* the pool holds this rank's own record too (credit.c) */
+    c->credit_records = omni.credit.pool_n > 0 ? (uint64_t)omni.credit.pool_n - 1 : 0;
     c->memory_bound = stats_memory_bound();
     c->table_bytes = tb_table_bytes(omni.job.size, omni.tx.read_pid != NULL);
     c->over_bound = c->peak_bytes > c->memory_bound;

@@ -3,6 +3,7 @@
 #include "shim/transport/transport.h"
 #include "router/flow.h"
 #include "shim/base/grow.h"
+#include "shim/base/fail.h"
 #include <stdlib.h>
 
 /* The least a destination must have been silent before a waiting send
@@ -71,27 +72,74 @@ static void list_add(int **list, int *n, int *cap, uint8_t *listed, int r)
     *listed = 1;
 }
 
+/* Where omni.credit.due counts down from for a pair of step `step`: a
+ * step above INT32_MAX (FL_STEP_NONE) is never reached by a window below
+ * FL_WINDOW_MAX. */
+static int32_t due_top(uint32_t step)
+{
+    return step > INT32_MAX ? INT32_MAX : (int32_t)step;
+}
+
+/* Bytes consumed from src since its last CREDIT, under step `step`. */
+static uint32_t owed(uint32_t src, uint32_t step)
+{
+    return (uint32_t)((int64_t)due_top(step) - omni.credit.due[src]);
+}
+
+/* Sets the step of source src, keeping what it is owed. */
+static void set_step(uint32_t src, struct credit_in *in, uint32_t step)
+{
+    omni.credit.due[src] = (int32_t)((int64_t)due_top(step) - owed(src, in->step));
+    in->step = step;
+}
+
+/* The record of the pair with world rank r, made at its base if it has
+ * none (credit.h, Sparse records). */
+static struct credit_pair *pair_make(int r)
+{
+    struct credit_pair *p = credit_pair_of(r);
+    if (p)
+        return p;
+    int n = omni.credit.pool_n, slab = n / CREDIT_SLAB;
+    if (n % CREDIT_SLAB == 0) {
+        omni.credit.pool = omni_grow(omni.credit.pool, slab,
+                                     &omni.credit.pool_cap,
+                                     sizeof *omni.credit.pool, 16,
+                                     "the credit records");
+        omni.credit.pool[slab] =
+            malloc(sizeof **omni.credit.pool * CREDIT_SLAB);
+        if (!omni.credit.pool[slab])
+            omni_out_of_memory("the credit records");
+    }
+    p = &omni.credit.pool[slab][n % CREDIT_SLAB];
+    *p = (struct credit_pair){
+        .in = {.lent = omni.credit.window, .step = omni.credit.step}};
+    omni.credit.pair[r] = (uint32_t)++omni.credit.pool_n;
+    return p;
+}
+
 int credit_init(void)
 {
     int P = omni.job.cfg.flow_ranks ? omni.job.cfg.flow_ranks : omni.job.size;
     omni.credit.ranks = P;
     omni.credit.window = (uint32_t)fl_window(omni.job.cfg.eager_pool, P);
+    omni.credit.step = fl_step(omni.credit.window);
     omni.credit.left = malloc(sizeof *omni.credit.left * (size_t)omni.job.size);
-    omni.credit.in = calloc((size_t)omni.job.size, sizeof *omni.credit.in);
-    omni.credit.out = calloc((size_t)omni.job.size, sizeof *omni.credit.out);
-    if (!omni.credit.left || !omni.credit.in || !omni.credit.out)
+    omni.credit.due = malloc(sizeof *omni.credit.due * (size_t)omni.job.size);
+    omni.credit.pair = calloc((size_t)omni.job.size, sizeof *omni.credit.pair);
+    if (!omni.credit.left || !omni.credit.due || !omni.credit.pair)
         return -1;
     for (int r = 0; r < omni.job.size; r++) {
         omni.credit.left[r] = omni.credit.window;
-        omni.credit.in[r] = (struct credit_in){
-            .lent = omni.credit.window, .held = omni.credit.window,
-            .step = fl_step(omni.credit.window)};
+        omni.credit.due[r] = due_top(omni.credit.step);
     }
     /* Self-sends: a window no program exhausts, returned in steps as any. */
-    omni.credit.left[omni.job.rank] = UINT32_MAX;
-    omni.credit.in[omni.job.rank].lent = omni.credit.in[omni.job.rank].held =
-        UINT32_MAX / 2;
-    omni.credit.in[omni.job.rank].step = FL_STEP_MAX;
+    int self = omni.job.rank;
+    struct credit_in *in = &pair_make(self)->in;
+    omni.credit.left[self] = UINT32_MAX;
+    in->lent = UINT32_MAX / 2;
+    in->step = FL_STEP_MAX;
+    omni.credit.due[self] = due_top(FL_STEP_MAX);
     /* What the base windows lend (P-1 of them, the rule's P). */
     omni.credit.lent = (uint64_t)omni.credit.window * (uint64_t)(P > 1 ? P - 1 : 0);
     omni.credit.grown = 0;
@@ -101,21 +149,26 @@ int credit_init(void)
 
 void credit_finalize(void)
 {
+    for (int i = 0; i * CREDIT_SLAB < omni.credit.pool_n; i++)
+        free(omni.credit.pool[i]);
+    free(omni.credit.pool);
     free(omni.credit.left);
-    free(omni.credit.in);
-    free(omni.credit.out);
+    free(omni.credit.due);
+    free(omni.credit.pair);
     free(omni.credit.grown_in);
     free(omni.credit.grown_out);
     free(omni.credit.deferred);
     free(omni.credit.relayed);
+    omni.credit.pool = NULL;
+    omni.credit.pool_n = omni.credit.pool_cap = 0;
     omni.credit.relayed = NULL;
     omni.credit.relayed_n = omni.credit.relayed_cap = 0;
     omni.credit.relay_carried = omni.credit.relay_reserved = 0;
     omni.credit.deferred = NULL;
     omni.credit.deferred_n = omni.credit.deferred_cap = 0;
     omni.credit.left = NULL;
-    omni.credit.in = NULL;
-    omni.credit.out = NULL;
+    omni.credit.due = NULL;
+    omni.credit.pair = NULL;
     omni.credit.grown_in = omni.credit.grown_out = NULL;
     omni.credit.grown_in_n = omni.credit.grown_in_cap = 0;
     omni.credit.grown_out_n = omni.credit.grown_out_cap = 0;
@@ -125,20 +178,24 @@ void credit_finalize(void)
 
 void credit_return(uint32_t src)
 {
-    struct credit_in *in = &omni.credit.in[src];
-    if (in->deferred) { /* the consumption answers the STALL */
-        in->deferred = 0;
-        credit_stalled(src, in->stall_need, in->stall_accept);
+    struct credit_pair *p = credit_pair_of((int)src);
+    if (p && p->in.deferred) { /* the consumption answers the STALL */
+        p->in.deferred = 0;
+        credit_stalled(src, p->in.stall_need, p->in.stall_accept);
         return;
     }
-    uint32_t give = in->lent - in->held;
-    in->held = in->lent;
-    in->step = fl_step(in->lent); /* ends a refusal's step of one byte */
+    uint32_t give = owed(src, p ? p->in.step : omni.credit.step);
+    uint32_t step = omni.credit.step;
+    if (p) {
+        step = p->in.step = fl_step(p->in.lent); /* ends a refusal's step
+                                                    of one byte */
+        p->in.consumed = 1;
+    }
+    omni.credit.due[src] = due_top(step);
     if ((int)src == omni.job.rank) {
         omni.credit.left[src] += give;
         return;
     }
-    in->consumed = 1;
     credit_tell(src, RT_CREDIT, give, 0);
 }
 
@@ -150,7 +207,7 @@ static void reclaim_sweep(uint32_t except)
     int kept = 0;
     for (int i = 0; i < omni.credit.grown_in_n; i++) {
         int s = omni.credit.grown_in[i];
-        struct credit_in *in = &omni.credit.in[s];
+        struct credit_in *in = &credit_pair_of(s)->in;
         if (in->lent <= omni.credit.window) {
             in->listed = 0;
             continue;
@@ -178,7 +235,7 @@ static uint32_t lend_more(uint32_t src, struct credit_in *in, uint32_t accept)
     if (g == 0)
         return 0;
     in->lent += (uint32_t)g;
-    in->step = fl_step(in->lent);
+    set_step(src, in, fl_step(in->lent));
     omni.credit.lent += g;
     omni.stats.window_grants++;
     if (in->lent > omni.stats.window_max)
@@ -207,16 +264,18 @@ static void defer_answer(uint32_t src, struct credit_in *in)
 
 void credit_stalled(uint32_t peer, uint32_t need, uint32_t accept)
 {
-    struct credit_in *in = &omni.credit.in[peer];
+    struct credit_in *in = &pair_make((int)peer)->in;
+    /* What the source may still hold: lent less what it is owed. */
+    uint32_t held = in->lent - owed(peer, in->step);
     /* Growth for a pair whose destination consumes, whose window could
      * never hold the message that stalled, or whose window is below the
      * least growth: a few hundred bytes cannot carry a stream past a
      * STALL's round trip, and the growth stays within the pool. */
-    uint32_t growth = in->held < in->lent || in->lent < need ||
+    uint32_t growth = held < in->lent || in->lent < need ||
                               in->lent < FL_GROW_MIN
                           ? lend_more(peer, in, accept)
                           : 0;
-    uint32_t give = in->lent - in->held;
+    uint32_t give = in->lent - held;
     if (give == 0) {
         /* Consumed nothing since the last CREDIT, and no growth: the
          * source's items wait here, unreceived.  credit_settle answers at
@@ -226,7 +285,7 @@ void credit_stalled(uint32_t peer, uint32_t need, uint32_t accept)
         defer_answer(peer, in);
         return;
     }
-    in->held = in->lent;
+    omni.credit.due[peer] = due_top(in->step);
     in->consumed = 1;
     credit_tell(peer, RT_GRANT, give, (int32_t)growth);
 }
@@ -241,11 +300,11 @@ static int credit_poll(void)
         ran = CREDIT_POLL_GAP_NS;
     for (int i = 0; i < omni.credit.deferred_n; i++) {
         struct credit_deferral d = omni.credit.deferred[i];
-        struct credit_in *in = &omni.credit.in[d.src];
+        struct credit_in *in = &credit_pair_of(d.src)->in;
         if (!in->deferred)
             continue; /* answered by credit_return */
         d.waited_ns += ran;
-        if (in->held < in->lent) {
+        if (owed((uint32_t)d.src, in->step) > 0) {
             in->deferred = 0;
             credit_stalled((uint32_t)d.src, in->stall_need,
                            in->stall_accept);
@@ -253,7 +312,7 @@ static int credit_poll(void)
             in->deferred = 0;
             /* The refusal lasts until the next CREDIT: the first byte
              * consumed from the source sends one, whatever the step. */
-            in->step = 1;
+            set_step((uint32_t)d.src, in, 1);
             credit_tell((uint32_t)d.src, RT_REFUSED, 0, 0);
         } else {
             if (now - d.held_ns > CREDIT_HOLD_NS) {
@@ -272,10 +331,9 @@ void credit_released(uint32_t peer, uint32_t bytes, int32_t tag)
 {
     if (tag == RT_RELEASE_SETTLE)
         return; /* for the relays of the route */
-    struct credit_in *in = &omni.credit.in[peer];
-    in->lent -= bytes;
-    in->held -= bytes;
-    in->step = fl_step(in->lent);
+    struct credit_in *in = &pair_make((int)peer)->in;
+    in->lent -= bytes; /* and what the source holds: owed stays */
+    set_step(peer, in, fl_step(in->lent));
     in->reclaiming = 0;
     omni.credit.lent -= bytes;
 }
@@ -290,7 +348,7 @@ static void release_idle(int except)
     int kept = 0;
     for (int i = 0; i < omni.credit.grown_out_n; i++) {
         int d = omni.credit.grown_out[i];
-        struct credit_out *o = &omni.credit.out[d];
+        struct credit_out *o = &credit_pair_of(d)->out;
         if (d != except && o->grown && omni.credit.left[d] >= o->grown) {
             uint32_t x = o->grown;
             omni.credit.left[d] -= x;
@@ -322,8 +380,10 @@ static uint32_t growth_to_ask(int dst)
 
 void credit_stall(int dst, uint32_t size)
 {
-    struct credit_out *o = &omni.credit.out[dst];
-    if (o->stalled || dst == omni.job.rank)
+    if (dst == omni.job.rank)
+        return;
+    struct credit_out *o = &pair_make(dst)->out;
+    if (o->stalled)
         return;
     uint32_t ask = growth_to_ask(dst);
     o->asked = ask;
@@ -350,7 +410,7 @@ static void stall_answered(uint32_t peer, struct credit_out *o,
 
 void credit_granted(uint32_t peer, uint32_t bytes, uint32_t growth)
 {
-    struct credit_out *o = &omni.credit.out[peer];
+    struct credit_out *o = &pair_make((int)peer)->out;
     stall_answered(peer, o, growth);
     omni.credit.left[peer] += bytes;
     o->refused = 0;
@@ -364,7 +424,7 @@ void credit_granted(uint32_t peer, uint32_t bytes, uint32_t growth)
 
 void credit_refused(uint32_t peer)
 {
-    struct credit_out *o = &omni.credit.out[peer];
+    struct credit_out *o = &pair_make((int)peer)->out;
     stall_answered(peer, o, 0);
     /* A CREDIT that crossed the STALL proves the destination consumes. */
     if (!o->fresh) {
@@ -375,7 +435,7 @@ void credit_refused(uint32_t peer)
 
 void credit_reclaimed(uint32_t peer, uint32_t bytes)
 {
-    struct credit_out *o = &omni.credit.out[peer];
+    struct credit_out *o = &pair_make((int)peer)->out;
     uint32_t x = bytes < o->grown ? bytes : o->grown;
     if (x > omni.credit.left[peer])
         x = omni.credit.left[peer];
@@ -387,7 +447,7 @@ void credit_reclaimed(uint32_t peer, uint32_t bytes)
 
 void credit_held(uint32_t peer)
 {
-    struct credit_out *o = &omni.credit.out[peer];
+    struct credit_out *o = &pair_make((int)peer)->out;
     if (o->stalled)
         o->last_ns = omni_now_ns();
 }
@@ -471,8 +531,8 @@ static void heard_while_waiting(struct credit_out *o, uint64_t now)
 
 int credit_wait(int dst, uint32_t size)
 {
-    struct credit_out *o = &omni.credit.out[dst];
-    if (o->refused) {
+    struct credit_pair *p = credit_pair_of(dst);
+    if (p && p->out.refused) {
         /* One round, so that the CREDIT that ends the refusal is taken in
          * even while every send falls back (the underlying MPI's eager sends
          * return without a progress round). */
@@ -480,6 +540,7 @@ int credit_wait(int dst, uint32_t size)
         return credit_fits(dst, size);
     }
     credit_stall(dst, size);
+    struct credit_out *o = &pair_make(dst)->out;
     prog_block_enter();
     uint32_t heard = o->heard;
     o->last_ns = omni_now_ns();

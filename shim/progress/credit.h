@@ -65,7 +65,18 @@
  * into the growth granted.  A relay sees every later RELEASE of the pair
  * too, so what it carries is the pair's growth, never more.  Control items
  * and the headers of messages on the underlying MPI's path take no credit.  Self-sends have
- * an unbounded window; what the application consumes goes straight back.
+ * an unbounded window; what the application consumes goes straight back. *
+ * Sparse records.  Every rank keeps three numbers per job rank: the
+ * credit it has towards it (omni.credit.left), what it consumes from it
+ * before a CREDIT falls due (omni.credit.due), and the index of the pair's
+ * record (omni.credit.pair).  The record (struct credit_pair, both
+ * directions) is made when the pair's first control item other than a
+ * CREDIT passes here (a STALL sent or received, an answer to one, a
+ * RECLAIM or RELEASE) and kept until MPI_Finalize; a pair without one is
+ * at its base (lent and step of the base window, nothing stalled, grown,
+ * refused or deferred), which is all a CREDIT of the base step needs.
+ * Records are made a slab of CREDIT_SLAB at a time, never per item, and
+ * counted in the statistics (credit_records).
  */
 #ifndef OMNIBUS_CREDIT_H
 #define OMNIBUS_CREDIT_H
@@ -73,19 +84,22 @@
 #include "shim/base/state.h"
 #include "router/wire.h"
 
-/* A destination's account of one source's window. */
+/* A destination's account of one source's window.  What the source may
+ * still hold as credit, have in flight or have waiting here unreceived
+ * ("held") is lent less the bytes consumed since the last CREDIT, which
+ * omni.credit.due counts down from min(step, INT32_MAX) (credit.c). */
 struct credit_in {
     uint32_t lent;     /* the window lent to the source: base + growth */
-    uint32_t held;     /* of it, what the source may hold as credit, have in
-                          flight, or have waiting here unreceived */
     uint32_t step;     /* fl_step(lent): consumed bytes gathered before a
                           CREDIT goes back (FL_STEP_NONE: only in the
                           answer to a STALL) */
-    uint8_t consumed;  /* bytes went back since the last reclaim sweep */
+    uint32_t stall_need, stall_accept; /* the deferred STALL's need and
+                          accept */
+    uint8_t consumed;  /* bytes went back since the last reclaim sweep
+                          (read only while listed) */
     uint8_t reclaiming;/* a RECLAIM is unanswered */
     uint8_t listed;    /* in omni.credit.grown_in */
     uint8_t deferred;  /* a STALL waits for an answer (omni.credit.deferred) */
-    uint32_t stall_need, stall_accept; /* that STALL's need and accept */
 };
 
 /* A source's account of one destination (the hot part is omni.credit.left). */
@@ -95,19 +109,36 @@ struct credit_out {
                            in omni.credit.grown) */
     uint32_t heard;     /* CREDIT, GRANT and REFUSED items received: a
                            waiting send sees the destination answer */
-    uint64_t last_ns;   /* when the destination last showed life while
-                           this rank waited (an answer, a HOLD, or the
-                           MPI underneath completing a block sent
-                           before the STALL) */
-    uint64_t gap_ns;    /* the largest recent gap between two answers while
-                           waiting (decays by an eighth a gap) */
     uint8_t stalled;    /* a STALL is unanswered */
     uint8_t fresh;      /* a CREDIT came since the STALL went */
     uint8_t refused;    /* not consuming: until the next CREDIT or GRANT,
                            blocking sends past the window go to the
                            MPI underneath */
     uint8_t listed;     /* in omni.credit.grown_out */
+    uint64_t last_ns;   /* when the destination last showed life while
+                           this rank waited (an answer, a HOLD, or the
+                           MPI underneath completing a block sent
+                           before the STALL) */
+    uint64_t gap_ns;    /* the largest recent gap between two answers while
+                           waiting (decays by an eighth a gap) */
 };
+
+/* The record of a pair that left its base, both ways. */
+struct credit_pair {
+    struct credit_in in;
+    struct credit_out out;
+};
+
+/* Records per slab of omni.credit.pool. */
+#define CREDIT_SLAB 256
+
+/* The record of the pair with world rank r, or NULL at its base. */
+static inline struct credit_pair *credit_pair_of(int r)
+{
+    uint32_t i = omni.credit.pair[r];
+    return i ? &omni.credit.pool[(i - 1) / CREDIT_SLAB][(i - 1) % CREDIT_SLAB]
+             : NULL;
+}
 
 int credit_init(void);
 void credit_finalize(void);
@@ -151,9 +182,9 @@ void credit_return(uint32_t src);
  * a credit_return(src) is now due, for a caller that makes it itself. */
 static inline int credit_consumed_due(uint32_t src, uint32_t size)
 {
-    struct credit_in *in = &omni.credit.in[src];
-    in->held -= size;
-    return in->lent - in->held >= in->step;
+    int32_t due = omni.credit.due[src] - (int32_t)size;
+    omni.credit.due[src] = due;
+    return due <= 0;
 }
 
 /* The application here consumed `size` item bytes from world rank src.
@@ -167,11 +198,13 @@ static inline void credit_consumed(uint32_t src, uint32_t size)
 /* A CREDIT of `bytes` from world rank peer. */
 static inline void credit_returned(uint32_t peer, uint32_t bytes)
 {
-    struct credit_out *o = &omni.credit.out[peer];
     omni.credit.left[peer] += bytes;
-    o->refused = 0;
-    o->fresh = 1;
-    o->heard++;
+    struct credit_pair *p = credit_pair_of((int)peer);
+    if (p) { /* a pair at its base is neither refused nor waited on */
+        p->out.refused = 0;
+        p->out.fresh = 1;
+        p->out.heard++;
+    }
 }
 
 /* The other control items from world rank `peer` (deliver.c): a STALL
