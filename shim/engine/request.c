@@ -91,7 +91,7 @@ static void recv_answer(const match_recv *r)
         return;
     comm_rec *c = comm_lookup(r->user_comm);
     if (c && (unsigned)r->st_source < (unsigned)c->size)
-        transport_answer((uint32_t)c->to_world[r->st_source]);
+        transport_answer((uint32_t)comm_to_world(c, r->st_source));
 }
 
 /* Blocks, driving progress, until r is done. */

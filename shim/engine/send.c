@@ -421,7 +421,7 @@ send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
     MPI_Count esize = builtin ? builtin : dtype_size(dtype);
     if (esize < 0 || !send_args_valid(count, dest, tag, c))
         return send_rejected(buf, count, dtype, dest, tag, c, req);
-    int dst = c->to_world[dest];
+    int dst = comm_to_world(c, dest);
     MPI_Count bytes = esize * count;
     if (mode == SEND_BUFFERED &&
         (MPI_Count)(omni.eng.bsend_size - omni.eng.bsend_used) <

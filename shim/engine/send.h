@@ -106,7 +106,7 @@ send_copy_small(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
     MPI_Count bytes = builtin * count;
     if ((size_t)bytes > omni.job.threshold)
         return 0;
-    int dst = c->to_world[dest];
+    int dst = comm_to_world(c, dest);
     uint32_t size = RT_HDR_SIZE + (uint32_t)bytes;
     if (!credit_fits(dst, size))
         return 0;

@@ -33,7 +33,7 @@ comm_rec *comm_for_arrival_slow(uint32_t id)
 static void comm_adopt(comm_rec *c, comm_rec *early)
 {
     for (match_msg *m = early->unx_head; m; m = m->next)
-        m->src = c->from_world[m->src_world];
+        m->src = comm_from_world(c, m->src_world);
     c->unx_head = early->unx_head;
     c->unx_tail = early->unx_head ? early->unx_tail : &c->unx_head;
     free(early);
@@ -44,6 +44,29 @@ static void comm_rec_free(comm_rec *c)
     free(c->to_world);
     free(c->from_world);
     free(c);
+}
+
+/* Completes c's maps from its to_world: none when c's rank r is world
+ * rank r for every member (only members' world ranks are ever
+ * translated back), else from_world too. */
+static int comm_maps_make(comm_rec *c)
+{
+    int i = 0;
+    while (i < c->size && c->to_world[i] == i)
+        i++;
+    if (i == c->size) {
+        free(c->to_world);
+        c->to_world = NULL;
+        return 0;
+    }
+    c->from_world = malloc(sizeof(int) * (size_t)omni.job.size);
+    if (!c->from_world)
+        return -1;
+    for (int w = 0; w < omni.job.size; w++)
+        c->from_world[w] = -1;
+    for (i = 0; i < c->size; i++)
+        c->from_world[c->to_world[i]] = i;
+    return 0;
 }
 
 int comm_add(MPI_Comm comm, uint32_t id)
@@ -58,9 +81,8 @@ int comm_add(MPI_Comm comm, uint32_t id)
     PMPI_Comm_rank(comm, &c->rank);
     PMPI_Comm_size(comm, &c->size);
     c->to_world = malloc(sizeof(int) * (size_t)c->size);
-    c->from_world = malloc(sizeof(int) * (size_t)omni.job.size);
     int *ranks = malloc(sizeof(int) * (size_t)c->size);
-    if (!c->to_world || !c->from_world || !ranks) {
+    if (!c->to_world || !ranks) {
         free(ranks);
         comm_rec_free(c);
         return -1;
@@ -74,10 +96,10 @@ int comm_add(MPI_Comm comm, uint32_t id)
     PMPI_Group_free(&group);
     PMPI_Group_free(&world);
     free(ranks);
-    for (int w = 0; w < omni.job.size; w++)
-        c->from_world[w] = -1;
-    for (int i = 0; i < c->size; i++)
-        c->from_world[c->to_world[i]] = i;
+    if (comm_maps_make(c) != 0) {
+        comm_rec_free(c);
+        return -1;
+    }
     c->unx_tail = &c->unx_head;
     c->posted_tail = &c->posted_head;
     comm_rec *early = table_get(&omni.match.comm_by_id, id);
@@ -100,14 +122,17 @@ comm_rec *comm_add_shadow(const comm_rec *c, uint32_t id)
     s->id = id;
     s->rank = c->rank;
     s->size = c->size;
-    s->to_world = malloc(sizeof(int) * (size_t)c->size);
-    s->from_world = malloc(sizeof(int) * (size_t)omni.job.size);
-    if (!s->to_world || !s->from_world) {
-        comm_rec_free(s);
-        return NULL;
+    if (c->to_world) {
+        s->to_world = malloc(sizeof(int) * (size_t)c->size);
+        s->from_world = malloc(sizeof(int) * (size_t)omni.job.size);
+        if (!s->to_world || !s->from_world) {
+            comm_rec_free(s);
+            return NULL;
+        }
+        memcpy(s->to_world, c->to_world, sizeof(int) * (size_t)c->size);
+        memcpy(s->from_world, c->from_world,
+               sizeof(int) * (size_t)omni.job.size);
     }
-    memcpy(s->to_world, c->to_world, sizeof(int) * (size_t)c->size);
-    memcpy(s->from_world, c->from_world, sizeof(int) * (size_t)omni.job.size);
     s->unx_tail = &s->unx_head;
     s->posted_tail = &s->posted_head;
     if (!(id & COMM_ID_COLL_BIT) && id >= omni.match.next_comm_id)

@@ -245,7 +245,7 @@ static inline void match_describe_message(match_msg *m, int src,
 static inline void match_describe_eager(match_msg *m, const comm_rec *c,
                                         const rt_item_hdr *h, const char *data)
 {
-    match_describe_message(m, c->placeholder ? -1 : c->from_world[h->src], h,
+    match_describe_message(m, c->placeholder ? -1 : comm_from_world(c, (int)h->src), h,
                            data);
     m->kind = rt_meta_kind(h->meta);
     m->value = rt_meta_value(h->meta);
@@ -259,7 +259,7 @@ static inline void match_run_advance(comm_rec *c, match_msg *m)
 {
     rt_item_hdr h;
     rt_hdr_read(m->run.next, &h);
-    match_describe_message(m, c->from_world[h.src], &h,
+    match_describe_message(m, comm_from_world(c, (int)h.src), &h,
                            m->run.next + RT_HDR_SIZE);
     m->run.next += rt_item_size(&h);
     if (m->run.next == m->run.end)

@@ -206,7 +206,7 @@ static void step_send(comm_rec *s, const void *buf, MPI_Count count,
                       MPI_Datatype dtype, int dest, int tag)
 {
     omni.stats.coll_items++;
-    omni.stats.coll_by_hops[omni.job.route_len[s->to_world[dest]]]++;
+    omni.stats.coll_by_hops[omni.job.route_len[comm_to_world(s, dest)]]++;
     send_start(buf, count, dtype, dest, tag, s, SEND_STANDARD, NULL);
 }
 
