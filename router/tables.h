@@ -33,8 +33,8 @@
     X(TB_CREDIT_LEFT, 4, TB_ALWAYS, omni.credit.left[0])                      \
     X(TB_CREDIT_DUE, 4, TB_ALWAYS, omni.credit.due[0])                        \
     X(TB_CREDIT_PAIR, 4, TB_ALWAYS, omni.credit.pair[0])                      \
-    X(TB_SENT_TO, 4, TB_ALWAYS, omni.eng.sent_to[0])                          \
-    X(TB_READ_PID, 4, TB_RINGS, omni.tx.read_pid[0])                         \
+    X(TB_SENT_TO, 8, TB_ALWAYS, omni.eng.sent_to[0])                          \
+    X(TB_READ_PID, 4, TB_RINGS, omni.tx.read_pid[0])                          \
     X(TB_SELF_FROM, 4, TB_ALWAYS, ((comm_rec *)0)->from_world[0])
 
 /* Bytes per job rank of the tables above, for a rank with (rings = 1) or

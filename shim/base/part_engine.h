@@ -15,11 +15,7 @@
 struct sync_slot;
 
 typedef struct omni_eng {
-    uint32_t *sent_to;      /* [world rank] -> items injected for it, modulo
-                               2^32 (sent.h) */
-    int *sent_wraps;        /* a world rank once each time its count
-                               wrapped past 2^32 - 1 */
-    int sent_wraps_n, sent_wraps_cap;
+    uint64_t *sent_to;      /* [world rank] -> items injected for it */
     uint32_t next_payload_tag;
     size_t bsend_size;      /* bytes of the attached MPI_Bsend buffer */
     size_t bsend_used;      /* of which held by large payloads in flight */

@@ -52,7 +52,9 @@ static const char *const section_names[] = {
  * come to when the job reports. */
 static void settle(omni_counters *c)
 {
-    c->user_sends = stats_sent_total();
+    c->user_sends = 0;
+    for (int r = 0; r < omni.job.size; r++)
+        c->user_sends += omni.eng.sent_to[r];
     /* the program's sends only: a collective Omnibus runs is one call */
     c->user_sends -= c->coll_items;
     c->aggregated_items = c->user_sends - c->direct_sends - c->rndv_sends -
@@ -65,17 +67,6 @@ static void settle(omni_counters *c)
     c->over_bound = c->peak_bytes > c->memory_bound;
     c->eager_pool = omni.job.cfg.eager_pool;
     c->window_base = omni.credit.window;
-}
-
-/* What a count of omni.eng.sent_to lost each time it wrapped. */
-#define STATS_WRAP ((uint64_t)1 << 32)
-
-uint64_t stats_sent_total(void)
-{
-    uint64_t n = (uint64_t)omni.eng.sent_wraps_n * STATS_WRAP;
-    for (int r = 0; r < omni.job.size; r++)
-        n += omni.eng.sent_to[r];
-    return n;
 }
 
 /* This rank's figures: sums[] for the rows the job adds up and the route
@@ -94,8 +85,6 @@ static void collect(uint64_t *sums, uint64_t *most)
         (stat_rows[i].how == STATS_SUM ? sums : most)[i] = field[i];
     for (int r = 0; r < omni.job.size; r++)
         sums[S_HOP0 + omni.job.route_len[r]] += omni.eng.sent_to[r];
-    for (int i = 0; i < omni.eng.sent_wraps_n; i++)
-        sums[S_HOP0 + omni.job.route_len[omni.eng.sent_wraps[i]]] += STATS_WRAP;
     for (int h = 0; h <= RT_MAX_DIMS; h++)
         sums[S_HOP0 + h] -= c->coll_by_hops[h];
     for (int d = 0; d < RT_MAX_DIMS; d++)
@@ -233,15 +222,11 @@ static uint64_t *sends_by_pair(void)
     int P = omni.job.size;
     if (P > STATS_PAIRS_MAX)
         return NULL;
-    uint64_t *all = NULL, mine[STATS_PAIRS_MAX];
+    uint64_t *all = NULL;
     if (omni.job.rank == 0 &&
         !(all = malloc(sizeof *all * (size_t)P * (size_t)P)))
         omni_out_of_memory("the statistics file's sends by pair");
-    for (int r = 0; r < P; r++)
-        mine[r] = omni.eng.sent_to[r];
-    for (int i = 0; i < omni.eng.sent_wraps_n; i++)
-        mine[omni.eng.sent_wraps[i]] += STATS_WRAP;
-    PMPI_Gather(mine, P, MPI_UINT64_T, all, P, MPI_UINT64_T, 0,
+    PMPI_Gather(omni.eng.sent_to, P, MPI_UINT64_T, all, P, MPI_UINT64_T, 0,
                 MPI_COMM_WORLD);
     return all;
 }

@@ -15,7 +15,4 @@ void stats_report(void);
  * The memory bound). */
 uint64_t stats_memory_bound(void);
 
-/* The items this rank injected for all destinations (shim/engine/sent.h). */
-uint64_t stats_sent_total(void);
-
 #endif

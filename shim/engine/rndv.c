@@ -3,7 +3,6 @@
 #include "shim/progress/progress.h"
 #include "shim/progress/greq.h"
 #include "shim/engine/request.h"
-#include "shim/engine/sent.h"
 #include "shim/transport/transport.h"
 #include "shim/base/handles.h"
 #include "shim/base/fail.h"
@@ -149,7 +148,7 @@ static int rndv_announce(uint32_t id, uint64_t addr, int tag, comm_rec *c,
     memcpy(at + RT_HDR_SIZE, &size, sizeof size);
     memcpy(at + RT_HDR_SIZE + sizeof size, &id, sizeof id);
     memcpy(at + RT_HDR_SIZE + sizeof size + sizeof id, &addr, sizeof addr);
-    sent_count(dst);
+    omni.eng.sent_to[dst]++;
     omni.stats.rndv_sends++;
 
     if (mode == SEND_BUFFERED) {

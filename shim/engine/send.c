@@ -8,7 +8,6 @@
 #include "shim/engine/rndv.h"
 #include "shim/mpi/count_gen.h"
 #include "shim/base/fail.h"
-#include "shim/base/grow.h"
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -116,7 +115,7 @@ send_eager(const void *buf, MPI_Count count, MPI_Datatype dtype, int builtin,
         credit_refund(dst, size);
         return -1;
     }
-    sent_count(dst);
+    omni.eng.sent_to[dst]++;
     return 1;
 }
 
@@ -177,7 +176,7 @@ static int send_alone(const void *buf, MPI_Count count, MPI_Datatype dtype,
         transport_ship_block(dst, b);
     else
         transport_ring_commit(dst, size);
-    sent_count(dst);
+    omni.eng.sent_to[dst]++;
     if (ring)
         omni.stats.ring_alone++;
     else
@@ -286,7 +285,7 @@ static int send_large(const void *buf, MPI_Count count, MPI_Datatype dtype,
     rt_hdr_write(at, &h);
     uint64_t size = (uint64_t)bytes;
     memcpy(at + RT_HDR_SIZE, &size, sizeof size);
-    sent_count(dst);
+    omni.eng.sent_to[dst]++;
     omni.stats.direct_sends++;
     /* Not pushed: a blocking send flushes before it waits, and a burst of
      * nonblocking ones aggregates its headers like any other items. */
@@ -503,18 +502,6 @@ void send_finalize(void)
     omni.eng.sync = NULL;
     free(omni.eng.sent_to);
     omni.eng.sent_to = NULL;
-    free(omni.eng.sent_wraps);
-    omni.eng.sent_wraps = NULL;
-    omni.eng.sent_wraps_n = omni.eng.sent_wraps_cap = 0;
-}
-
-void sent_wrapped(int dst)
-{
-    omni.eng.sent_wraps = omni_grow(omni.eng.sent_wraps, omni.eng.sent_wraps_n,
-                                    &omni.eng.sent_wraps_cap,
-                                    sizeof *omni.eng.sent_wraps, 4,
-                                    "the list of wrapped send counts");
-    omni.eng.sent_wraps[omni.eng.sent_wraps_n++] = dst;
 }
 
 /* --- the buffered-send buffer ------------------------------------------ */

@@ -20,7 +20,6 @@
 
 #include "shim/match/comm.h"
 #include "shim/engine/send_mode.h"
-#include "shim/engine/sent.h"
 #include "shim/progress/credit.h"
 #include "shim/base/dtype.h"
 #include "shim/engine/request.h"
@@ -114,7 +113,7 @@ send_copy_small(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
     char *at = transport_reserve(dst, size);
     send_item_write_builtin(at, buf, (uint32_t)bytes, dst, tag, c,
                             rt_meta(RT_EAGER, 0));
-    sent_count(dst);
+    omni.eng.sent_to[dst]++;
     return 1;
 }
 
