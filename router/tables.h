@@ -15,8 +15,10 @@
  * shim/entry/topology.h), what grows with use (blocks, requests, match
  * queues, the flow-control records of the pairs that left their base
  * window, 56 bytes each: shim/progress/credit.h), and the records of
- * communicators the program creates,
- * each 4 bytes per job rank more (its world-to-local map) and 4 per member.
+ * communicators the program creates, each 4 bytes per job rank more (its
+ * world-to-local map) and 4 per member, unless its ranks are the world's
+ * first ranks in order (shim/match/comm_rec.h), as MPI_COMM_WORLD's are:
+ * it keeps no maps.
  */
 #ifndef OMNIBUS_TABLES_H
 #define OMNIBUS_TABLES_H

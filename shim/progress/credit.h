@@ -76,7 +76,7 @@
  * at its base (lent and step of the base window, nothing stalled, grown,
  * refused or deferred), which is all a CREDIT of the base step needs.
  * Records are made a slab of CREDIT_SLAB at a time, never per item, and
- * counted in the statistics (credit_records).
+ * counted in the statistics file (flow.pair_records).
  */
 #ifndef OMNIBUS_CREDIT_H
 #define OMNIBUS_CREDIT_H
