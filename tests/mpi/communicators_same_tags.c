@@ -9,6 +9,8 @@
  *
  * Communicators: MPI_COMM_WORLD, a dup, a split with one color whose keys
  * reverse the rank order, a split into even/odd halves (also reversed), a
+ * split into lower and upper halves in world order (the lower one's ranks
+ * are the world's, the upper one's are offset), a
  * communicator from MPI_Comm_create over the reversed world group, a
  * Cartesian ring and an MPI_Comm_split_type(SHARED) communicator.  On each,
  * every rank sends to its right neighbour (in that communicator's numbering)
@@ -55,6 +57,9 @@ int main(int argc, char **argv)
     add(c, "split, reversed");
     CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, -wrank, &c));
     add(c, "split even/odd, reversed");
+    CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, wrank < (wsize + 1) / 2, wrank,
+                             &c));
+    add(c, "split into halves, in order");
     {
         MPI_Group wg, rg;
         int ranks[TL_MAX_RANKS];
