@@ -1,0 +1,135 @@
+/* test_paths: the choice of where a large message leaves one path for
+ * another, from injected costs (router/paths.h). */
+#include "router/paths.h"
+#include "tests/unit/check.h"
+
+#define KIB ((uint64_t)1024)
+/* The default the shim starts from for the ring: the ring's whole record. */
+#define DFLT (128 * KIB)
+
+/* A table of the sizes 8 KiB to 256 KiB, ring and MPI costs in µs. */
+static pa_table table(const double ring[6], const double mpi[6])
+{
+    pa_table t = {.nsizes = 6};
+    for (int i = 0; i < 6; i++) {
+        t.size[i] = (8 * KIB) << i;
+        t.cost[i][PA_RING] = ring[i];
+        t.cost[i][PA_MPI] = mpi[i];
+    }
+    return t;
+}
+
+static void test_ring_cheaper_everywhere_keeps_the_ring_past_the_largest(void)
+{
+    pa_table t = table((double[]){1, 2, 4, 6, 22, 42},
+                       (double[]){1.5, 7, 9, 15, 26, 47});
+    pa_choice c = pa_crossover(&t, PA_RING, PA_MPI, DFLT);
+    CHECK(c.from == 256 * KIB + 1 && c.source == PA_MEASURED,
+          "the ring cheaper at every size up to 256 KiB must keep it up to "
+          "256 KiB (MPI from 262145, measured); got from %llu, %s",
+          (unsigned long long)c.from, pa_source_name(c.source));
+}
+
+static void test_mpi_cheaper_from_16k_moves_the_crossover_down_to_16k(void)
+{
+    pa_table t = table((double[]){1.1, 2.8, 4.8, 8.2, 22, 42},
+                       (double[]){1.1, 1.9, 2.7, 3.8, 22, 42});
+    pa_choice c = pa_crossover(&t, PA_RING, PA_MPI, DFLT);
+    CHECK(c.from == 16 * KIB && c.source == PA_MEASURED,
+          "MPI cheaper from 16 KiB must take over from 16 KiB (measured); "
+          "got from %llu, %s",
+          (unsigned long long)c.from, pa_source_name(c.source));
+}
+
+static void test_mpi_cheaper_everywhere_takes_over_from_the_smallest(void)
+{
+    pa_table t = table((double[]){2, 4, 8, 16, 32, 64},
+                       (double[]){1, 2, 4, 8, 16, 32});
+    pa_choice c = pa_crossover(&t, PA_RING, PA_MPI, DFLT);
+    CHECK(c.from == 8 * KIB && c.source == PA_MEASURED,
+          "MPI cheaper at every size must take over from the smallest "
+          "measured, 8 KiB; got from %llu, %s",
+          (unsigned long long)c.from, pa_source_name(c.source));
+}
+
+static void test_crossover_between_sizes_lands_at_the_first_size_mpi_wins(void)
+{
+    pa_table t = table((double[]){1, 2, 4, 9, 30, 60},
+                       (double[]){2, 3, 5, 6, 20, 40});
+    pa_choice c = pa_crossover(&t, PA_RING, PA_MPI, DFLT);
+    CHECK(c.from == 64 * KIB && c.source == PA_MEASURED,
+          "ring cheaper up to 32 KiB and MPI from 64 KiB must put the "
+          "crossover at 64 KiB; got from %llu, %s",
+          (unsigned long long)c.from, pa_source_name(c.source));
+}
+
+static void test_default_inside_the_measured_interval_stays(void)
+{
+    /* Ring cheaper up to 64 KiB, equal at 128 KiB, MPI cheaper at 256
+     * KiB: any crossover in (64 KiB, 256 KiB] fits, the default does. */
+    pa_table t = table((double[]){1, 2, 4, 6, 22, 60},
+                       (double[]){2, 4, 8, 12, 22, 40});
+    pa_choice c = pa_crossover(&t, PA_RING, PA_MPI, DFLT);
+    CHECK(c.from == DFLT && c.source == PA_MEASURED,
+          "a default the measurements agree with must stay (128 KiB, "
+          "measured); got from %llu, %s",
+          (unsigned long long)c.from, pa_source_name(c.source));
+}
+
+static void test_equal_costs_keep_the_default(void)
+{
+    pa_table t = table((double[]){1, 2, 4, 8, 16, 32},
+                       (double[]){1.05, 1.9, 4.2, 7.7, 16.5, 31});
+    pa_choice c = pa_crossover(&t, PA_RING, PA_MPI, DFLT);
+    CHECK(c.from == DFLT && c.source == PA_DEFAULT,
+          "costs equal within the margin at every size must keep the "
+          "default (128 KiB, default); got from %llu, %s",
+          (unsigned long long)c.from, pa_source_name(c.source));
+}
+
+static void test_costs_that_cross_back_keep_the_default(void)
+{
+    /* MPI cheaper at 16 KiB, the ring again at 64 KiB: noise. */
+    pa_table t = table((double[]){1, 4, 4, 6, 22, 42},
+                       (double[]){1, 2, 4, 9, 22, 42});
+    pa_choice c = pa_crossover(&t, PA_RING, PA_MPI, DFLT);
+    CHECK(c.from == DFLT && c.source == PA_DEFAULT,
+          "costs that cross back and forth must keep the default (128 KiB, "
+          "default); got from %llu, %s",
+          (unsigned long long)c.from, pa_source_name(c.source));
+}
+
+static void test_unmeasured_sizes_say_nothing(void)
+{
+    pa_table t = table((double[]){0, 0, 0, 0, 0, 0},
+                       (double[]){1, 2, 4, 8, 16, 32});
+    pa_choice c = pa_crossover(&t, PA_RING, PA_MPI, DFLT);
+    CHECK(c.from == DFLT && c.source == PA_DEFAULT,
+          "a path never measured must leave the default (128 KiB, default); "
+          "got from %llu, %s",
+          (unsigned long long)c.from, pa_source_name(c.source));
+}
+
+static void test_sources_have_names(void)
+{
+    CHECK(pa_source_name(PA_DEFAULT)[0] == 'd' &&
+              pa_source_name(PA_MEASURED)[0] == 'm' &&
+              pa_source_name(PA_SET)[0] == 's',
+          "the statistics name where a crossover came from: default, "
+          "measured, set; got %s, %s, %s", pa_source_name(PA_DEFAULT),
+          pa_source_name(PA_MEASURED), pa_source_name(PA_SET));
+}
+
+int main(void)
+{
+    RUN(test_ring_cheaper_everywhere_keeps_the_ring_past_the_largest);
+    RUN(test_mpi_cheaper_from_16k_moves_the_crossover_down_to_16k);
+    RUN(test_mpi_cheaper_everywhere_takes_over_from_the_smallest);
+    RUN(test_crossover_between_sizes_lands_at_the_first_size_mpi_wins);
+    RUN(test_default_inside_the_measured_interval_stays);
+    RUN(test_equal_costs_keep_the_default);
+    RUN(test_costs_that_cross_back_keep_the_default);
+    RUN(test_unmeasured_sizes_say_nothing);
+    RUN(test_sources_have_names);
+    CHECK_MAIN_END();
+}
