@@ -36,6 +36,19 @@ pa_choice pa_crossover(const pa_table *t, enum pa_path a, enum pa_path b,
     return c;
 }
 
+double pa_cost(uint64_t *times, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && times[j] < times[j - 1]; j--) {
+            uint64_t t = times[j];
+            times[j] = times[j - 1];
+            times[j - 1] = t;
+        }
+    if (n < 2 || (double)times[1] > (1 + PA_MARGIN) * (double)times[0])
+        return 0;
+    return (double)times[0];
+}
+
 const char *pa_source_name(enum pa_source s)
 {
     static const char *const names[] = {

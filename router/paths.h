@@ -61,6 +61,12 @@ typedef struct {
 pa_choice pa_crossover(const pa_table *t, enum pa_path a, enum pa_path b,
                        uint64_t dflt);
 
+/* The cost of one path at one size from n >= 2 timings of it (sorted in
+ * place): the least, when the next least is within PA_MARGIN of it, so
+ * that two runs agree on what it costs unhindered; 0, "not measured",
+ * when they do not (every run met other work on a busy node). */
+double pa_cost(uint64_t *times, int n);
+
 /* "default", "measured", "set". */
 const char *pa_source_name(enum pa_source s);
 

@@ -30,6 +30,7 @@
 #include "shim/base/stats.h"
 #include "shim/entry/topology.h"
 #include "shim/transport/transport.h"
+#include "shim/transport/calib.h"
 #include "shim/base/fail.h"
 #include "router/tables.h"
 #include <limits.h>
@@ -251,6 +252,7 @@ static void omni_setup(int app_level, int real_level)
         transport_init(deliver_block, deliver_in_place) != 0 ||
         prog_init() != 0)
         omni_out_of_memory("its state at start-up");
+    calib_paths();
     register_pollers();
     omni.job.on = 1;
     if (omni.job.cfg.progress == CFG_PROGRESS_THREAD) {

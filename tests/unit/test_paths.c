@@ -110,6 +110,28 @@ static void test_unmeasured_sizes_say_nothing(void)
           (unsigned long long)c.from, pa_source_name(c.source));
 }
 
+static void test_a_cost_is_the_least_of_timings_that_agree(void)
+{
+    uint64_t t[5] = {900, 410, 2000, 400, 5000};
+    double c = pa_cost(t, 5);
+    CHECK(c == 400,
+          "timings whose two least (400, 410) agree within the margin must "
+          "cost the least, 400; got %g", c);
+}
+
+static void test_timings_that_disagree_are_not_a_cost(void)
+{
+    /* A busy node: every round trip met a preemption of its own size. */
+    uint64_t t[5] = {6000000, 3306, 5200000, 4100, 9000};
+    double c = pa_cost(t, 5);
+    CHECK(c == 0,
+          "timings whose two least (3306, 4100) differ by more than the "
+          "margin must not count as a cost (0); got %g", c);
+    uint64_t one[1] = {400};
+    CHECK(pa_cost(one, 1) == 0,
+          "a single timing must not count as a cost: nothing confirms it");
+}
+
 static void test_sources_have_names(void)
 {
     CHECK(pa_source_name(PA_DEFAULT)[0] == 'd' &&
@@ -130,6 +152,8 @@ int main(void)
     RUN(test_equal_costs_keep_the_default);
     RUN(test_costs_that_cross_back_keep_the_default);
     RUN(test_unmeasured_sizes_say_nothing);
+    RUN(test_a_cost_is_the_least_of_timings_that_agree);
+    RUN(test_timings_that_disagree_are_not_a_cost);
     RUN(test_sources_have_names);
     CHECK_MAIN_END();
 }
