@@ -44,7 +44,7 @@ double pa_cost(uint64_t *times, int n)
             times[j] = times[j - 1];
             times[j - 1] = t;
         }
-    if (n < 2 || (double)times[1] > (1 + PA_MARGIN) * (double)times[0])
+    if (n < 2 || (double)times[1] > (1 + PA_AGREE) * (double)times[0])
         return 0;
     return (double)times[0];
 }

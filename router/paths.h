@@ -10,8 +10,9 @@
  * from it on.  Contract:
  *  - At each size the table says "a", "b" or "neither": b when it took
  *    less than (1 - PA_MARGIN) of a's time, a when a took less than
- *    (1 - PA_MARGIN) of b's, neither otherwise (equal within the noise of
- *    a few round trips).
+ *    (1 - PA_MARGIN) of b's, neither otherwise.  The margin is wide: a
+ *    few round trips at start-up on a node that may be busy are not the
+ *    steady state, and a path is left only for one clearly cheaper.
  *  - When no size says a or b, or some size says b below a size that says
  *    a (costs that cross back: noise, or a machine this rule cannot
  *    describe), the answer is the default, from PA_DEFAULT.
@@ -44,8 +45,10 @@ enum pa_source {
 };
 
 #define PA_SIZES_MAX 8
-/* The relative difference below which two costs count as equal. */
-#define PA_MARGIN 0.10
+/* How much cheaper a path must be to win at a size. */
+#define PA_MARGIN 0.25
+/* How close the two fastest timings of one path must be to make a cost. */
+#define PA_AGREE 0.10
 
 typedef struct {
     int nsizes;
@@ -62,7 +65,7 @@ pa_choice pa_crossover(const pa_table *t, enum pa_path a, enum pa_path b,
                        uint64_t dflt);
 
 /* The cost of one path at one size from n >= 2 timings of it (sorted in
- * place): the least, when the next least is within PA_MARGIN of it, so
+ * place): the least, when the next least is within PA_AGREE of it, so
  * that two runs agree on what it costs unhindered; 0, "not measured",
  * when they do not (every run met other work on a busy node). */
 double pa_cost(uint64_t *times, int n);

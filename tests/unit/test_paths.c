@@ -22,7 +22,7 @@ static pa_table table(const double ring[6], const double mpi[6])
 static void test_ring_cheaper_everywhere_keeps_the_ring_past_the_largest(void)
 {
     pa_table t = table((double[]){1, 2, 4, 6, 22, 42},
-                       (double[]){1.5, 7, 9, 15, 26, 47});
+                       (double[]){1.5, 7, 9, 15, 30, 60});
     pa_choice c = pa_crossover(&t, PA_RING, PA_MPI, DFLT);
     CHECK(c.from == 256 * KIB + 1 && c.source == PA_MEASURED,
           "the ring cheaper at every size up to 256 KiB must keep it up to "
@@ -84,6 +84,18 @@ static void test_equal_costs_keep_the_default(void)
     CHECK(c.from == DFLT && c.source == PA_DEFAULT,
           "costs equal within the margin at every size must keep the "
           "default (128 KiB, default); got from %llu, %s",
+          (unsigned long long)c.from, pa_source_name(c.source));
+}
+
+static void test_a_path_a_little_cheaper_does_not_win(void)
+{
+    /* MPI 15% cheaper from 16 KiB on: within what start-up timing misses. */
+    pa_table t = table((double[]){1, 2, 4, 8, 16, 32},
+                       (double[]){1, 1.7, 3.4, 6.8, 13.6, 27.2});
+    pa_choice c = pa_crossover(&t, PA_RING, PA_MPI, DFLT);
+    CHECK(c.from == DFLT && c.source == PA_DEFAULT,
+          "a path less than PA_MARGIN (25%%) cheaper must not move the "
+          "crossover (128 KiB, default); got from %llu, %s",
           (unsigned long long)c.from, pa_source_name(c.source));
 }
 
@@ -150,6 +162,7 @@ int main(void)
     RUN(test_crossover_between_sizes_lands_at_the_first_size_mpi_wins);
     RUN(test_default_inside_the_measured_interval_stays);
     RUN(test_equal_costs_keep_the_default);
+    RUN(test_a_path_a_little_cheaper_does_not_win);
     RUN(test_costs_that_cross_back_keep_the_default);
     RUN(test_unmeasured_sizes_say_nothing);
     RUN(test_a_cost_is_the_least_of_timings_that_agree);
