@@ -19,107 +19,93 @@ static pa_table table(const double ring[6], const double mpi[6])
     return t;
 }
 
+/* Checks that the ring and MPI costs give the crossover `from` (source
+ * `source`); `promise` says why, for the failure message. */
+static void expect_crossover(const double ring[6], const double mpi[6],
+                             uint64_t from, enum pa_source source,
+                             const char *promise)
+{
+    pa_table t = table(ring, mpi);
+    pa_choice c = pa_crossover(&t, PA_RING, PA_MPI, DFLT);
+    CHECK(c.from == from && c.source == source,
+          "%s: MPI from %llu (%s); got from %llu (%s)", promise,
+          (unsigned long long)from, pa_source_name(source),
+          (unsigned long long)c.from, pa_source_name(c.source));
+}
+
 static void test_ring_cheaper_everywhere_keeps_the_ring_past_the_largest(void)
 {
-    pa_table t = table((double[]){1, 2, 4, 6, 22, 42},
-                       (double[]){1.5, 7, 9, 15, 30, 60});
-    pa_choice c = pa_crossover(&t, PA_RING, PA_MPI, DFLT);
-    CHECK(c.from == 256 * KIB + 1 && c.source == PA_MEASURED,
-          "the ring cheaper at every size up to 256 KiB must keep it up to "
-          "256 KiB (MPI from 262145, measured); got from %llu, %s",
-          (unsigned long long)c.from, pa_source_name(c.source));
+    expect_crossover((double[]){1, 2, 4, 6, 22, 42},
+                     (double[]){1.5, 7, 9, 15, 30, 60}, 256 * KIB + 1,
+                     PA_MEASURED,
+                     "the ring cheaper at every size up to 256 KiB must "
+                     "keep it up to 256 KiB");
 }
 
 static void test_mpi_cheaper_from_16k_moves_the_crossover_down_to_16k(void)
 {
-    pa_table t = table((double[]){1.1, 2.8, 4.8, 8.2, 22, 42},
-                       (double[]){1.1, 1.9, 2.7, 3.8, 22, 42});
-    pa_choice c = pa_crossover(&t, PA_RING, PA_MPI, DFLT);
-    CHECK(c.from == 16 * KIB && c.source == PA_MEASURED,
-          "MPI cheaper from 16 KiB must take over from 16 KiB (measured); "
-          "got from %llu, %s",
-          (unsigned long long)c.from, pa_source_name(c.source));
+    expect_crossover((double[]){1.1, 2.8, 4.8, 8.2, 22, 42},
+                     (double[]){1.1, 1.9, 2.7, 3.8, 22, 42}, 16 * KIB,
+                     PA_MEASURED,
+                     "MPI cheaper from 16 KiB must take over from 16 KiB");
 }
 
 static void test_mpi_cheaper_everywhere_takes_over_from_the_smallest(void)
 {
-    pa_table t = table((double[]){2, 4, 8, 16, 32, 64},
-                       (double[]){1, 2, 4, 8, 16, 32});
-    pa_choice c = pa_crossover(&t, PA_RING, PA_MPI, DFLT);
-    CHECK(c.from == 8 * KIB && c.source == PA_MEASURED,
-          "MPI cheaper at every size must take over from the smallest "
-          "measured, 8 KiB; got from %llu, %s",
-          (unsigned long long)c.from, pa_source_name(c.source));
+    expect_crossover((double[]){2, 4, 8, 16, 32, 64},
+                     (double[]){1, 2, 4, 8, 16, 32}, 8 * KIB, PA_MEASURED,
+                     "MPI cheaper at every size must take over from the "
+                     "smallest measured");
 }
 
 static void test_crossover_between_sizes_lands_at_the_first_size_mpi_wins(void)
 {
-    pa_table t = table((double[]){1, 2, 4, 9, 30, 60},
-                       (double[]){2, 3, 5, 6, 20, 40});
-    pa_choice c = pa_crossover(&t, PA_RING, PA_MPI, DFLT);
-    CHECK(c.from == 64 * KIB && c.source == PA_MEASURED,
-          "ring cheaper up to 32 KiB and MPI from 64 KiB must put the "
-          "crossover at 64 KiB; got from %llu, %s",
-          (unsigned long long)c.from, pa_source_name(c.source));
+    expect_crossover((double[]){1, 2, 4, 9, 30, 60},
+                     (double[]){2, 3, 5, 6, 20, 40}, 64 * KIB, PA_MEASURED,
+                     "the ring cheaper up to 16 KiB, neither at 32 KiB and "
+                     "MPI from 64 KiB must put the crossover at 64 KiB");
 }
 
 static void test_default_inside_the_measured_interval_stays(void)
 {
-    /* Ring cheaper up to 64 KiB, equal at 128 KiB, MPI cheaper at 256
-     * KiB: any crossover in (64 KiB, 256 KiB] fits, the default does. */
-    pa_table t = table((double[]){1, 2, 4, 6, 22, 60},
-                       (double[]){2, 4, 8, 12, 22, 40});
-    pa_choice c = pa_crossover(&t, PA_RING, PA_MPI, DFLT);
-    CHECK(c.from == DFLT && c.source == PA_MEASURED,
-          "a default the measurements agree with must stay (128 KiB, "
-          "measured); got from %llu, %s",
-          (unsigned long long)c.from, pa_source_name(c.source));
+    /* Any crossover in (64 KiB, 256 KiB] fits; the default does. */
+    expect_crossover((double[]){1, 2, 4, 6, 22, 60},
+                     (double[]){2, 4, 8, 12, 22, 40}, DFLT, PA_MEASURED,
+                     "ring cheaper up to 64 KiB, equal at 128 KiB, MPI "
+                     "cheaper at 256 KiB must keep the default, which fits");
 }
 
 static void test_equal_costs_keep_the_default(void)
 {
-    pa_table t = table((double[]){1, 2, 4, 8, 16, 32},
-                       (double[]){1.05, 1.9, 4.2, 7.7, 16.5, 31});
-    pa_choice c = pa_crossover(&t, PA_RING, PA_MPI, DFLT);
-    CHECK(c.from == DFLT && c.source == PA_DEFAULT,
-          "costs equal within the margin at every size must keep the "
-          "default (128 KiB, default); got from %llu, %s",
-          (unsigned long long)c.from, pa_source_name(c.source));
+    expect_crossover((double[]){1, 2, 4, 8, 16, 32},
+                     (double[]){1.05, 1.9, 4.2, 7.7, 16.5, 31}, DFLT,
+                     PA_DEFAULT,
+                     "costs equal within the margin at every size must "
+                     "keep the default");
 }
 
 static void test_a_path_a_little_cheaper_does_not_win(void)
 {
-    /* MPI 15% cheaper from 16 KiB on: within what start-up timing misses. */
-    pa_table t = table((double[]){1, 2, 4, 8, 16, 32},
-                       (double[]){1, 1.7, 3.4, 6.8, 13.6, 27.2});
-    pa_choice c = pa_crossover(&t, PA_RING, PA_MPI, DFLT);
-    CHECK(c.from == DFLT && c.source == PA_DEFAULT,
-          "a path less than PA_MARGIN (25%%) cheaper must not move the "
-          "crossover (128 KiB, default); got from %llu, %s",
-          (unsigned long long)c.from, pa_source_name(c.source));
+    expect_crossover((double[]){1, 2, 4, 8, 16, 32},
+                     (double[]){1, 1.7, 3.4, 6.8, 13.6, 27.2}, DFLT,
+                     PA_DEFAULT,
+                     "MPI 15% cheaper from 16 KiB, less than PA_MARGIN "
+                     "(25%), must not move the crossover");
 }
 
 static void test_costs_that_cross_back_keep_the_default(void)
 {
-    /* MPI cheaper at 16 KiB, the ring again at 64 KiB: noise. */
-    pa_table t = table((double[]){1, 4, 4, 6, 22, 42},
-                       (double[]){1, 2, 4, 9, 22, 42});
-    pa_choice c = pa_crossover(&t, PA_RING, PA_MPI, DFLT);
-    CHECK(c.from == DFLT && c.source == PA_DEFAULT,
-          "costs that cross back and forth must keep the default (128 KiB, "
-          "default); got from %llu, %s",
-          (unsigned long long)c.from, pa_source_name(c.source));
+    expect_crossover((double[]){1, 4, 4, 6, 22, 42},
+                     (double[]){1, 2, 4, 9, 22, 42}, DFLT, PA_DEFAULT,
+                     "MPI cheaper at 16 KiB and the ring again at 64 KiB "
+                     "(noise) must keep the default");
 }
 
 static void test_unmeasured_sizes_say_nothing(void)
 {
-    pa_table t = table((double[]){0, 0, 0, 0, 0, 0},
-                       (double[]){1, 2, 4, 8, 16, 32});
-    pa_choice c = pa_crossover(&t, PA_RING, PA_MPI, DFLT);
-    CHECK(c.from == DFLT && c.source == PA_DEFAULT,
-          "a path never measured must leave the default (128 KiB, default); "
-          "got from %llu, %s",
-          (unsigned long long)c.from, pa_source_name(c.source));
+    expect_crossover((double[]){0, 0, 0, 0, 0, 0},
+                     (double[]){1, 2, 4, 8, 16, 32}, DFLT, PA_DEFAULT,
+                     "a path never measured must leave the default");
 }
 
 static void test_a_cost_is_the_least_of_timings_that_agree(void)
