@@ -19,6 +19,8 @@ static const uint32_t calib_sizes[] = {8192, 16384, 32768, 65536, 122880};
 /* Polls of an empty ring between yields: the other end may be waiting
  * for this core. */
 #define CALIB_SPINS 4096
+/* The longest the timing may take; an idle node needs a few ms. */
+#define CALIB_BUDGET_NS ((uint64_t)20000000)
 
 /* The two ends of the pair: the ring to the other rank and the ring from
  * it, the other's rank on the node communicator, and which end leads. */
@@ -91,21 +93,35 @@ static void one_way(calib_pair *p, uint32_t len, double *ring, double *mpi)
     *mpi = pa_cost(m, CALIB_TRIPS) / 2;
 }
 
+/* Whether both ends go on: the leader's word (`go`) after a round trip
+ * through the ring, which the other end takes. */
+static int both_go(calib_pair *p, int go)
+{
+    p->out[0] = (char)go;
+    round_trip(p, 1, 1);
+    return p->leads ? go : p->in[0];
+}
+
 /* The pair's costs: the ring's at each size that fits a record alone, and
  * the MPI underneath's as header and payload would pay them, its own time
  * plus a header's through the ring (the payload's receive is posted once
- * the header has matched).  A lap of the ring goes first, untimed, so
- * that no timed record is the first to touch its pages. */
+ * the header has matched); 0 at the sizes CALIB_BUDGET_NS left unmeasured.
+ * A lap of the ring goes first, untimed, so that no timed record is the
+ * first to touch its pages. */
 static void pair_costs(calib_pair *p, pa_table *t)
 {
+    uint64_t t0 = omni_now_ns();
     uint32_t lap = (uint32_t)omni.tx.ring_alone_max - 8;
     for (uint64_t done = 0; done <= p->tx->mask + 1; done += lap)
         round_trip(p, lap, 1);
     double header, unused;
     one_way(p, RT_HDR_SIZE, &header, &unused);
+    memset(t, 0, sizeof *t);
     t->nsizes = CALIB_NSIZES;
     for (int i = 0; i < CALIB_NSIZES; i++) {
         t->size[i] = calib_sizes[i];
+        if (!both_go(p, omni_now_ns() - t0 < CALIB_BUDGET_NS))
+            continue;
         one_way(p, calib_sizes[i], &t->cost[i][PA_RING], &t->cost[i][PA_MPI]);
         /* Without the header's cost, the MPI underneath's is not known. */
         t->cost[i][PA_MPI] = header > 0 && t->cost[i][PA_MPI] > 0
@@ -150,7 +166,7 @@ static long node_crossover(void)
     return from;
 }
 
-void calib_paths(void)
+void calib_paths(int crowded)
 {
     static const uint64_t defaults[OMNI_CX_COUNT] = {
 #define CALIB_DEFAULT(name, dflt) [OMNI_CX_##name] = dflt,
@@ -171,8 +187,9 @@ void calib_paths(void)
         return;
     /* The nodes measured apart; the job takes the smallest crossover, so
      * that every rank sends alike, and no node's MPI loses to its ring. */
-    long mine = omni.tx.ring_comm != MPI_COMM_NULL ? node_crossover()
-                                                   : LONG_MAX;
+    long mine = omni.tx.ring_comm != MPI_COMM_NULL && !crowded
+                    ? node_crossover()
+                    : LONG_MAX;
     long least = mine;
     PMPI_Allreduce(&mine, &least, 1, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
     if (least != LONG_MAX) {

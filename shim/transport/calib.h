@@ -27,14 +27,17 @@
  * under OMNIBUS_PATHS=measured, ring_mpi_from as router/paths.h decides
  * it from one pair of ranks per node timing both paths at a few sizes,
  * the smallest over the nodes (PA_MEASURED; PA_DEFAULT where no node had
- * a pair or the costs were unclear).  The timing goes through the pair's
- * rings and the MPI underneath's point-to-point calls on the node
- * communicator, and leaves both as it found them; it takes a few
- * milliseconds.  Only ring_mpi_from is measured so far; the others keep
- * their built-in values. */
+ * a pair or the costs were unclear).  A node that runs more ranks than it
+ * has cores (`crowded`, the same on all its ranks) has no say: a round
+ * trip there times the scheduler, not the path.  The timing goes through
+ * the pair's rings and the MPI underneath's point-to-point calls on the
+ * node communicator, and leaves both as it found them; it takes a few
+ * milliseconds, and stops, the sizes left unmeasured, once it has taken
+ * CALIB_BUDGET_NS.  Only ring_mpi_from is measured so far; the others
+ * keep their built-in values. */
 #ifndef OMNIBUS_CALIB_H
 #define OMNIBUS_CALIB_H
 
-void calib_paths(void);
+void calib_paths(int crowded);
 
 #endif
