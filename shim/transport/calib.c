@@ -5,6 +5,7 @@
 #include "router/wire.h"
 #include <limits.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,6 +167,29 @@ static long node_crossover(void)
     return from;
 }
 
+/* Every rank must send by the same sizes: a sender's path decides what
+ * its receiver is asked to take, and a job whose ranks disagreed would
+ * show it only in its timings.  So the sizes in force are compared over
+ * the job (smallest and largest at once), and a difference ends it. */
+static void check_agreement(void)
+{
+    long long mine[2 * OMNI_CX_COUNT], least[2 * OMNI_CX_COUNT];
+    for (int i = 0; i < OMNI_CX_COUNT; i++) {
+        mine[2 * i] = (long long)omni.tx.paths.at[i];
+        mine[2 * i + 1] = -(long long)omni.tx.paths.at[i];
+    }
+    PMPI_Allreduce(mine, least, 2 * OMNI_CX_COUNT, MPI_LONG_LONG, MPI_MIN,
+                   MPI_COMM_WORLD);
+    for (int i = 0; i < OMNI_CX_COUNT; i++)
+        if (least[2 * i] != -least[2 * i + 1]) {
+            fprintf(stderr,
+                    "omnibus: rank %d: the ranks hold different path sizes "
+                    "(crossover %d from %lld to %lld bytes); this is a bug\n",
+                    omni.job.rank, i, least[2 * i], -least[2 * i + 1]);
+            PMPI_Abort(MPI_COMM_WORLD, 1);
+        }
+}
+
 void calib_paths(int crowded)
 {
     static const uint64_t defaults[OMNI_CX_COUNT] = {
@@ -181,19 +205,18 @@ void calib_paths(int crowded)
     if (omni.job.cfg.ring_mpi_from) {
         p->at[OMNI_CX_ring_mpi_from] = omni.job.cfg.ring_mpi_from;
         p->source[OMNI_CX_ring_mpi_from] = PA_SET;
-        return;
+    } else if (omni.job.cfg.paths == CFG_PATHS_MEASURED) {
+        /* The nodes measured apart; the job takes the smallest crossover,
+         * so that no node's MPI loses to its ring. */
+        long mine = omni.tx.ring_comm != MPI_COMM_NULL && !crowded
+                        ? node_crossover()
+                        : LONG_MAX;
+        long least = mine;
+        PMPI_Allreduce(&mine, &least, 1, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
+        if (least != LONG_MAX) {
+            p->at[OMNI_CX_ring_mpi_from] = (uint64_t)least;
+            p->source[OMNI_CX_ring_mpi_from] = PA_MEASURED;
+        }
     }
-    if (omni.job.cfg.paths != CFG_PATHS_MEASURED)
-        return;
-    /* The nodes measured apart; the job takes the smallest crossover, so
-     * that every rank sends alike, and no node's MPI loses to its ring. */
-    long mine = omni.tx.ring_comm != MPI_COMM_NULL && !crowded
-                    ? node_crossover()
-                    : LONG_MAX;
-    long least = mine;
-    PMPI_Allreduce(&mine, &least, 1, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
-    if (least != LONG_MAX) {
-        p->at[OMNI_CX_ring_mpi_from] = (uint64_t)least;
-        p->source[OMNI_CX_ring_mpi_from] = PA_MEASURED;
-    }
+    check_agreement();
 }

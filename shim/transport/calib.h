@@ -22,7 +22,8 @@
  *
  * Contract: calib_paths is collective over MPI_COMM_WORLD, called once the
  * node rings exist (shm.h) and before anything is sent through them.  On
- * return every rank holds the same omni.tx.paths: each crossover is its
+ * return every rank holds the same omni.tx.paths (compared over the job
+ * before it returns: a difference ends the job): each crossover is its
  * built-in value (source PA_DEFAULT), OMNIBUS_RING_MPI_FROM's (PA_SET), or,
  * under OMNIBUS_PATHS=measured, ring_mpi_from as router/paths.h decides
  * it from one pair of ranks per node timing both paths at a few sizes,
