@@ -58,6 +58,14 @@ typedef enum {
     CFG_SHM_OFF   /* every block through PMPI_Isend */
 } cfg_shm;
 
+/* How large messages to a rank of the node choose their path
+ * (OMNIBUS_PATHS; docs/design/transport.md, Choosing a path by
+ * measurement). */
+typedef enum {
+    CFG_PATHS_MEASURED, /* the crossovers timed at MPI_Init */
+    CFG_PATHS_DEFAULT   /* the built-in crossovers */
+} cfg_paths;
+
 typedef struct {
     cfg_topo_kind topo_kind;
     int ndims;              /* BALANCED and EXPLICIT: number of dimensions */
@@ -84,6 +92,11 @@ typedef struct {
     int neighbor_theta;     /* OMNIBUS_NEIGHBOR_THETA, friendship threshold */
     cfg_collectives collectives; /* OMNIBUS_COLLECTIVES=omnibus|mpi */
     cfg_shm shm;            /* OMNIBUS_SHM=auto|on|off */
+    cfg_paths paths;        /* OMNIBUS_PATHS=measured|default */
+    size_t ring_mpi_from;   /* OMNIBUS_RING_MPI_FROM, 0 when unset: the
+                               payload bytes from which a blocking send to
+                               a rank of the node goes through the MPI
+                               underneath (shim/transport/calib.h) */
     int flow_ranks;         /* OMNIBUS_FLOW_RANKS (tests only): the rank
                                count the window rule uses, 0 for the job's
                                own (router/flow.h) */

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "router/adapt.h"
+#include "router/paths.h"
 #include "router/ring.h"
 #include "shim/base/block.h"
 
@@ -42,6 +43,37 @@ typedef struct {
     MPI_Request req;
     omni_block *block;
 } omni_inflight;
+
+/* The sizes where a message above the threshold changes path, one row
+ * each: the name, and the built-in value the job starts from (its reasons
+ * are in shim/transport/calib.h, which sets them at MPI_Init).
+ *  ring_mpi_from      a blocking send to a node-ring peer goes through the
+ *                     MPI underneath (header and payload) from this many
+ *                     payload bytes on, alone through the ring below
+ *  read_from          a nonblocking or synchronous send to a node-ring
+ *                     peer goes by single-copy read from here
+ *  wire_alone_max     a blocking send to a peer reached through the MPI
+ *                     underneath goes alone in a block up to here
+ *  wire_alone_nb_max  the same for a send whose caller goes on */
+#define OMNI_CROSSOVERS(X)                                                     \
+    X(ring_mpi_from, 131072)                                                   \
+    X(read_from, 16384)                                                        \
+    X(wire_alone_max, 65536)                                                   \
+    X(wire_alone_nb_max, 16384)
+
+enum omni_crossover {
+#define OMNI_CX_ENUM(name, dflt) OMNI_CX_##name,
+    OMNI_CROSSOVERS(OMNI_CX_ENUM)
+#undef OMNI_CX_ENUM
+    OMNI_CX_COUNT
+};
+
+/* The crossovers in force, the same on every rank, and where each came
+ * from (router/paths.h: default, measured, set). */
+typedef struct {
+    uint64_t at[OMNI_CX_COUNT];
+    enum pa_source source[OMNI_CX_COUNT];
+} omni_paths;
 
 typedef struct omni_tx {
     /* send side */
@@ -84,6 +116,7 @@ typedef struct omni_tx {
     int ring_backlogs;      /* blocks waiting in peers' backlogs */
     size_t ring_alone_max;  /* largest item that goes alone through a
                                ring (shm.c); 0 without rings */
+    omni_paths paths;       /* where large messages change path (calib.h) */
     int *read_pid;          /* [world rank] -> its process id where this
                                rank may read its memory directly
                                (shm_read_peer), else 0; NULL without */

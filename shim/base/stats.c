@@ -67,6 +67,11 @@ static void settle(omni_counters *c)
     c->over_bound = c->peak_bytes > c->memory_bound;
     c->eager_pool = omni.job.cfg.eager_pool;
     c->window_base = omni.credit.window;
+#define STATS_CX(name, dflt)                                                   \
+    c->cx_##name = omni.tx.paths.at[OMNI_CX_##name];                           \
+    c->cx_##name##_source = (uint64_t)omni.tx.paths.source[OMNI_CX_##name];
+    OMNI_CROSSOVERS(STATS_CX)
+#undef STATS_CX
 }
 
 /* This rank's figures: sums[] for the rows the job adds up and the route
@@ -212,6 +217,14 @@ static void print_summary(const uint64_t *t)
         (unsigned long long)t[S_wire_messages], per,
         (unsigned long long)t[S_wire_bytes],
         (unsigned long long)(t[S_peak_bytes] / 1024));
+    fprintf(stderr, "omnibus: large messages changed path at");
+#define STATS_CX(name, dflt)                                                   \
+    fprintf(stderr, " " #name " %llu (%s)",                                    \
+            (unsigned long long)t[S_cx_##name],                                \
+            pa_source_name((enum pa_source)t[S_cx_##name##_source]));
+    OMNI_CROSSOVERS(STATS_CX)
+#undef STATS_CX
+    fputc('\n', stderr);
 }
 
 /* What each rank sent to each rank, rows by sender, gathered at rank 0

@@ -125,26 +125,25 @@ send_eager(const void *buf, MPI_Count count, MPI_Datatype dtype, int builtin,
  * (docs/design/transport.md, Messages above the threshold). */
 #define SEND_RING_DIRECT_MIN 4096
 
-/* Payload bytes from which a nonblocking or synchronous send to a rank of
- * the node that can read this rank's memory goes by single-copy read
- * (rndv.h): its receiver copies it once, straight from the sender's
- * buffer, where a node ring copies twice.  A blocking standard send does
- * only when it is too large to go alone through the ring (128 KiB,
- * transport_alone_ok), far above the size from which the underlying MPI's own
- * MPI_Send waits for its receive; below, it would wait where plain MPI's eager
- * path may not, and the ring's eager copy is the faster for one message
- * at a time (docs/design/transport.md, Single-copy reads). */
-#define SEND_READ_MIN ((MPI_Count)16384)
-
-/* `alone`: whether the message could go alone through the ring
- * (transport_alone_ok), which a blocking standard send prefers. */
+/* Whether a send goes by single-copy read (rndv.h) to a rank of the node
+ * that can read this rank's memory: its receiver copies it once, straight
+ * from the sender's buffer, where a node ring copies twice.  A
+ * nonblocking or synchronous one from the crossover read_from
+ * (omni.tx.paths); a blocking standard send only when it is too large for
+ * a ring record (transport_ring_fits), far above the size from which the
+ * underlying MPI's own MPI_Send waits for its receive: below, it would
+ * wait where plain MPI's eager path may not, so what the ring does not
+ * take goes as header and payload, and the MPI underneath decides
+ * whether it waits (docs/design/transport.md, Single-copy reads). */
 static inline int send_by_read_ok(MPI_Count bytes, int builtin, int dst,
-                                  enum send_mode mode, int blocking, int alone)
+                                  enum send_mode mode, int blocking)
 {
-    return bytes >= SEND_READ_MIN && builtin && omni.tx.read_pid &&
-           omni.tx.read_pid[dst] && omni.job.route_len[dst] == 1 &&
+    return (uint64_t)bytes >= omni.tx.paths.at[OMNI_CX_read_from] &&
+           builtin && omni.tx.read_pid && omni.tx.read_pid[dst] &&
+           omni.job.route_len[dst] == 1 &&
            (mode == SEND_SYNC ||
-            (mode == SEND_STANDARD && (!blocking || !alone)));
+            (mode == SEND_STANDARD &&
+             (!blocking || !transport_ring_fits(dst, (size_t)bytes))));
 }
 
 /* A message above the threshold to a peer that is its own next hop
@@ -432,7 +431,7 @@ send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
     if ((size_t)bytes > omni.job.threshold) {
         int alone = mode != SEND_SYNC &&
                     transport_alone_ok(dst, (size_t)bytes, blocking);
-        if (send_by_read_ok(bytes, builtin, dst, mode, blocking, alone))
+        if (send_by_read_ok(bytes, builtin, dst, mode, blocking))
             return rndv_start_read(buf, bytes, dst, tag, c, req);
         int went = alone
                        ? send_alone(buf, count, dtype, builtin, (uint32_t)bytes,

@@ -119,35 +119,34 @@ static inline int transport_by_ring(int dst)
     return omni.tx.peers[omni.job.hop_slot[dst]].ring != NULL;
 }
 
-/* Messages of up to this many payload bytes (and above the threshold) go
- * to a peer reached through the MPI underneath as one item alone in a
- * block of their own, copied at both ends, rather than as a LARGE header
- * and a payload, whose receive can be posted only once the header has matched:
- * up to here the wait for the match costs more than the copies
- * (docs/design/transport.md, Messages above the threshold). */
-#define TRANSPORT_WIRE_ALONE_MAX 65536
-/* The same bound for a send whose caller goes on while it travels (a
- * nonblocking one): with several in flight the two copies cost more than
- * the header, and the MPI underneath moves the payloads without them (measured in the
- * same section). */
-#define TRANSPORT_WIRE_ALONE_NB_MAX 16384
+/* Whether an item of `bytes` payload bytes fits one record of the node
+ * ring to world rank dst, its own next hop, as a message alone
+ * (omni.tx.ring_alone_max): 0 for a rank reached through the MPI
+ * underneath. */
+static inline int transport_ring_fits(int dst, size_t bytes)
+{
+    return transport_by_ring(dst) &&
+           bytes + RT_HDR_SIZE <= omni.tx.ring_alone_max;
+}
 
 /* Whether a message of `bytes` above the threshold goes eagerly, as one
  * item alone, to world rank dst: dst is another rank and its own next hop,
- * and the item fits omni.tx.ring_alone_max (a node-ring peer) or one block and
- * TRANSPORT_WIRE_ALONE_MAX, or TRANSPORT_WIRE_ALONE_NB_MAX unless the
- * caller waits for the send (`blocking`) (a peer reached through the MPI
- * underneath).  Through a ring a message moves by copies only, which up to
- * that size costs less than the LARGE header and the payload of send.h
- * (docs/design/transport.md, Messages above the threshold). */
+ * and, for a node-ring peer, the item fits a ring record
+ * (transport_ring_fits) and, when the caller waits for the send
+ * (`blocking`), is below the crossover ring_mpi_from; for a peer reached
+ * through the MPI underneath, it fits one block and wire_alone_max, or
+ * wire_alone_nb_max unless `blocking` (omni.tx.paths, set at MPI_Init by
+ * calib.h; docs/design/transport.md, Messages above the threshold). */
 static inline int transport_alone_ok(int dst, size_t bytes, int blocking)
 {
     if (omni.job.route_len[dst] != 1)
         return 0;
+    const uint64_t *at = omni.tx.paths.at;
     if (transport_by_ring(dst))
-        return bytes + RT_HDR_SIZE <= omni.tx.ring_alone_max;
-    return bytes <= (blocking ? TRANSPORT_WIRE_ALONE_MAX
-                              : TRANSPORT_WIRE_ALONE_NB_MAX) &&
+        return transport_ring_fits(dst, bytes) &&
+               (!blocking || bytes < at[OMNI_CX_ring_mpi_from]);
+    return bytes <= (blocking ? at[OMNI_CX_wire_alone_max]
+                              : at[OMNI_CX_wire_alone_nb_max]) &&
            bytes + RT_HDR_SIZE <= omni.job.block_cap;
 }
 

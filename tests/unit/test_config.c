@@ -1066,6 +1066,68 @@ static void test_shm_rejects_other_values(void)
           "got \"%s\"", err);
 }
 
+/* ---- OMNIBUS_PATHS, OMNIBUS_RING_MPI_FROM --------------------------------- */
+
+static void test_paths_default_to_measured_and_the_crossover_unpinned(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN] = "";
+    CHECK(load_table(NULL, 0, &s, err) == 0 &&
+              s.paths == CFG_PATHS_MEASURED && s.ring_mpi_from == 0,
+          "unset OMNIBUS_PATHS must be measured (%d) and unset "
+          "OMNIBUS_RING_MPI_FROM 0 (unpinned); got %d and %zu",
+          CFG_PATHS_MEASURED, s.paths, s.ring_mpi_from);
+    expect_accepted("OMNIBUS_PATHS", "default", &s);
+    CHECK(s.paths == CFG_PATHS_DEFAULT,
+          "OMNIBUS_PATHS=default must give %d, got %d", CFG_PATHS_DEFAULT,
+          s.paths);
+}
+
+static void test_paths_rejects_other_values(void)
+{
+    expect_refused("OMNIBUS_PATHS", "");
+    expect_refused("OMNIBUS_PATHS", "auto");
+    expect_refused("OMNIBUS_PATHS", "MEASURED");
+    char err[CFG_ERR_LEN] = "";
+    cfg_settings s;
+    load_one("OMNIBUS_PATHS", "yes", &s, err);
+    CHECK(strcmp(err, "OMNIBUS_PATHS=yes is not valid: expected measured or "
+                      "default") == 0,
+          "the refusal must name the variable, the value and the choices; "
+          "got \"%s\"", err);
+}
+
+static void test_ring_mpi_from_takes_sizes_from_one_byte(void)
+{
+    cfg_settings s;
+    expect_accepted("OMNIBUS_RING_MPI_FROM", "16K", &s);
+    CHECK(s.ring_mpi_from == 16384,
+          "OMNIBUS_RING_MPI_FROM=16K must give 16384, got %zu",
+          s.ring_mpi_from);
+    expect_accepted("OMNIBUS_RING_MPI_FROM", "1", &s);
+    CHECK(s.ring_mpi_from == 1,
+          "OMNIBUS_RING_MPI_FROM=1 (the MPI underneath for every large "
+          "message) must give 1, got %zu", s.ring_mpi_from);
+    expect_accepted("OMNIBUS_RING_MPI_FROM", "1M", &s);
+    CHECK(s.ring_mpi_from == 1048576,
+          "OMNIBUS_RING_MPI_FROM=1M must give 1048576, got %zu",
+          s.ring_mpi_from);
+}
+
+static void test_ring_mpi_from_rejects_zero_and_words(void)
+{
+    expect_refused("OMNIBUS_RING_MPI_FROM", "0");
+    expect_refused("OMNIBUS_RING_MPI_FROM", "ring");
+    expect_refused("OMNIBUS_RING_MPI_FROM", "-16K");
+    char err[CFG_ERR_LEN] = "";
+    cfg_settings s;
+    load_one("OMNIBUS_RING_MPI_FROM", "0", &s, err);
+    CHECK(strcmp(err, "OMNIBUS_RING_MPI_FROM=0 is not valid: expected a "
+                      "positive byte count such as 16K or 1M") == 0,
+          "the refusal must name the variable, the value and what is "
+          "accepted; got \"%s\"", err);
+}
+
 /* ---- message rendering -------------------------------------------------- */
 
 static void test_message_shows_trailing_space_in_quotes(void)
@@ -1564,6 +1626,10 @@ int main(void)
     RUN(test_shm_auto_follows_ucx_tls);
     RUN(test_shm_on_and_off_override_ucx_tls);
     RUN(test_shm_rejects_other_values);
+    RUN(test_paths_default_to_measured_and_the_crossover_unpinned);
+    RUN(test_paths_rejects_other_values);
+    RUN(test_ring_mpi_from_takes_sizes_from_one_byte);
+    RUN(test_ring_mpi_from_rejects_zero_and_words);
 
     RUN(test_message_shows_trailing_space_in_quotes);
     RUN(test_message_escapes_newline_to_stay_one_line);

@@ -1,0 +1,222 @@
+#include "shim/transport/calib.h"
+#include "shim/base/fail.h"
+#include "shim/base/state.h"
+#include "router/paths.h"
+#include "router/wire.h"
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The sizes timed: above the largest aggregation threshold that matters
+ * on a node, up to what a ring record of 128 KiB holds. */
+static const uint32_t calib_sizes[] = {8192, 16384, 32768, 65536, 122880};
+#define CALIB_NSIZES ((int)(sizeof calib_sizes / sizeof calib_sizes[0]))
+/* Round trips timed per size and path, the two paths taking turns so
+ * that both see the same load; pa_cost makes a cost of them. */
+#define CALIB_TRIPS 9
+#define CALIB_TAG 77
+/* Polls of an empty ring between yields: the other end may be waiting
+ * for this core. */
+#define CALIB_SPINS 4096
+/* The longest the timing may take; an idle node needs a few ms. */
+#define CALIB_BUDGET_NS ((uint64_t)20000000)
+
+/* The two ends of the pair: the ring to the other rank and the ring from
+ * it, the other's rank on the node communicator, and which end leads. */
+typedef struct {
+    rg_tx *tx;
+    rg_rx *rx;
+    int other;
+    int leads;
+    char *out, *in;
+} calib_pair;
+
+/* As a message alone goes into a ring: reserved, written, committed. */
+static void ring_send(calib_pair *p, uint32_t len)
+{
+    char *at;
+    while (!(at = rg_reserve(p->tx, len)))
+        sched_yield();
+    memcpy(at, p->out, len);
+    rg_commit(p->tx, len);
+}
+
+/* What a receive through the ring costs: waiting for the record, and the
+ * copy out of it. */
+static void ring_recv(calib_pair *p)
+{
+    uint32_t len;
+    const void *at;
+    for (unsigned spins = 1; !(at = rg_peek(p->rx, &len)); spins++)
+        if (spins % CALIB_SPINS == 0)
+            sched_yield();
+    memcpy(p->in, at, len);
+    rg_pop(p->rx);
+}
+
+/* One round trip of `len` bytes, by ring or by the MPI underneath, the
+ * leader sending first; its time in ns. */
+static uint64_t round_trip(calib_pair *p, uint32_t len, int by_ring)
+{
+    uint64_t t0 = omni_now_ns();
+    for (int turn = 0; turn < 2; turn++) {
+        if ((turn == 0) == (p->leads != 0)) {
+            if (by_ring)
+                ring_send(p, len);
+            else
+                PMPI_Send(p->out, (int)len, MPI_BYTE, p->other, CALIB_TAG,
+                          omni.tx.ring_comm);
+        } else if (by_ring) {
+            ring_recv(p);
+        } else {
+            PMPI_Recv(p->in, (int)len, MPI_BYTE, p->other, CALIB_TAG,
+                      omni.tx.ring_comm, MPI_STATUS_IGNORE);
+        }
+    }
+    return omni_now_ns() - t0;
+}
+
+/* The one-way times, in ns, of `len` bytes through the ring (as one
+ * record with an item header, when it fits one; else 0, not measured) and
+ * through the MPI underneath, as pa_cost settles them (0 when the trips
+ * disagree). */
+static void one_way(calib_pair *p, uint32_t len, double *ring, double *mpi)
+{
+    int fits = len + RT_HDR_SIZE <= omni.tx.ring_alone_max;
+    uint64_t r[CALIB_TRIPS], m[CALIB_TRIPS];
+    for (int i = 0; i < CALIB_TRIPS; i++) {
+        r[i] = fits ? round_trip(p, len + RT_HDR_SIZE, 1) : 0;
+        m[i] = round_trip(p, len, 0);
+    }
+    *ring = fits ? pa_cost(r, CALIB_TRIPS) / 2 : 0;
+    *mpi = pa_cost(m, CALIB_TRIPS) / 2;
+}
+
+/* Whether both ends go on: the leader's word (`go`) after a round trip
+ * through the ring, which the other end takes. */
+static int both_go(calib_pair *p, int go)
+{
+    p->out[0] = (char)go;
+    round_trip(p, 1, 1);
+    return p->leads ? go : p->in[0];
+}
+
+/* The pair's costs: the ring's at each size that fits a record alone, and
+ * the MPI underneath's as header and payload would pay them, its own time
+ * plus a header's through the ring (the payload's receive is posted once
+ * the header has matched); 0 at the sizes CALIB_BUDGET_NS left unmeasured.
+ * A lap of the ring goes first, untimed, so that no timed record is the
+ * first to touch its pages. */
+static void pair_costs(calib_pair *p, pa_table *t)
+{
+    uint64_t t0 = omni_now_ns();
+    uint32_t lap = (uint32_t)omni.tx.ring_alone_max - 8;
+    for (uint64_t done = 0; done <= p->tx->mask + 1; done += lap)
+        round_trip(p, lap, 1);
+    double header, unused;
+    one_way(p, RT_HDR_SIZE, &header, &unused);
+    memset(t, 0, sizeof *t);
+    t->nsizes = CALIB_NSIZES;
+    for (int i = 0; i < CALIB_NSIZES; i++) {
+        t->size[i] = calib_sizes[i];
+        if (!both_go(p, omni_now_ns() - t0 < CALIB_BUDGET_NS))
+            continue;
+        one_way(p, calib_sizes[i], &t->cost[i][PA_RING], &t->cost[i][PA_MPI]);
+        /* Without the header's cost, the MPI underneath's is not known. */
+        t->cost[i][PA_MPI] = header > 0 && t->cost[i][PA_MPI] > 0
+                                 ? t->cost[i][PA_MPI] + header
+                                 : 0;
+    }
+}
+
+/* This node's crossover, the same on every rank of the node: its rank 0
+ * and the first rank of the node it has a ring to time both paths;
+ * LONG_MAX when the node has no such pair.  Rings are open both ways or
+ * not at all (shm.h), and each end's views of the rings in are in node
+ * rank order: so the first ring in is the other end's at both ends. */
+static long node_crossover(void)
+{
+    int me, n, partner = -1;
+    PMPI_Comm_rank(omni.tx.ring_comm, &me);
+    PMPI_Comm_size(omni.tx.ring_comm, &n);
+    for (int j = 1; me == 0 && j < n && partner < 0; j++)
+        if (omni.tx.ring_tx[j].mask) /* a view that was opened */
+            partner = j;
+    PMPI_Bcast(&partner, 1, MPI_INT, 0, omni.tx.ring_comm);
+    long from = LONG_MAX;
+    if (partner >= 0 && (me == 0 || me == partner)) {
+        int other = me == 0 ? partner : 0;
+        calib_pair p = {&omni.tx.ring_tx[other], &omni.tx.ring_rx[0], other,
+                        me == 0, malloc(omni.tx.ring_alone_max),
+                        malloc(omni.tx.ring_alone_max)};
+        if (!p.out || !p.in)
+            omni_out_of_memory("the start-up timing of the paths");
+        memset(p.out, 1, omni.tx.ring_alone_max);
+        pa_table t;
+        pair_costs(&p, &t);
+        pa_choice c = pa_crossover(&t, PA_RING, PA_MPI,
+                                   omni.tx.paths.at[OMNI_CX_ring_mpi_from]);
+        if (c.source == PA_MEASURED)
+            from = (long)c.from;
+        free(p.out);
+        free(p.in);
+    }
+    PMPI_Bcast(&from, 1, MPI_LONG, 0, omni.tx.ring_comm);
+    return from;
+}
+
+/* Every rank must send by the same sizes: a sender's path decides what
+ * its receiver is asked to take, and a job whose ranks disagreed would
+ * show it only in its timings.  So the sizes in force are compared over
+ * the job (smallest and largest at once), and a difference ends it. */
+static void check_agreement(void)
+{
+    long long mine[2 * OMNI_CX_COUNT], least[2 * OMNI_CX_COUNT];
+    for (int i = 0; i < OMNI_CX_COUNT; i++) {
+        mine[2 * i] = (long long)omni.tx.paths.at[i];
+        mine[2 * i + 1] = -(long long)omni.tx.paths.at[i];
+    }
+    PMPI_Allreduce(mine, least, 2 * OMNI_CX_COUNT, MPI_LONG_LONG, MPI_MIN,
+                   MPI_COMM_WORLD);
+    for (int i = 0; i < OMNI_CX_COUNT; i++)
+        if (least[2 * i] != -least[2 * i + 1]) {
+            fprintf(stderr,
+                    "omnibus: rank %d: the ranks hold different path sizes "
+                    "(crossover %d from %lld to %lld bytes); this is a bug\n",
+                    omni.job.rank, i, least[2 * i], -least[2 * i + 1]);
+            PMPI_Abort(MPI_COMM_WORLD, 1);
+        }
+}
+
+void calib_paths(int crowded)
+{
+    static const uint64_t defaults[OMNI_CX_COUNT] = {
+#define CALIB_DEFAULT(name, dflt) [OMNI_CX_##name] = dflt,
+        OMNI_CROSSOVERS(CALIB_DEFAULT)
+#undef CALIB_DEFAULT
+    };
+    omni_paths *p = &omni.tx.paths;
+    for (int i = 0; i < OMNI_CX_COUNT; i++) {
+        p->at[i] = defaults[i];
+        p->source[i] = PA_DEFAULT;
+    }
+    if (omni.job.cfg.ring_mpi_from) {
+        p->at[OMNI_CX_ring_mpi_from] = omni.job.cfg.ring_mpi_from;
+        p->source[OMNI_CX_ring_mpi_from] = PA_SET;
+    } else if (omni.job.cfg.paths == CFG_PATHS_MEASURED) {
+        /* The nodes measured apart; the job takes the smallest crossover,
+         * so that no node's MPI loses to its ring. */
+        long mine = omni.tx.ring_comm != MPI_COMM_NULL && !crowded
+                        ? node_crossover()
+                        : LONG_MAX;
+        long least = mine;
+        PMPI_Allreduce(&mine, &least, 1, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
+        if (least != LONG_MAX) {
+            p->at[OMNI_CX_ring_mpi_from] = (uint64_t)least;
+            p->source[OMNI_CX_ring_mpi_from] = PA_MEASURED;
+        }
+    }
+    check_agreement();
+}

@@ -1,0 +1,44 @@
+/* calib: the sizes where a message above the threshold changes path
+ * (omni.tx.paths, part_transport.h's OMNI_CROSSOVERS), chosen at MPI_Init
+ * from what the paths cost on the machine the job runs on
+ * (docs/design/transport.md, Choosing a path by measurement).
+ *
+ * Why the built-in values are what they are, measured on the development
+ * machine (same document, Messages above the threshold, Single-copy reads):
+ *  - ring_mpi_from, 128 KiB: a blocking send to a rank of the node goes
+ *    alone through its ring (two copies) as far as a ring record reaches,
+ *    where that beat a header and a payload of the MPI underneath, which
+ *    waits for a round of Omnibus's in the middle.  Another machine's MPI
+ *    was twice as fast from 16 KiB: this one is measured.
+ *  - read_from, 16 KiB: below, the ring's two copies cost less than the
+ *    single-copy read's round trip (a 64-send window at 8 KiB: the read
+ *    at plain MPICH's rate, the ring at about twice it).
+ *  - wire_alone_max, 64 KiB: up to here a message alone in a block waits
+ *    less for its two copies than a header's payload waits for the header
+ *    to match (the TCP ping-pong).
+ *  - wire_alone_nb_max, 16 KiB: with several nonblocking sends in flight
+ *    the two copies cost more than the header, and the MPI underneath
+ *    moves the payloads without them.
+ *
+ * Contract: calib_paths is collective over MPI_COMM_WORLD, called once the
+ * node rings exist (shm.h) and before anything is sent through them.  On
+ * return every rank holds the same omni.tx.paths (compared over the job
+ * before it returns: a difference ends the job): each crossover is its
+ * built-in value (source PA_DEFAULT), OMNIBUS_RING_MPI_FROM's (PA_SET), or,
+ * under OMNIBUS_PATHS=measured, ring_mpi_from as router/paths.h decides
+ * it from one pair of ranks per node timing both paths at a few sizes,
+ * the smallest over the nodes (PA_MEASURED; PA_DEFAULT where no node had
+ * a pair or the costs were unclear).  A node that runs more ranks than it
+ * has cores (`crowded`, the same on all its ranks) has no say: a round
+ * trip there times the scheduler, not the path.  The timing goes through
+ * the pair's rings and the MPI underneath's point-to-point calls on the
+ * node communicator, and leaves both as it found them; it takes a few
+ * milliseconds, and stops, the sizes left unmeasured, once it has taken
+ * CALIB_BUDGET_NS.  Only ring_mpi_from is measured so far; the others
+ * keep their built-in values. */
+#ifndef OMNIBUS_CALIB_H
+#define OMNIBUS_CALIB_H
+
+void calib_paths(int crowded);
+
+#endif
