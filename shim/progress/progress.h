@@ -165,11 +165,9 @@ void prog_pause(unsigned *spins);
  * a loop may be waiting for a rank that needs this core, so once in every
  * PROG_SPINS_BEFORE_YIELD empty polls this yields it (when OMNIBUS_YIELD
  * says so).  Not at every poll past them, as a wait step does: a polling
- * program does its own work between polls, and a yield per call made
- * ra_testany and ra_buckets on 8 ranks over 2 cores pay a context switch a
- * poll, 0.36x and 1.02x of plain MPICH against 3.24x and 18.86x yielding
- * once a run of 64 (docs/design/progress.md, Yielding).  A call that finds
- * something resets the run. */
+ * program does its own work between polls, and a yield per call costs it
+ * a context switch a poll (docs/design/progress.md, Yielding).  A call
+ * that finds something resets the run. */
 #define PROG_SPINS_BEFORE_YIELD 64u
 void prog_yield(void);
 static inline void prog_empty_poll(void)
