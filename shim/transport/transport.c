@@ -141,18 +141,6 @@ static void fill_cap_make_room(int keep, uint64_t add)
     }
 }
 
-/* The block class of a fill of `room` bytes: a power of two below
- * block_cap (ev_start_room, ev_grown_room), or the full-size class. */
-static int fill_class(uint64_t room)
-{
-    if (room >= omni.job.block_cap)
-        return -1;
-    int cls = 0;
-    while (((uint64_t)1 << cls) < room)
-        cls++;
-    return cls;
-}
-
 static void fill_room_count(int64_t bytes, int blocks)
 {
     omni.tx.fill_bytes += (uint64_t)bytes;
@@ -171,7 +159,9 @@ static void fill_set_room(int p, uint64_t room)
     omni_block *old = peer->fill;
     uint64_t had = old ? peer->room : 0;
     fill_cap_make_room(p, room - had);
-    omni_block *b = block_of_class(fill_class(room));
+    /* a room is a power of two of at least EV_ROOM_MIN (FL_MIN_SHIPPED)
+     * below block_cap, or block_cap: its class is exactly that room */
+    omni_block *b = block_of_class(block_class_for(room));
     if (old) {
         memcpy(b->data, old->data, old->len);
         b->len = old->len;
