@@ -86,7 +86,9 @@ CORE_SRCS := $(wildcard config/*.c router/*.c)
 # wrappers are generated at build time from shim/entry/wrappers.tbl and the
 # installed MPICH headers, so they can never go stale against mpi.h.
 SHIM_SRCS := $(wildcard shim/*/*.c)
-SHIM_HDRS := $(wildcard shim/*/*.h)
+# Headers and the X-macro tables they include (counters.def shapes the
+# state every object shares), so that a changed row rebuilds every object.
+SHIM_HDRS := $(wildcard shim/*/*.h shim/*/*.def)
 GEN_WRAPPERS := $(BUILD)/gen/wrappers_gen.c
 # The MPI layer's large-count calls (scripts/gen/gen-count.py), included as
 # shim/mpi/count_gen.h from $(BUILD)/gen.

@@ -11,7 +11,9 @@ rules promise and exits 1 naming the row that breaks it:
     pattern and size;
   - uniform traffic polled after every send: at most 0.1 wire messages per
     send;
-  - at most 4 dimensions (3 relays) at any size.
+  - at most 4 dimensions (3 relays) at any size;
+  - a rank's memory bound plus its per-rank tables within the default
+    OMNIBUS_MEMORY, 256 MiB, at any size.
 Runs in about a minute (the 10^6-rank rows simulate 64 ranks each).
 Usage: bench/plan_patterns.py [--plan build/omnibus-plan]
 """
@@ -28,6 +30,7 @@ PATTERNS = ["uniform --poll 1", "uniform --poll 64", "alltoall --poll 64",
 POLL_EVERY_SEND = "uniform --poll 1"
 MOST_WIRE_POLL_EVERY_SEND = 0.1
 MOST_DIMS = 4
+MOST_MEMORY = 256 << 20
 
 
 def plan(exe, nodes, per, topo, args):
@@ -40,16 +43,20 @@ def plan(exe, nodes, per, topo, args):
 
 def rows(exe):
     """One (ranks, pattern arguments, auto's dims, auto's and direct's wire
-    messages per send) per row of the table."""
+    messages per send, auto's bound plus tables in bytes) per row of the
+    table."""
     for P, nodes, per in SIZES:
         for args in PATTERNS:
             a = plan(exe, nodes, per, "auto", args)
             d = plan(exe, nodes, per, "direct", args)
+            m = a
             yield (P, args, a["predicted_topology"],
-                   a["wire_messages_per_send"], d["wire_messages_per_send"])
+                   a["wire_messages_per_send"], d["wire_messages_per_send"],
+                   m["predicted_memory_bound_bytes"] +
+                   m["predicted_table_bytes_per_rank"])
 
 
-def problems(P, args, dims, wa, wd):
+def problems(P, args, dims, wa, wd, mem):
     """What the row breaks of the planning rules, as sentences."""
     out = []
     if wa > wd:
@@ -60,6 +67,9 @@ def problems(P, args, dims, wa, wd):
     if len(dims) > MOST_DIMS:
         out.append(f"auto takes {len(dims)} dimensions, more than "
                    f"{MOST_DIMS} (3 relays)")
+    if mem > MOST_MEMORY:
+        out.append(f"a rank of auto's grid may hold {mem / 2**20:.1f} MiB, "
+                   f"more than OMNIBUS_MEMORY's {MOST_MEMORY >> 20} MiB")
     return out
 
 
@@ -72,12 +82,14 @@ def plan_exe(argv):
 def main(argv):
     broken = 0
     print("| ranks | pattern (`omnibus-plan --pattern ...`) | `auto` | "
-          "wire messages per send, `auto` | `direct` |")
-    print("|---|---|---|---|---|")
-    for P, args, dims, wa, wd in rows(plan_exe(argv)):
+          "wire messages per send, `auto` | `direct` | bound and tables, "
+          "MiB |")
+    print("|---|---|---|---|---|---|")
+    for P, args, dims, wa, wd, mem in rows(plan_exe(argv)):
         grid = "x".join(str(x) for x in dims)
-        print(f"| {P} | {args} | `{grid}` | {wa:.5f} | {wd:.5f} |")
-        for b in problems(P, args, dims, wa, wd):
+        print(f"| {P} | {args} | `{grid}` | {wa:.5f} | {wd:.5f} | "
+              f"{mem / 2**20:.1f} |")
+        for b in problems(P, args, dims, wa, wd, mem):
             print(f"BROKEN: {P} ranks, {args}: {b}", file=sys.stderr)
             broken = 1
     return broken

@@ -78,9 +78,14 @@ typedef struct {
     long idle_rounds;       /* OMNIBUS_IDLE_ROUNDS: expected gaps between
                                appends a buffer may go unwritten while the
                                rank sends elsewhere (router/adapt.h) */
+    size_t memory;          /* OMNIBUS_MEMORY: blocks and tables a rank
+                               holds at most, which sizes the eager pool
+                               when OMNIBUS_EAGER_POOL is unset
+                               (router/pool.h) */
     size_t eager_pool;      /* OMNIBUS_EAGER_POOL: unreceived eager bytes a
                                rank accepts, shared among its senders
-                               (router/flow.h) */
+                               (router/flow.h); 0 until MPI_Init derives it
+                               from `memory` when unset */
     int disable;            /* OMNIBUS_DISABLE=1: pure pass-through */
     int stats;              /* OMNIBUS_STATS=1: summary on stderr at finalize */
     const char *stats_file; /* OMNIBUS_STATS_FILE, NULL when unset; points
@@ -126,7 +131,13 @@ typedef const char *(*cfg_lookup_fn)(const char *name, void *ctx);
 #define CFG_MAX_FLUSH_US 10000000L
 #define CFG_DEFAULT_IDLE_ROUNDS 16L
 #define CFG_MAX_IDLE_ROUNDS 1000000L
+/* The most pool OMNIBUS_MEMORY gives, however large: 4 MiB windows for 16
+ * streaming pairs.  The default memory gives a few ranks on one node 40 to
+ * 60 MiB (their bound is 4 to 6 pools) and a million ranks about 15. */
 #define CFG_DEFAULT_EAGER_POOL ((size_t)64 << 20)
+#define CFG_DEFAULT_MEMORY ((size_t)256 << 20)
+#define CFG_MIN_MEMORY ((size_t)1 << 20)
+#define CFG_MAX_MEMORY ((size_t)1 << 40)
 #define CFG_MIN_EAGER_POOL ((size_t)64 << 10)
 #define CFG_MAX_EAGER_POOL ((size_t)1 << 30)
 #define CFG_MIN_BUFFER_SIZE ((size_t)64)

@@ -12,6 +12,7 @@
 #include "config/config.h"
 #include "router/choose.h"
 #include "router/flow.h"
+#include "router/pool.h"
 #include "router/relay.h"
 #include "router/ring.h"
 #include "router/tables.h"
@@ -52,6 +53,8 @@ typedef struct {
     int node_grid;     /* positions are node by node whatever the query's
                           placement (auto and nodes place ranks so) */
     uint64_t bound, window;
+    uint64_t pool;     /* the eager pool: OMNIBUS_EAGER_POOL, or what
+                          OMNIBUS_MEMORY leaves on this grid */
     uint64_t tables;   /* per-rank tables (router/tables.h) */
 } row;
 
@@ -107,13 +110,6 @@ static int node_rings(const query *q)
            q->cfg.buffer_size <= RG_MAX_BLOCK && q->P / q->nodes >= 2;
 }
 
-/* The partly filled buffers a rank of npeers next hops holds under a cap
- * of `cap`: the bound's fill term. */
-static uint64_t fill_cap_bytes(int npeers, int cap, uint64_t block)
-{
-    return (uint64_t)(npeers < cap ? npeers : cap) * block;
-}
-
 /* The job's totals (plan/job.h) and its memory bound, the largest of the
  * ranks' own as the statistics file shows it: every rank's when every
  * rank is simulated, else the simulated ranks' with the most relayed
@@ -122,6 +118,14 @@ static int plan_row(row *w, const query *q)
 {
     const rt_grid *g = &w->g;
     int P = g->nranks;
+    fl_params job = {.block = q->cfg.buffer_size, .nranks = window_ranks(q),
+                     .fill_cap = q->cap};
+    w->pool = q->cfg.eager_pool
+                  ? q->cfg.eager_pool
+                  : po_pool_for_job(g, &job, q->cfg.memory, CFG_MIN_EAGER_POOL,
+                                    CFG_DEFAULT_EAGER_POOL);
+    if (!w->pool)
+        w->pool = CFG_MIN_EAGER_POOL;
     pl_sim_params sp = {.block = q->cfg.buffer_size,
                         .item = RT_HDR_SIZE + q->msg, .cap = q->cap,
                         .idle_rounds = (uint64_t)q->cfg.idle_rounds,
@@ -129,8 +133,7 @@ static int plan_row(row *w, const query *q)
                         .ordered = q->in_turn,
                         .rounds = q->pat.kind == PL_ALLTOALL,
                         .rx_blocks = q->rx_blocks,
-                        .window = fl_window(q->cfg.eager_pool,
-                                            window_ranks(q))};
+                        .window = fl_window(w->pool, window_ranks(q))};
     pl_layout nodes = {.nodes = q->nodes, .per_node = q->per_node,
                        .round_robin = q->round_robin && !w->node_grid};
     if (pl_job_predict(g, &q->pat, &nodes, &sp, &w->j) != 0)
@@ -138,23 +141,16 @@ static int plan_row(row *w, const query *q)
     uint64_t most = w->j.nsim < P ? rl_relay_pairs_max(g) : 0;
     for (int k = 0; k < w->j.nsim; k++) {
         int me = w->j.sim_rank[k];
-        fl_params fp = {.pool = q->cfg.eager_pool,
-                        .block = q->cfg.buffer_size,
-                        .nranks = window_ranks(q),
-                        .npeers = w->j.sim_npeers[k],
-                        .rx_blocks = q->rx_blocks,
-                        .relay_pairs = w->j.nsim < P ? most
-                                                     : rl_relay_pairs(g, me)};
-        /* fl_memory_bound counts the partly filled buffers of the
-         * library's FL_FILL_CAP; a build of another cap (--cap) holds
-         * that many. */
-        uint64_t bound = fl_memory_bound(&fp) -
-                         fill_cap_bytes(fp.npeers, FL_FILL_CAP, fp.block) +
-                         fill_cap_bytes(fp.npeers, q->cap, fp.block);
+        fl_params fp = job;
+        fp.pool = w->pool;
+        fp.npeers = w->j.sim_npeers[k];
+        fp.rx_blocks = q->rx_blocks;
+        fp.relay_pairs = w->j.nsim < P ? most : rl_relay_pairs(g, me);
+        uint64_t bound = fl_memory_bound(&fp);
         if (bound > w->bound)
             w->bound = bound;
     }
-    w->window = fl_window(q->cfg.eager_pool, window_ranks(q));
+    w->window = fl_window(w->pool, window_ranks(q));
     w->tables = tb_table_bytes(P, node_rings(q));
     return 0;
 }
@@ -218,24 +214,24 @@ static void print_json_row(const row *w, const query *q)
            "\"predicted_peak_fill_bytes_per_rank\":%.0f,"
            "\"predicted_memory_bound_bytes\":%llu,"
            "\"predicted_table_bytes_per_rank\":%llu,"
-           "\"predicted_eager_pool_bytes\":%zu,"
+           "\"predicted_eager_pool_bytes\":%llu,"
            "\"predicted_window_bytes\":%llu,"
            "\"predicted_window_full_sends\":%.0f}",
            w->j.peak, w->j.peak_fill, (unsigned long long)w->bound,
            (unsigned long long)w->tables,
-           q->cfg.eager_pool,
+           (unsigned long long)w->pool,
            (unsigned long long)w->window, w->j.stalls);
 }
 
 static void print_table_row(const row *w)
 {
     double S = w->j.sends > 0 ? w->j.sends : 1;
-    printf("%-22s %8d %10.4f %10.3f %12.5f %12.5f %-15s %10.1f %12.1f "
-           "%11.1f\n",
+    printf("%-22s %8d %10.4f %10.3f %12.5f %12.5f %-15s %10.1f %10.1f "
+           "%12.1f %11.1f\n",
            w->name, w->j.npeers, w->j.forwarded / S,
            w->j.wire > 0 ? w->j.appended / w->j.wire : 0, w->j.wire / S,
            w->j.off_node / S, trigger(w), w->j.peak / 1024.0,
-           (double)w->bound / (1 << 20), (double)w->tables / (1 << 20));
+           (double)w->pool / (1 << 20), (double)w->bound / (1 << 20), (double)w->tables / (1 << 20));
 }
 
 static int add_grid(row *rows, int n, const char *name, int P, int ndims,
@@ -276,7 +272,7 @@ static void usage(void)
            "         [--round-robin] [--json]\n"
            "       omnibus-plan --version\n"
            "OMNIBUS_BUFFER_SIZE, _THRESHOLD, _IDLE_ROUNDS, _FLUSH_US,\n"
-           "_EAGER_POOL and _FLOW_RANKS are read from the environment.\n"
+           "_MEMORY, _EAGER_POOL and _FLOW_RANKS are read from the environment.\n"
            "docs/planning.md.\n");
     exit(0);
 }
@@ -532,9 +528,9 @@ int main(int argc, char **argv)
                "sends, buffers of %zu bytes, cap %d\n",
                P, q.nodes, (unsigned long long)q.msg, q.k,
                q.cfg.buffer_size, q.cap);
-        printf("%-22s %8s %10s %10s %12s %12s %-15s %10s %12s %11s\n",
+        printf("%-22s %8s %10s %10s %12s %12s %-15s %10s %10s %12s %11s\n",
                "topology", "peers", "fwd/send", "items/blk", "wire/send",
-               "offnode/snd", "trigger", "peak KiB", "bound MiB",
+               "offnode/snd", "trigger", "peak KiB", "pool MiB", "bound MiB",
                "tables MiB");
         for (int i = 0; i < n; i++)
             print_table_row(&rows[i]);

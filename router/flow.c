@@ -25,8 +25,8 @@ uint64_t fl_growth(uint64_t window, uint64_t unlent, uint64_t accept)
 
 uint64_t fl_memory_bound(const fl_params *p)
 {
-    uint64_t fill =
-        (uint64_t)(p->npeers < FL_FILL_CAP ? p->npeers : FL_FILL_CAP);
+    int cap = p->fill_cap ? p->fill_cap : FL_FILL_CAP;
+    uint64_t fill = (uint64_t)(p->npeers < cap ? p->npeers : cap);
     uint64_t base = fl_window(p->pool, p->nranks);
     uint64_t own = (uint64_t)(p->nranks > 1 ? p->nranks - 1 : 0) * base +
                    fl_sender_budget(p->pool);

@@ -82,6 +82,8 @@ typedef struct {
     int npeers;           /* distinct next hops of this rank */
     int rx_blocks;        /* wire receives kept posted */
     uint64_t relay_pairs; /* fl_relay_pairs_* */
+    int fill_cap;         /* the build's cap in full buffers, FL_FILL_CAP
+                             when 0 (omnibus-plan --cap weighs others) */
 } fl_params;
 
 /* The base window of one (source, destination) pair, in bytes: what every

@@ -66,6 +66,7 @@ static void settle(omni_counters *c)
     c->table_bytes = tb_table_bytes(omni.job.size, omni.tx.read_pid != NULL);
     c->over_bound = c->peak_bytes > c->memory_bound;
     c->eager_pool = omni.job.cfg.eager_pool;
+    c->memory_budget = omni.job.cfg.memory;
     c->window_base = omni.credit.window;
 #define STATS_CX(name, dflt)                                                   \
     c->cx_##name = omni.tx.paths.at[OMNI_CX_##name];                           \

@@ -2,8 +2,10 @@
 #include "shim/progress/progress.h"
 #include "shim/transport/transport.h"
 #include "router/flow.h"
+#include "router/pool.h"
 #include "shim/base/grow.h"
 #include "shim/base/fail.h"
+#include <stdio.h>
 #include <stdlib.h>
 
 /* The least a destination must have been silent before a waiting send
@@ -118,10 +120,34 @@ static struct credit_pair *pair_make(int r)
     return p;
 }
 
+/* The pool, when OMNIBUS_EAGER_POOL leaves it to OMNIBUS_MEMORY: every rank
+ * derives the same from the grid, the window rule's P and the buffer size
+ * (router/pool.h). */
+static void derive_pool(int P)
+{
+    cfg_settings *c = &omni.job.cfg;
+    if (c->eager_pool)
+        return;
+    fl_params job = {.block = omni.job.block_cap, .nranks = P};
+    c->eager_pool = po_pool_for_job(&omni.job.grid, &job, c->memory,
+                                    CFG_MIN_EAGER_POOL, CFG_DEFAULT_EAGER_POOL);
+    if (c->eager_pool)
+        return;
+    c->eager_pool = CFG_MIN_EAGER_POOL;
+    if (omni.job.rank == 0)
+        fprintf(stderr,
+                "omnibus: OMNIBUS_MEMORY=%zu is less than this job's buffers "
+                "and tables take with the least eager pool (%zu bytes); the "
+                "statistics file's memory_bound_bytes says what a rank may "
+                "hold\n",
+                c->memory, (size_t)CFG_MIN_EAGER_POOL);
+}
+
 int credit_init(void)
 {
     int P = omni.job.cfg.flow_ranks ? omni.job.cfg.flow_ranks : omni.job.size;
     omni.credit.ranks = P;
+    derive_pool(P);
     omni.credit.window = (uint32_t)fl_window(omni.job.cfg.eager_pool, P);
     omni.credit.step = fl_step(omni.credit.window);
     omni.credit.left = malloc(sizeof *omni.credit.left * (size_t)omni.job.size);

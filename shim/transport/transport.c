@@ -2,11 +2,13 @@
 #include "shim/transport/shm.h"
 #include "router/evict.h"
 #include "router/flow.h"
+#include "router/pool.h"
 #include "shim/base/fail.h"
 #include <stdio.h>
 #include <stdlib.h>
 
-#define RX_SLOTS 4
+/* The memory bound, and the pool it leaves, count this many. */
+#define RX_SLOTS PO_RX_BLOCKS
 #define INFLIGHT_INITIAL 64
 
 static void bytes_out_add(size_t n)

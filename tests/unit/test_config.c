@@ -236,13 +236,14 @@ static void test_refusal_leaves_output_untouched(void)
 
 /* ---- OMNIBUS_EAGER_POOL ------------------------------------------------ */
 
-static void test_eager_pool_defaults_to_64m(void)
+static void test_eager_pool_is_unset_unless_given(void)
 {
     cfg_settings s;
     char err[CFG_ERR_LEN];
     load_table(NULL, 0, &s, err);
-    CHECK(s.eager_pool == ((size_t)64 << 20),
-          "the eager pool must default to 64M, got %zu", s.eager_pool);
+    CHECK(s.eager_pool == 0,
+          "an unset OMNIBUS_EAGER_POOL must read as 0, for MPI_Init to "
+          "derive from OMNIBUS_MEMORY; got %zu", s.eager_pool);
 }
 
 static void test_eager_pool_accepts_sizes_in_range(void)
@@ -266,6 +267,36 @@ static void test_eager_pool_refuses_bad_values(void)
     expect_refused("OMNIBUS_EAGER_POOL", "0");
     expect_refused("OMNIBUS_EAGER_POOL", "lots");
     expect_refused("OMNIBUS_EAGER_POOL", "-1M");
+}
+
+/* ---- OMNIBUS_MEMORY ---------------------------------------------------- */
+
+static void test_memory_defaults_to_256m(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN];
+    load_table(NULL, 0, &s, err);
+    CHECK(s.memory == ((size_t)256 << 20),
+          "OMNIBUS_MEMORY must default to 256M, got %zu", s.memory);
+}
+
+static void test_memory_accepts_sizes_in_range(void)
+{
+    cfg_settings s;
+    expect_accepted("OMNIBUS_MEMORY", "1M", &s);
+    CHECK(s.memory == ((size_t)1 << 20),
+          "MEMORY=1M (the least) must be 1048576, got %zu", s.memory);
+    expect_accepted("OMNIBUS_MEMORY", "1048576M", &s);
+    CHECK(s.memory == ((size_t)1 << 40),
+          "MEMORY=1048576M (the most) must be 1 TiB, got %zu", s.memory);
+}
+
+static void test_memory_refuses_bad_values(void)
+{
+    expect_refused("OMNIBUS_MEMORY", "1023K");
+    expect_refused("OMNIBUS_MEMORY", "1048577M");
+    expect_refused("OMNIBUS_MEMORY", "0");
+    expect_refused("OMNIBUS_MEMORY", "much");
 }
 
 /* ---- OMNIBUS_BUFFER_SIZE ----------------------------------------------- */
@@ -1532,7 +1563,10 @@ int main(void)
     RUN(test_all_variables_together);
     RUN(test_refusal_leaves_output_untouched);
 
-    RUN(test_eager_pool_defaults_to_64m);
+    RUN(test_eager_pool_is_unset_unless_given);
+    RUN(test_memory_defaults_to_256m);
+    RUN(test_memory_accepts_sizes_in_range);
+    RUN(test_memory_refuses_bad_values);
     RUN(test_eager_pool_accepts_sizes_in_range);
     RUN(test_eager_pool_refuses_bad_values);
     RUN(test_buffer_size_accepts_plain_bytes);
