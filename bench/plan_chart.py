@@ -93,11 +93,12 @@ def main():
                  "peers' buffers stay open (compare the two items-per-block "
                  "columns). The full-buffer anchor is 100 to 10,000 times "
                  "too optimistic for every topology past that. The memory "
-                 "bound does not grow with P (`fl_memory_bound`), while a "
-                 "full buffer per peer grows with the peers; on incomplete "
-                 "grids above 4,096 ranks it counts the relayed pairs by "
-                 "the box bound of `fl_relay_pairs_box`, up to 2^N times "
-                 "the exact count. `auto`'s choice and the cap: "
+                 "bound (`fl_memory_bound`, relayed pairs counted exactly "
+                 "by `router/relay.h`) stays with the per-rank tables "
+                 "within the default `OMNIBUS_MEMORY` of 256 MiB at every "
+                 "size, because the eager pool is what that budget leaves "
+                 "on each grid (`router/pool.h`), while a full buffer per "
+                 "peer grows with the peers. `auto`'s choice and the cap: "
                  "docs/design/routing.md and docs/planning.md.")
     with open(out, "w") as f:
         f.write("\n".join(lines) + "\n")
