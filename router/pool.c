@@ -15,7 +15,8 @@ uint64_t po_pool_for_memory(const fl_params *worst, uint64_t tables,
 {
     fl_params p = *worst;
     /* fl_memory_bound never falls as the pool grows, so the multiples of
-     * step that fit are a prefix: lo fits (or is the least), hi does not. */
+     * step that fit are a prefix: lo x step fits, hi x step does not or
+     * lies past `most`. */
     uint64_t lo = 1, hi = most / step + 1;
     if (!fits(&p, step, tables, memory))
         return 0;
