@@ -301,8 +301,11 @@ calibrate: benches
 # Every results file the README and docs/ quote, and the runs they come
 # from, written again by the runners at this commit (docs/performance.md,
 # How figures are kept; about two hours on 2 cores, on a quiet machine):
-# the demo's run (demo.md, for the README's headline figures), the report (report, sizes, and where the machine allows network
-# namespaces the cluster rows), the scaling rows, the calibration, Omnibus
+# the demo's run (demo.md, for the README's headline figures; a run in
+# which a row collapsed, as this kind of VM's ping-pong sometimes does
+# under plain MPI, is run again, at most three in all), the report
+# (report, sizes, and where the machine allows network namespaces the
+# cluster rows), the scaling rows, the calibration, Omnibus
 # under Open MPI, and omnibus-plan's table and validation (which needs the
 # library built with a small cap).  `scripts/test/check-figures` then lists
 # every quote whose figure moved; `make release-check` fails while a quoted
@@ -311,7 +314,12 @@ OPENMPI_RESULTS_ARGS := --kernels stream,pingpong --transports ompi,ompi-vader,o
                         --ranks 2 --reps 7 --csv bench/results/openmpi.csv
 results: benches $(PLAN) smallcap-lib
 	@scripts/setup/ensure-deps plots
-	@scripts/measure/bench --demo --csv bench/results/demo.csv
+	@for try in 1 2 3; do \
+	    scripts/measure/bench --demo --csv bench/results/demo.csv && break; \
+	    rc=$$?; [ $$rc = 3 ] && [ $$try -lt 3 ] || exit $$rc; \
+	    echo "make results: a demo row collapsed (a run under half its" \
+	         "row's median); the demo again, attempt $$((try + 1)) of 3" >&2; \
+	done
 	@scripts/measure/bench --report
 	@scripts/measure/bench --scaling
 	@scripts/measure/bench --scaling --only 2x2x2 --csv bench/results/relayed.csv
