@@ -300,7 +300,7 @@ calibrate: benches
 
 # Every results file the README and docs/ quote, and the runs they come
 # from, written again by the runners at this commit (docs/performance.md,
-# How figures are kept; about 2 h 10 min on 2 cores, on a quiet machine):
+# How figures are kept; about 2 h 30 min on 2 cores, on a quiet machine):
 # the demo's run (demo.md, for the README's headline figures; a run in
 # which a row collapsed, as this kind of VM's ping-pong sometimes does
 # under plain MPI, is run again, at most three in all), the report
