@@ -86,6 +86,7 @@ typedef struct omni_tx {
                                most fill_cap_bytes (router/evict.h) */
     uint64_t fill_cap_bytes;/* FL_FILL_CAP full blocks */
     uint32_t start_room;    /* the room a fill opens with (ev_start_room) */
+    int start_cls;          /* its block class (-1: full-size) */
     int fill_blocks;        /* peers with a fill */
     int soon_count;         /* peers marked to ship at the round's end */
     uint64_t epoch;         /* sending rounds so far: progress rounds

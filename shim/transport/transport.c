@@ -52,11 +52,11 @@ omni_block *transport_block_get(void)
  * class would not be smaller. */
 static int block_class_for(size_t len)
 {
-    int cls = 6;
-    while (((size_t)1 << cls) < len || ((size_t)1 << cls) < FL_MIN_SHIPPED)
-        cls++;
+    size_t need = len > FL_MIN_SHIPPED ? len : FL_MIN_SHIPPED;
+    /* every fill opens through here: a count of leading zeros, not a loop */
+    int cls = need <= 64 ? 6 : 64 - __builtin_clzll((unsigned long long)need - 1);
     return len <= omni.job.block_cap &&
-                   block_alloc_size(cls) >= block_alloc_size(-1)
+                   ((size_t)1 << cls) >= omni.job.block_cap
                ? -1
                : cls;
 }
@@ -143,9 +143,11 @@ static void fill_cap_make_room(int keep, uint64_t add)
     }
 }
 
-static void fill_room_count(int64_t bytes, int blocks)
+/* The cap's count grows by `bytes` of room and `blocks` new fills; only a
+ * growth can set a new peak. */
+static void fill_room_grow(uint64_t bytes, int blocks)
 {
-    omni.tx.fill_bytes += (uint64_t)bytes;
+    omni.tx.fill_bytes += bytes;
     omni.tx.fill_blocks += blocks;
     uint64_t held = omni.tx.fill_bytes +
                     (uint64_t)omni.tx.fill_blocks * sizeof(omni_block);
@@ -171,13 +173,26 @@ static void fill_set_room(int p, uint64_t room)
     }
     peer->fill = b;
     peer->room = (uint32_t)room;
-    fill_room_count((int64_t)(room - had), old ? 0 : 1);
+    fill_room_grow(room - had, old ? 0 : 1);
+}
+
+/* Peer p, which has no fill, opens one of the starting room: the common
+ * case of every item that finds its buffer shipped, so its class is the one
+ * computed at start-up. */
+static void fill_open(int p)
+{
+    omni_peer *peer = &omni.tx.peers[p];
+    fill_cap_make_room(p, omni.tx.start_room);
+    peer->fill = block_of_class(omni.tx.start_cls);
+    peer->room = omni.tx.start_room;
+    fill_room_grow(omni.tx.start_room, 1);
 }
 
 /* Peer p's fill, shipped or emptied, leaves the cap's count. */
 static void fill_release(omni_peer *peer)
 {
-    fill_room_count(-(int64_t)peer->room, -1);
+    omni.tx.fill_bytes -= peer->room;
+    omni.tx.fill_blocks--;
     peer->fill = NULL;
     peer->room = 0;
 }
@@ -190,11 +205,13 @@ char *transport_reserve_slow(int p, uint32_t size)
     while (peer->fill && peer->fill->len > 0 &&
            peer->fill->len + size > omni.job.block_cap)
         transport_ship(p, &omni.stats.flush_full);
-    uint64_t len = peer->fill ? peer->fill->len : 0;
-    if (!peer->fill || len + size > peer->room)
+    if (!peer->fill && size <= omni.tx.start_room)
+        fill_open(p);
+    else if (!peer->fill || peer->fill->len + size > peer->room)
         fill_set_room(p, ev_grown_room(peer->fill ? peer->room
                                                   : omni.tx.start_room,
-                                       len + size, omni.job.block_cap));
+                                       (peer->fill ? peer->fill->len : 0) + size,
+                                       omni.job.block_cap));
     omni_block *b = peer->fill;
     if (!peer->dirty) {
         dirty_add(p);
@@ -600,6 +617,7 @@ int transport_init(transport_block_fn on_block, transport_record_fn on_record)
     omni.tx.fill_cap_bytes = (uint64_t)FL_FILL_CAP * omni.job.block_cap;
     omni.tx.start_room = (uint32_t)ev_start_room(omni.job.block_cap,
                                                  omni.job.npeers, FL_FILL_CAP);
+    omni.tx.start_cls = block_class_for(omni.tx.start_room);
     omni.tx.peers = calloc((size_t)omni.job.self_slot + 1, sizeof *omni.tx.peers);
     omni.tx.inflight_cap = INFLIGHT_INITIAL;
     omni.tx.inflight = malloc(sizeof *omni.tx.inflight * (size_t)omni.tx.inflight_cap);
