@@ -33,7 +33,7 @@ typedef struct {
     uint64_t cap_bytes, start_room;
     int *next, *prev;         /* filling buffers, newest first (evict.h) */
     int *lru_next, *lru_prev; /* the same, latest append first */
-    int head, lru_head, lru_tail, filling;
+    ev_list fill, lru;        /* over next/prev and lru_next/lru_prev */
     uint64_t epoch;
     ad_rate rate;
     double held;              /* bytes arrived since the latest poll */
@@ -49,29 +49,8 @@ typedef struct {
     uint64_t rng;
 } sim;
 
-static void list_unlink(int *next, int *prev, int *head, int *tail, int i)
-{
-    if (prev[i] >= 0)
-        next[prev[i]] = next[i];
-    else
-        *head = next[i];
-    if (next[i] >= 0)
-        prev[next[i]] = prev[i];
-    else if (tail)
-        *tail = prev[i];
-    next[i] = prev[i] = -1;
-}
-
-static void list_push(int *next, int *prev, int *head, int *tail, int i)
-{
-    next[i] = *head;
-    prev[i] = -1;
-    if (*head >= 0)
-        prev[*head] = i;
-    else if (tail)
-        *tail = i;
-    *head = i;
-}
+#define FILL_LINKS(s) (s)->next, (s)->prev, sizeof(int)
+#define LRU_LINKS(s) (s)->lru_next, (s)->lru_prev, sizeof(int)
 
 /* A buffer leaves: one wire message.  Blocks reach a rank over d as it
  * ships them along d: under uniform traffic every rank is alike, so the
@@ -92,22 +71,21 @@ static void ship(sim *s, int i, double *why)
     s->len[i] = 0;
     s->fill_bytes -= s->room[i];
     s->room[i] = 0;
-    list_unlink(s->next, s->prev, &s->head, NULL, i);
-    list_unlink(s->lru_next, s->lru_prev, &s->lru_head, &s->lru_tail, i);
-    s->filling--;
+    ev_unlink(&s->fill, FILL_LINKS(s), i);
+    ev_unlink(&s->lru, LRU_LINKS(s), i);
 }
 
 static void track_peak(sim *s)
 {
-    double fill = (double)s->fill_bytes + s->filling * (double)PL_BLOCK_HEADER;
+    double fill = (double)s->fill_bytes + s->fill.count * (double)PL_BLOCK_HEADER;
     double bytes = fill + s->held +
                    s->p->rx_blocks * (double)(s->p->block + PL_BLOCK_HEADER);
     if (bytes > s->r->peak_bytes)
         s->r->peak_bytes = bytes;
     if (fill > s->r->peak_fill_bytes)
         s->r->peak_fill_bytes = fill;
-    if (s->filling > s->r->peak_filling)
-        s->r->peak_filling = s->filling;
+    if (s->fill.count > s->r->peak_filling)
+        s->r->peak_filling = s->fill.count;
 }
 
 /* The order of the transport's transport_reserve_slow: a buffer the item
@@ -123,7 +101,7 @@ static void append(sim *s, int i)
         uint64_t had = s->len[i] ? s->room[i] : 0;
         uint64_t room = ev_grown_room(had ? had : s->start_room, need, p->block);
         while (ev_must_make_room(s->fill_bytes, room - had, s->cap_bytes)) {
-            int v = ev_victim(s->next, sizeof(int), s->head, i, -1);
+            int v = ev_victim(&s->fill, s->prev, sizeof(int), i, -1);
             if (v < 0)
                 break;
             ship(s, v, &s->r->cap);
@@ -132,12 +110,11 @@ static void append(sim *s, int i)
         s->room[i] = room;
     }
     if (s->len[i] == 0) {
-        list_push(s->next, s->prev, &s->head, NULL, i);
-        s->filling++;
+        ev_push(&s->fill, FILL_LINKS(s), i);
     } else {
-        list_unlink(s->lru_next, s->lru_prev, &s->lru_head, &s->lru_tail, i);
+        ev_unlink(&s->lru, LRU_LINKS(s), i);
     }
-    list_push(s->lru_next, s->lru_prev, &s->lru_head, &s->lru_tail, i);
+    ev_push(&s->lru, LRU_LINKS(s), i);
     s->len[i] += p->item;
     s->stamp[i] = s->epoch;
     s->r->appended++;
@@ -194,15 +171,15 @@ static int arrivals(sim *s)
 static void round_end(sim *s, int appended)
 {
     ad_policy pol = {.idle_rounds = s->p->idle_rounds, .flush_ns = 0};
-    uint64_t idle_after = ad_idle_after(&pol, &s->rate, s->filling);
+    uint64_t idle_after = ad_idle_after(&pol, &s->rate, s->fill.count);
     int written = 0;
-    for (int i = s->lru_head; i >= 0 && s->stamp[i] == s->epoch;
+    for (int i = s->lru.head; i >= 0 && s->stamp[i] == s->epoch;
          i = s->lru_next[i])
         written++;
-    while (s->lru_tail >= 0 &&
-           ad_at_round(idle_after, s->epoch, 1, s->stamp[s->lru_tail], 0) ==
+    while (s->lru.tail >= 0 &&
+           ad_at_round(idle_after, s->epoch, 1, s->stamp[s->lru.tail], 0) ==
                AD_SHIP_IDLE)
-        ship(s, s->lru_tail, &s->r->idle);
+        ship(s, s->lru.tail, &s->r->idle);
     track_peak(s);
     s->held = 0;
     if (appended) {
@@ -243,14 +220,14 @@ static int draw(const double *cdf, int n, uint64_t *x)
  * still arrives, and ships it as it waits. */
 static void blocking_call(sim *s, double relay)
 {
-    for (int pass = 0; pass < 64 && (s->head >= 0 || relay > 0); pass++) {
-        while (s->head >= 0)
-            ship(s, s->head, &s->r->end);
+    for (int pass = 0; pass < 64 && (s->fill.head >= 0 || relay > 0); pass++) {
+        while (s->fill.head >= 0)
+            ship(s, s->fill.head, &s->r->end);
         if (!arrivals(s))
             break;
     }
-    while (s->head >= 0)
-        ship(s, s->head, &s->r->end);
+    while (s->fill.head >= 0)
+        ship(s, s->fill.head, &s->r->end);
     s->held = 0; /* the call returns once the program has received */
 }
 
@@ -390,8 +367,8 @@ static void stall(sim *s, int i, const sim_stall *e)
     r->blocks += more;
     r->blocks_dim[d] += more;
     r->urgent += more;
-    while (s->head >= 0)
-        ship(s, s->head, &r->end);
+    while (s->fill.head >= 0)
+        ship(s, s->fill.head, &r->end);
 }
 
 /* Rounds of one send to every destination (sim.h): a deck with each peer
@@ -442,8 +419,9 @@ int pl_sim_rank(const pl_traffic *t, const pl_sim_params *p,
     int n = t->npeers;
     if (n == 0)
         return 0;
-    sim s = {.t = t, .p = p, .r = r, .head = -1, .lru_head = -1,
-             .lru_tail = -1, .rate = ad_rate_start()};
+    sim s = {.t = t, .p = p, .r = r, .rate = ad_rate_start()};
+    ev_list_init(&s.fill);
+    ev_list_init(&s.lru);
     size_t nn = (size_t)n;
     s.len = calloc(nn, sizeof *s.len);
     s.stamp = calloc(nn, sizeof *s.stamp);

@@ -18,13 +18,16 @@
  * dimensions and many next hops aggregate at 10^6 ranks
  * (docs/planning.md, The cap counts bytes).
  *
- * The buffers filling form a list threaded through an array of records:
- * the record of buffer p holds, at a fixed offset, the int that names the
- * next buffer of the list (-1 ends it).  New buffers go in at the head, so
- * the last entry is the oldest.  Before a buffer opens or grows past the
- * cap, the oldest one other than `keep` (the buffer about to open or grow)
- * and `self` (this rank's own: shipping it delivers in place, which may
- * append to `keep`) ships, until the room fits.
+ * The buffers filling form a list (ev_list) threaded through an array of
+ * records: the record of buffer p holds, at fixed offsets, the ints that
+ * name the next and the previous buffer of the list (-1 ends it).  New
+ * buffers go in at the head, so the tail is the oldest.  Before a buffer
+ * opens or grows past the cap, the oldest one other than `keep` (the
+ * buffer about to open or grow) and `self` (this rank's own: shipping it
+ * delivers in place, which may append to `keep`) ships, until the room
+ * fits.  Both links make every step O(1) whatever the number of buffers
+ * filling: a rank of thousands of next hops ships, opens and evicts as
+ * cheaply as a rank of one.
  */
 #ifndef OMNIBUS_EVICT_H
 #define OMNIBUS_EVICT_H
@@ -76,18 +79,64 @@ static inline int ev_must_make_room(uint64_t filling, uint64_t add,
     return filling + add > cap_bytes;
 }
 
-/* The buffer to ship: the last entry of the list from `head` that is
- * neither keep nor self, or -1 when there is none.  `link0` points at
- * buffer 0's link and consecutive records are `stride` bytes apart. */
-static inline int ev_victim(const int *link0, size_t stride, int head,
+/* A list threaded through records `stride` bytes apart: the record of
+ * entry i holds its next link at next0 + i * stride and its previous one
+ * at prev0 + i * stride. */
+typedef struct {
+    int head, tail; /* newest and oldest entry, -1 when empty */
+    int count;
+} ev_list;
+
+#define EV_LINK(link0, stride, i)                                              \
+    (*(int *)((char *)(link0) + (size_t)(i) * (stride)))
+
+static inline void ev_list_init(ev_list *l)
+{
+    l->head = l->tail = -1;
+    l->count = 0;
+}
+
+/* Entry i, not on the list, goes in as the newest. */
+static inline void ev_push(ev_list *l, int *next0, int *prev0, size_t stride,
+                           int i)
+{
+    EV_LINK(next0, stride, i) = l->head;
+    EV_LINK(prev0, stride, i) = -1;
+    if (l->head >= 0)
+        EV_LINK(prev0, stride, l->head) = i;
+    else
+        l->tail = i;
+    l->head = i;
+    l->count++;
+}
+
+/* Entry i, on the list, leaves it. */
+static inline void ev_unlink(ev_list *l, int *next0, int *prev0,
+                             size_t stride, int i)
+{
+    int next = EV_LINK(next0, stride, i), prev = EV_LINK(prev0, stride, i);
+    if (prev >= 0)
+        EV_LINK(next0, stride, prev) = next;
+    else
+        l->head = next;
+    if (next >= 0)
+        EV_LINK(prev0, stride, next) = prev;
+    else
+        l->tail = prev;
+    EV_LINK(next0, stride, i) = EV_LINK(prev0, stride, i) = -1;
+    l->count--;
+}
+
+/* The buffer to ship: the oldest entry of l that is neither keep nor self,
+ * or -1 when there is none.  At most three steps from the tail. */
+static inline int ev_victim(const ev_list *l, const int *prev0, size_t stride,
                             int keep, int self)
 {
-    int victim = -1;
-    for (int p = head; p >= 0;
-         p = *(const int *)((const char *)link0 + (size_t)p * stride))
+    for (int p = l->tail; p >= 0;
+         p = *(const int *)((const char *)prev0 + (size_t)p * stride))
         if (p != keep && p != self)
-            victim = p;
-    return victim;
+            return p;
+    return -1;
 }
 
 #endif

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "router/adapt.h"
+#include "router/evict.h"
 #include "router/paths.h"
 #include "router/ring.h"
 #include "shim/base/block.h"
@@ -24,7 +25,7 @@ typedef struct {
     uint64_t fwd_round;   /* 1 + omni.tx.rounds when the first item
                              forwarded into fill went in; 0: fill holds
                              none */
-    int dirty_next;       /* link in the dirty list; -1 ends it */
+    int dirty_next, dirty_prev; /* links in the dirty list (-1 ends it) */
     int dirty;            /* fill is non-empty and on the dirty list */
     int soon;             /* ships at the end of this progress round */
     uint32_t room;        /* bytes fill can hold (router/evict.h: it opens
@@ -79,9 +80,8 @@ typedef struct omni_tx {
     /* send side */
     omni_peer *peers;       /* [slot of a next hop] (omni.job.hop_slot),
                                this rank's own last */
-    int dirty_head;         /* first peer with a non-empty buffer, or -1;
-                               the list runs from newest to oldest */
-    int dirty_count;        /* its length */
+    ev_list dirty;          /* the peers with a non-empty buffer, from
+                               the newest to the oldest (router/evict.h) */
     uint64_t fill_bytes;    /* the room of every peer's fill together, at
                                most fill_cap_bytes (router/evict.h) */
     uint64_t fill_cap_bytes;/* FL_FILL_CAP full blocks */

@@ -121,13 +121,13 @@ static omni_block *block_cut(omni_block *b)
     return cut;
 }
 
+#define DIRTY_LINKS                                                            \
+    &omni.tx.peers[0].dirty_next, &omni.tx.peers[0].dirty_prev, sizeof(omni_peer)
+
 static void dirty_add(int p)
 {
-    omni_peer *peer = &omni.tx.peers[p];
-    peer->dirty = 1;
-    peer->dirty_next = omni.tx.dirty_head;
-    omni.tx.dirty_head = p;
-    omni.tx.dirty_count++;
+    omni.tx.peers[p].dirty = 1;
+    ev_push(&omni.tx.dirty, DIRTY_LINKS, p);
 }
 
 /* The buffers filling hold at most fill_cap_bytes of room together; which
@@ -135,8 +135,8 @@ static void dirty_add(int p)
 static void fill_cap_make_room(int keep, uint64_t add)
 {
     while (ev_must_make_room(omni.tx.fill_bytes, add, omni.tx.fill_cap_bytes)) {
-        int oldest = ev_victim(&omni.tx.peers[0].dirty_next, sizeof(omni_peer),
-                               omni.tx.dirty_head, keep, omni.job.self_slot);
+        int oldest = ev_victim(&omni.tx.dirty, &omni.tx.peers[0].dirty_prev,
+                               sizeof(omni_peer), keep, omni.job.self_slot);
         if (oldest < 0)
             return;
         transport_ship(oldest, &omni.stats.flush_full);
@@ -248,14 +248,7 @@ static void inflight_push(MPI_Request req, omni_block *b)
 
 static void dirty_remove(int p)
 {
-    for (int *link = &omni.tx.dirty_head; *link >= 0;
-         link = &omni.tx.peers[*link].dirty_next) {
-        if (*link == p) {
-            *link = omni.tx.peers[p].dirty_next;
-            omni.tx.dirty_count--;
-            break;
-        }
-    }
+    ev_unlink(&omni.tx.dirty, DIRTY_LINKS, p);
     omni.tx.peers[p].dirty = 0;
 }
 
@@ -417,7 +410,7 @@ void transport_push_soon(int dst)
 void transport_ship_soon(void)
 {
     while (omni.tx.soon_count > 0) {
-        int p = omni.tx.dirty_head;
+        int p = omni.tx.dirty.head;
         while (p >= 0 && !omni.tx.peers[p].soon)
             p = omni.tx.peers[p].dirty_next;
         if (p < 0)
@@ -428,8 +421,8 @@ void transport_ship_soon(void)
 
 void transport_flush_all(uint64_t *reason)
 {
-    while (omni.tx.dirty_head >= 0)
-        transport_ship(omni.tx.dirty_head, reason);
+    while (omni.tx.dirty.head >= 0)
+        transport_ship(omni.tx.dirty.head, reason);
 }
 
 /* Whether the rank appended since the previous round, read off the stamps
@@ -438,7 +431,7 @@ void transport_flush_all(uint64_t *reason)
  * stamp; missing it only makes the round look quiet, which ships sooner. */
 int transport_sent_since_round(void)
 {
-    for (int p = omni.tx.dirty_head; p >= 0; p = omni.tx.peers[p].dirty_next)
+    for (int p = omni.tx.dirty.head; p >= 0; p = omni.tx.peers[p].dirty_next)
         if (omni.tx.peers[p].stamp == omni.tx.epoch)
             return 1;
     return 0;
@@ -448,10 +441,10 @@ void transport_flush_stale(int sent, int waiting)
 {
     int appended = sent || transport_sent_since_round();
     uint64_t idle_after =
-        ad_idle_after(&omni.tx.adapt, &omni.tx.rate, omni.tx.dirty_count);
+        ad_idle_after(&omni.tx.adapt, &omni.tx.rate, omni.tx.dirty.count);
     int written = 0;
     uint64_t now = 0;
-    int p = omni.tx.dirty_head;
+    int p = omni.tx.dirty.head;
     while (p >= 0) {
         omni_peer *peer = &omni.tx.peers[p];
         int next = peer->dirty_next;
@@ -625,8 +618,8 @@ int transport_init(transport_block_fn on_block, transport_record_fn on_record)
     if (!omni.tx.peers || !omni.tx.inflight || !omni.tx.rx || shm_init() != 0)
         return -1;
     for (int p = 0; p <= omni.job.self_slot; p++)
-        omni.tx.peers[p].dirty_next = -1;
-    omni.tx.dirty_head = -1;
+        omni.tx.peers[p].dirty_next = omni.tx.peers[p].dirty_prev = -1;
+    ev_list_init(&omni.tx.dirty);
     /* Wire receives only when some rank sends here through the MPI
      * underneath. */
     omni.tx.rx_count = omni.tx.ring_nrx < omni.job.size - 1 ? RX_SLOTS : 0;

@@ -206,7 +206,7 @@ static inline uint64_t transport_wire_done(void)
  * transport_flush_all ships. */
 static inline int transport_any_filling(void)
 {
-    return omni.tx.dirty_head >= 0;
+    return omni.tx.dirty.head >= 0;
 }
 
 /* A Wait call (MPI_Wait, Waitall, Waitany, Waitsome) found a receive
@@ -287,7 +287,7 @@ static inline char *transport_reserve_forward(int dst, uint32_t size)
 static inline int transport_quiet(void)
 {
     if (omni.tx.rx_count | omni.tx.inflight_count | omni.tx.ring_backlogs |
-        omni.tx.soon_count | (omni.tx.dirty_head >= 0))
+        omni.tx.soon_count | (omni.tx.dirty.head >= 0))
         return 0;
     for (int i = 0; i < omni.tx.ring_nrx; i++)
         if (rg_ready(&omni.tx.ring_rx[i]))

@@ -5,19 +5,24 @@
 #include "router/evict.h"
 #include "tests/unit/check.h"
 
-/* A record shaped like the transport's: the link sits among other fields. */
+/* A record shaped like the transport's: the links sit among other fields. */
 typedef struct {
     long pad;
     int next;
     int other;
+    int prev;
 } rec;
 
-/* Links buffers ids[0] (head, newest) .. ids[n-1] (oldest). */
-static int link_list(rec *r, const int *ids, int n)
+#define REC_LINKS(r) &(r)[0].next, &(r)[0].prev, sizeof(rec)
+
+/* Opens buffers ids[n-1] (oldest) .. ids[0] (newest) in that order. */
+static ev_list open_in_order(rec *r, const int *ids, int n)
 {
-    for (int i = 0; i < n; i++)
-        r[ids[i]].next = i + 1 < n ? ids[i + 1] : -1;
-    return n ? ids[0] : -1;
+    ev_list l;
+    ev_list_init(&l);
+    for (int i = n - 1; i >= 0; i--)
+        ev_push(&l, REC_LINKS(r), ids[i]);
+    return l;
 }
 
 static void test_room_is_made_only_past_the_cap_in_bytes(void)
@@ -83,8 +88,8 @@ static void test_the_oldest_buffer_leaves(void)
 {
     rec r[8];
     int ids[] = {5, 2, 7, 1};
-    int head = link_list(r, ids, 4);
-    int v = ev_victim(&r[0].next, sizeof(rec), head, 3, 0);
+    ev_list l = open_in_order(r, ids, 4);
+    int v = ev_victim(&l, &r[0].prev, sizeof(rec), 3, 0);
     CHECK(v == 1, "the list's last entry (buffer 1) was opened first and "
                   "must leave, got %d", v);
 }
@@ -93,8 +98,8 @@ static void test_the_buffer_about_to_open_and_the_own_one_stay(void)
 {
     rec r[8];
     int ids[] = {5, 2, 7, 1};
-    int head = link_list(r, ids, 4);
-    int v = ev_victim(&r[0].next, sizeof(rec), head, 1, 7);
+    ev_list l = open_in_order(r, ids, 4);
+    int v = ev_victim(&l, &r[0].prev, sizeof(rec), 1, 7);
     CHECK(v == 2, "with the oldest (1) kept and this rank's own (7) never "
                   "shipped to make room, buffer 2 is the oldest left, got %d",
           v);
@@ -104,19 +109,50 @@ static void test_no_victim_when_only_kept_buffers_fill(void)
 {
     rec r[4];
     int ids[] = {3, 0};
-    int head = link_list(r, ids, 2);
-    CHECK(ev_victim(&r[0].next, sizeof(rec), head, 3, 0) == -1,
+    ev_list l = open_in_order(r, ids, 2);
+    CHECK(ev_victim(&l, &r[0].prev, sizeof(rec), 3, 0) == -1,
           "only the kept buffer and the own one fill: nothing may leave");
-    CHECK(ev_victim(&r[0].next, sizeof(rec), -1, 3, 0) == -1,
+    ev_list empty;
+    ev_list_init(&empty);
+    CHECK(ev_victim(&empty, &r[0].prev, sizeof(rec), 3, 0) == -1,
           "an empty list has no victim");
 }
 
 static void test_a_plain_int_array_is_a_list_too(void)
 {
-    int next[6] = {-1, -1, -1, 0, -1, 3}; /* 5 -> 3 -> 0 */
-    CHECK(ev_victim(next, sizeof(int), 5, 4, 9) == 0,
-          "an int array with stride sizeof(int) is a list (the model's); "
-          "its oldest entry 0 must leave");
+    int next[6], prev[6];
+    ev_list l;
+    ev_list_init(&l);
+    ev_push(&l, next, prev, sizeof(int), 0);
+    ev_push(&l, next, prev, sizeof(int), 3);
+    ev_push(&l, next, prev, sizeof(int), 5); /* 5 -> 3 -> 0 */
+    CHECK(ev_victim(&l, prev, sizeof(int), 4, 9) == 0,
+          "int arrays with stride sizeof(int) are a list (the model's); "
+          "its oldest entry 0 must leave, got %d",
+          ev_victim(&l, prev, sizeof(int), 4, 9));
+}
+
+static void test_a_buffer_leaves_from_anywhere_in_the_list(void)
+{
+    rec r[8];
+    int ids[] = {5, 2, 7, 1};
+    ev_list l = open_in_order(r, ids, 4);
+    ev_unlink(&l, REC_LINKS(r), 7); /* from the middle */
+    ev_unlink(&l, REC_LINKS(r), 1); /* the oldest */
+    ev_unlink(&l, REC_LINKS(r), 5); /* the newest */
+    CHECK(l.count == 1 && l.head == 2 && l.tail == 2,
+          "after three of four buffers left, only buffer 2 is filling "
+          "(head and tail), got count %d head %d tail %d",
+          l.count, l.head, l.tail);
+    ev_push(&l, REC_LINKS(r), 1);
+    CHECK(ev_victim(&l, &r[0].prev, sizeof(rec), -1, -1) == 2,
+          "buffer 2 opened before buffer 1 reopened, so it is the oldest, "
+          "got %d", ev_victim(&l, &r[0].prev, sizeof(rec), -1, -1));
+    ev_unlink(&l, REC_LINKS(r), 2);
+    ev_unlink(&l, REC_LINKS(r), 1);
+    CHECK(l.count == 0 && l.head == -1 && l.tail == -1,
+          "a list whose buffers all left is empty, got count %d head %d "
+          "tail %d", l.count, l.head, l.tail);
 }
 
 int main(void)
@@ -129,5 +165,6 @@ int main(void)
     RUN(test_the_buffer_about_to_open_and_the_own_one_stay);
     RUN(test_no_victim_when_only_kept_buffers_fill);
     RUN(test_a_plain_int_array_is_a_list_too);
+    RUN(test_a_buffer_leaves_from_anywhere_in_the_list);
     CHECK_MAIN_END();
 }
