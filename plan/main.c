@@ -120,12 +120,8 @@ static int plan_row(row *w, const query *q)
     int P = g->nranks;
     fl_params job = {.block = q->cfg.buffer_size, .nranks = window_ranks(q),
                      .fill_cap = q->cap};
-    w->pool = q->cfg.eager_pool
-                  ? q->cfg.eager_pool
-                  : po_pool_for_job(g, &job, q->cfg.memory, CFG_MIN_EAGER_POOL,
-                                    CFG_DEFAULT_EAGER_POOL);
-    if (!w->pool)
-        w->pool = CFG_MIN_EAGER_POOL;
+    w->pool = po_pool_in_force(g, &job, q->cfg.eager_pool, q->cfg.memory,
+                               CFG_MIN_EAGER_POOL, CFG_DEFAULT_EAGER_POOL, NULL);
     pl_sim_params sp = {.block = q->cfg.buffer_size,
                         .item = RT_HDR_SIZE + q->msg, .cap = q->cap,
                         .idle_rounds = (uint64_t)q->cfg.idle_rounds,

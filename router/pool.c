@@ -50,3 +50,13 @@ uint64_t po_pool_for_job(const rt_grid *g, const fl_params *job,
     return po_pool_for_memory(&worst, tb_table_bytes(job->nranks, 1), memory,
                               step, most);
 }
+
+uint64_t po_pool_in_force(const rt_grid *g, const fl_params *job, uint64_t set,
+                          uint64_t memory, uint64_t least, uint64_t most,
+                          int *short_of_memory)
+{
+    uint64_t pool = set ? set : po_pool_for_job(g, job, memory, least, most);
+    if (short_of_memory)
+        *short_of_memory = !pool;
+    return pool ? pool : least;
+}

@@ -40,4 +40,14 @@ uint64_t po_pool_for_memory(const fl_params *worst, uint64_t tables,
 uint64_t po_pool_for_job(const rt_grid *g, const fl_params *job,
                          uint64_t memory, uint64_t step, uint64_t most);
 
+/* The pool a job runs with: `set` (OMNIBUS_EAGER_POOL) when it is not 0,
+ * else po_pool_for_job(g, job, memory, least, most), else, when the budget
+ * is too small for even that, `least`, with *short_of_memory (when not
+ * NULL) set: the library says so once; the plan reports the bound it
+ * leads to.  The
+ * library and omnibus-plan both call this, so their pools agree. */
+uint64_t po_pool_in_force(const rt_grid *g, const fl_params *job, uint64_t set,
+                          uint64_t memory, uint64_t least, uint64_t most,
+                          int *short_of_memory);
+
 #endif

@@ -126,15 +126,12 @@ static struct credit_pair *pair_make(int r)
 static void derive_pool(int P)
 {
     cfg_settings *c = &omni.job.cfg;
-    if (c->eager_pool)
-        return;
     fl_params job = {.block = omni.job.block_cap, .nranks = P};
-    c->eager_pool = po_pool_for_job(&omni.job.grid, &job, c->memory,
-                                    CFG_MIN_EAGER_POOL, CFG_DEFAULT_EAGER_POOL);
-    if (c->eager_pool)
-        return;
-    c->eager_pool = CFG_MIN_EAGER_POOL;
-    if (omni.job.rank == 0)
+    int short_of_memory;
+    c->eager_pool = po_pool_in_force(&omni.job.grid, &job, c->eager_pool,
+                                     c->memory, CFG_MIN_EAGER_POOL,
+                                     CFG_DEFAULT_EAGER_POOL, &short_of_memory);
+    if (short_of_memory && omni.job.rank == 0)
         fprintf(stderr,
                 "omnibus: OMNIBUS_MEMORY=%zu is less than this job's buffers "
                 "and tables take with the least eager pool (%zu bytes); the "

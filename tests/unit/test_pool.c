@@ -71,6 +71,25 @@ static void test_a_budget_below_the_buffers_gives_no_pool(void)
           (unsigned long long)pool);
 }
 
+static void test_a_budget_too_small_runs_with_the_least_pool_and_says_so(void)
+{
+    rt_grid g = grid_of(8, 1, (int[]){8});
+    fl_params job = {.block = 256 << 10, .nranks = 8};
+    int short_of_memory = 0;
+    uint64_t pool = po_pool_in_force(&g, &job, 0, MiB, STEP, MOST,
+                                     &short_of_memory);
+    CHECK(pool == STEP && short_of_memory,
+          "when no pool fits 1 MiB the job runs with the least pool (%llu) "
+          "and is told so, got %llu (told: %d)",
+          (unsigned long long)STEP, (unsigned long long)pool,
+          short_of_memory);
+    pool = po_pool_in_force(&g, &job, 3 * MiB, MiB, STEP, MOST,
+                            &short_of_memory);
+    CHECK(pool == 3 * MiB && !short_of_memory,
+          "OMNIBUS_EAGER_POOL, when set, is the pool whatever the budget, "
+          "got %llu (told: %d)", (unsigned long long)pool, short_of_memory);
+}
+
 static void test_a_million_ranks_fit_256_MiB_with_their_tables(void)
 {
     int dims[4] = {32, 32, 32, 32};
@@ -109,6 +128,7 @@ int main(void)
     RUN(test_the_pool_is_the_largest_step_that_fits_the_budget);
     RUN(test_the_pool_never_exceeds_its_most);
     RUN(test_a_budget_below_the_buffers_gives_no_pool);
+    RUN(test_a_budget_too_small_runs_with_the_least_pool_and_says_so);
     RUN(test_a_million_ranks_fit_256_MiB_with_their_tables);
     RUN(test_the_budget_holds_at_every_size);
     CHECK_MAIN_END();
