@@ -111,14 +111,6 @@ void prog_pause(unsigned *spins)
         sched_yield();
 }
 
-void prog_wait_step(unsigned *spins)
-{
-    if (*spins == 0)
-        prog_block_enter();
-    prog_poll();
-    prog_pause(spins);
-}
-
 void prog_yield(void)
 {
     sched_yield();

@@ -154,12 +154,22 @@ int prog_waitall_done(int n, MPI_Request reqs[], MPI_Status sts[]);
  * node has more ranks than cores (OMNIBUS_YIELD).  A wait made of several
  * loops (a Waitall's requests, one after another) shares one count, so it
  * flushes once and keeps yielding. */
-void prog_wait_step(unsigned *spins);
+static inline void prog_wait_step(unsigned *spins);
 
 /* The pause of a wait step alone, for a loop that must run its round
  * before it tests (credit_wait): marks the rank waiting and, past
  * PROG_SPINS_BEFORE_YIELD calls, yields the core under OMNIBUS_YIELD. */
 void prog_pause(unsigned *spins);
+
+/* Inline: a waiting rank's loop is this step and its condition, and the
+ * latency of a message is how soon the loop comes round to see it. */
+static inline void prog_wait_step(unsigned *spins)
+{
+    if (*spins == 0)
+        prog_block_enter();
+    prog_poll();
+    prog_pause(spins);
+}
 
 /* A nonblocking call (Test*, Iprobe) found nothing: a program that polls in
  * a loop may be waiting for a rank that needs this core, so once in every
