@@ -110,7 +110,8 @@ static inline void ev_push(ev_list *l, int *next0, int *prev0, size_t stride,
     l->count++;
 }
 
-/* Entry i, on the list, leaves it. */
+/* Entry i, on the list, leaves it; its own links are left as they were
+ * (ev_push sets both). */
 static inline void ev_unlink(ev_list *l, int *next0, int *prev0,
                              size_t stride, int i)
 {
@@ -123,7 +124,6 @@ static inline void ev_unlink(ev_list *l, int *next0, int *prev0,
         EV_LINK(prev0, stride, next) = prev;
     else
         l->tail = prev;
-    EV_LINK(next0, stride, i) = EV_LINK(prev0, stride, i) = -1;
     l->count--;
 }
 

@@ -246,7 +246,7 @@ static void inflight_push(MPI_Request req, omni_block *b)
     omni.tx.inflight_count++;
 }
 
-static void dirty_remove(int p)
+static inline void dirty_remove(int p)
 {
     ev_unlink(&omni.tx.dirty, DIRTY_LINKS, p);
     omni.tx.peers[p].dirty = 0;
