@@ -1,7 +1,7 @@
 /* pingpong: one-way latency of blocking MPI_Send / MPI_Recv round trips.
  *
  * Usage: pingpong [-s size] [-n round trips] [-t milliseconds] [-b batches]
- *                 [-w warmup round trips] [-H] [-B bytes]
+ *                 [-w warmup round trips] [-R] [-H] [-B bytes]
  *   -s  message size in bytes, K/M suffixes allowed, 1 .. 64M (default 8)
  *   -n  least round trips per batch (default 100, or 1 when ranks outnumber
  *       cores)
@@ -10,6 +10,11 @@
  *       ranks outnumber cores)
  *   -w  untimed round trips first (default 100, or 4 when ranks outnumber
  *       cores: then a round trip can cost two scheduler time slices)
+ *   -R  osu_latency's shape: each side sends from one buffer and receives
+ *       into another, and neither is touched between round trips, so the
+ *       data sent is never freshly written (by default each side sends on
+ *       what it just received, as a program forwards data it was given);
+ *       the receive buffers are checked in full after the last round trip
  *   -H  the "hand-aggregated" variant, accepted so that every kernel takes
  *       the same options, and run exactly as the plain one (the RESULT line
  *       says variant=hand): a round trip waits for its one message before
@@ -34,7 +39,8 @@
  * 0's, min_us the fastest batch of any pair).  Every message carries its
  * round-trip number in its first and last 8 bytes (or in all of its bytes
  * when it is shorter), checked at both ends; the bytes between carry a fixed
- * pattern, checked in full after the last round trip.
+ * pattern, checked in full after the last round trip (under -R every byte
+ * carries the pattern, and only that check is made).
  */
 #include "bench_agg.h"
 
@@ -53,7 +59,9 @@ static unsigned char pattern_byte(size_t i)
 
 typedef struct {
     int peer, active;
+    int osu;            /* -R: send from buf, receive into rbuf, unstamped */
     unsigned char *buf;
+    unsigned char *rbuf; /* buf, or under -R a buffer of its own */
     size_t size;
     long long it;  /* round trips so far, the stamp of the next one */
     long long bad; /* round trips that arrived with the wrong stamp */
@@ -74,20 +82,22 @@ static double batch(pp_state *s, long long min_n, double min_seconds)
                 (min_seconds <= 0 ||
                  (next % CLOCK_EVERY == 0 && MPI_Wtime() - t0 >= min_seconds)))
                 tag = TAG_LAST;
-            bench_stamp(s->buf, s->size, (uint64_t)s->it);
+            if (!s->osu)
+                bench_stamp(s->buf, s->size, (uint64_t)s->it);
             MPI_Send(s->buf, count, MPI_BYTE, s->peer, tag, MPI_COMM_WORLD);
-            MPI_Recv(s->buf, count, MPI_BYTE, s->peer, tag, MPI_COMM_WORLD,
+            MPI_Recv(s->rbuf, count, MPI_BYTE, s->peer, tag, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
             last = tag == TAG_LAST;
         } else {
             MPI_Status st;
-            MPI_Recv(s->buf, count, MPI_BYTE, s->peer, MPI_ANY_TAG,
+            MPI_Recv(s->rbuf, count, MPI_BYTE, s->peer, MPI_ANY_TAG,
                      MPI_COMM_WORLD, &st);
             MPI_Send(s->buf, count, MPI_BYTE, s->peer, st.MPI_TAG,
                      MPI_COMM_WORLD);
             last = st.MPI_TAG == TAG_LAST;
         }
-        s->bad += !bench_stamped(s->buf, s->size, (uint64_t)s->it);
+        if (!s->osu)
+            s->bad += !bench_stamped(s->buf, s->size, (uint64_t)s->it);
         s->it++;
         done++;
     }
@@ -104,14 +114,14 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     const char *usage = "[-s size] [-n round trips] [-t milliseconds] "
-                        "[-b batches] [-w warmup round trips] [-H] "
+                        "[-b batches] [-w warmup round trips] [-R] [-H] "
                         "[-B bytes]";
     /* -2: not given; -1: malformed */
     long long size = 8, n = -2, ms = 20, batches = -2, warm = -2;
     long long bufbytes = 16384;
-    int hand = 0;
+    int hand = 0, osu = 0;
     int opt;
-    while ((opt = getopt(argc, argv, "s:n:t:b:w:HB:")) != -1) {
+    while ((opt = getopt(argc, argv, "s:n:t:b:w:RHB:")) != -1) {
         if (opt == 's')
             size = bench_parse_count(optarg, 1);
         else if (opt == 'n')
@@ -122,6 +132,8 @@ int main(int argc, char **argv)
             batches = bench_parse_count(optarg, 1);
         else if (opt == 'w')
             warm = bench_parse_count(optarg, 0);
+        else if (opt == 'R')
+            osu = 1;
         else if (opt == 'H')
             hand = 1;
         else if (opt == 'B')
@@ -150,14 +162,20 @@ int main(int argc, char **argv)
     s.peer = bench_pair_peer(rank, nranks);
     s.active = rank < nranks / 2;
     s.size = (size_t)size;
+    s.osu = osu;
     s.buf = malloc(s.size);
+    s.rbuf = osu ? malloc(s.size) : s.buf;
     double *lat = malloc((size_t)batches * sizeof *lat);
-    if (!s.buf || !lat)
+    if (!s.buf || !s.rbuf || !lat)
         bench_fail(KERNEL, "out of memory for %lld bytes", size);
     /* The passive side starts from zeros, so its final check of the pattern
-     * sees bytes that travelled, not its own initial fill. */
-    for (size_t i = 0; i < s.size; i++)
-        s.buf[i] = s.active ? pattern_byte(i) : 0;
+     * sees bytes that travelled, not its own initial fill; under -R both
+     * send the pattern and both receive into zeros. */
+    for (size_t i = 0; i < s.size; i++) {
+        s.buf[i] = s.active || osu ? pattern_byte(i) : 0;
+        if (osu)
+            s.rbuf[i] = 0;
+    }
 
     if (s.peer >= 0 && warm > 0)
         batch(&s, warm, 0);
@@ -175,10 +193,10 @@ int main(int argc, char **argv)
             my_median = lat[batches / 2];
             my_min = lat[0];
         }
-        size_t lo = s.size < 8 ? s.size : 8;
-        size_t hi = s.size < 16 ? s.size : s.size - 8;
+        size_t lo = osu ? 0 : s.size < 8 ? s.size : 8;
+        size_t hi = osu ? s.size : s.size < 16 ? s.size : s.size - 8;
         for (size_t i = lo; i < hi; i++)
-            s.bad += s.buf[i] != pattern_byte(i);
+            s.bad += s.rbuf[i] != pattern_byte(i);
     }
     bench_clock_stop(&clk);
 
@@ -202,6 +220,8 @@ int main(int argc, char **argv)
              hand ? "hand" : "plain", size, nranks / 2, batches, n, ms,
              my_median, min_batch, cpu);
     bench_result(KERNEL, max_median, "us", extra);
+    if (s.rbuf != s.buf)
+        free(s.rbuf);
     free(s.buf);
     free(lat);
     MPI_Finalize();
