@@ -102,6 +102,9 @@ typedef struct {
                                payload bytes from which a blocking send to
                                a rank of the node goes through the MPI
                                underneath (shim/transport/calib.h) */
+    size_t wait_from;       /* OMNIBUS_WAIT_FROM, 0 when unset: the size
+                               from which the MPI underneath's own blocking
+                               send waits for its receive (calib.h) */
     int flow_ranks;         /* OMNIBUS_FLOW_RANKS (tests only): the rank
                                count the window rule uses, 0 for the job's
                                own (router/flow.h) */

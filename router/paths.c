@@ -36,6 +36,18 @@ pa_choice pa_crossover(const pa_table *t, enum pa_path a, enum pa_path b,
     return c;
 }
 
+pa_choice pa_wait_from(const uint64_t *sizes, const int *waits, int n,
+                       uint64_t dflt)
+{
+    pa_choice c = {dflt, PA_DEFAULT};
+    for (int i = n - 1; i >= 0 && waits[i] != 0; i--)
+        if (waits[i] > 0)
+            c = (pa_choice){sizes[i], PA_MEASURED};
+        else
+            break; /* not probed: nothing below it is known to wait */
+    return c;
+}
+
 double pa_cost(uint64_t *times, int n)
 {
     for (int i = 1; i < n; i++)

@@ -64,6 +64,19 @@ typedef struct {
 pa_choice pa_crossover(const pa_table *t, enum pa_path a, enum pa_path b,
                        uint64_t dflt);
 
+/* Where the MPI underneath's own standard send starts to wait for its
+ * receive (its rendezvous), from a probe at each of n increasing sizes:
+ * waits[i] is 1 when a send of sizes[i] did not complete before its
+ * receive was posted, 0 when it did (eager), -1 when not probed.  The
+ * answer is the smallest probed size from which every probed size waited
+ * (PA_MEASURED): below it some size went eagerly, or was not probed, and a
+ * program may rely on a send there returning before its receive.  When
+ * the largest probed size went eagerly, or none was probed, the answer is
+ * dflt (PA_DEFAULT).  Omnibus lets a blocking send wait for its receiver
+ * only from this size on, where the MPI underneath would have waited too. */
+pa_choice pa_wait_from(const uint64_t *sizes, const int *waits, int n,
+                       uint64_t dflt);
+
 /* The cost of one path at one size from n >= 2 timings of it (sorted in
  * place): the least, when the next least is within PA_AGREE of it, so
  * that two runs agree on what it costs unhindered; 0, "not measured",

@@ -58,9 +58,12 @@
  *               receive: an 8-byte message size, the sender's 4-byte
  *               rendezvous id and an 8-byte address, 0 unless the receiver
  *               is to read the message there itself (a single-copy read
- *               between ranks of a node); meta value unused.  The message
- *               stays in the sender's buffer until the receiver, having
- *               matched it, answers with a CTS
+ *               between ranks of a node); meta value RT_RNDV_EARLY when
+ *               the receiver may read it before a receive matches (a
+ *               blocking standard-mode send: MPI lets it be buffered, and
+ *               its sender waits until it is), else 0.  The
+ *               message stays in the sender's buffer until the receiver,
+ *               having matched it or read it early, answers with a CTS
  *   CTS         a 4-byte id of the receive waiting for the data, or
  *               RT_CTS_READ_DONE once the receiver has read the message
  *               itself; meta value = the sender's rendezvous id
@@ -105,6 +108,7 @@ enum rt_kind {
 #define RT_RNDV_BODY 20u
 #define RT_CTS_BODY 4u
 #define RT_CTS_READ_DONE UINT32_MAX
+#define RT_RNDV_EARLY 1u
 
 typedef struct {
     uint32_t dst;

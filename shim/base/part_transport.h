@@ -55,12 +55,17 @@ typedef struct {
  *                     peer goes by single-copy read from here
  *  wire_alone_max     a blocking send to a peer reached through the MPI
  *                     underneath goes alone in a block up to here
- *  wire_alone_nb_max  the same for a send whose caller goes on */
+ *  wire_alone_nb_max  the same for a send whose caller goes on
+ *  under_wait_from    the MPI underneath's own standard send waits for its
+ *                     receive from this size on (its rendezvous): from
+ *                     here, and from ring_mpi_from, a blocking send to a
+ *                     node-ring peer goes by single-copy read too */
 #define OMNI_CROSSOVERS(X)                                                     \
     X(ring_mpi_from, 131072)                                                   \
     X(read_from, 16384)                                                        \
     X(wire_alone_max, 65536)                                                   \
-    X(wire_alone_nb_max, 16384)
+    X(wire_alone_nb_max, 16384)                                                \
+    X(under_wait_from, 131072)
 
 enum omni_crossover {
 #define OMNI_CX_ENUM(name, dflt) OMNI_CX_##name,

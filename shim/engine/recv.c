@@ -192,6 +192,15 @@ static __attribute__((noinline)) void recv_take_other(match_recv *r,
         recv_answer_rndv(m->src_world, m->rndv_id, (uint32_t)id);
         return;
     }
+    if (m->early && m->early_req == MPI_REQUEST_NULL) {
+        /* An early read: the payload is in. */
+        recv_copy_in(r, m->early, m->bytes);
+        free(m->early);
+        m->early = NULL;
+        match_early_return(omni_early_charge(m->bytes));
+        recv_finish(r);
+        return;
+    }
     if (m->early) {
         /* The early payload becomes the receive's own, copied over once
          * it is in. */
@@ -343,10 +352,16 @@ static inline void recv_describe(match_msg *m, const comm_rec *c,
  * (omni_early_charge) and OMNI_EARLY_MAX payloads at once. */
 #define RECV_EARLY_MAX ((MPI_Count)65536)
 
+static int recv_early_fits(MPI_Count bytes)
+{
+    return bytes <= RECV_EARLY_MAX && omni.match.early_count < OMNI_EARLY_MAX &&
+           omni.match.early_bytes + omni_early_charge(bytes) <=
+               omni.job.cfg.eager_pool;
+}
+
 static void recv_receive_early(match_msg *m)
 {
-    if (m->bytes > RECV_EARLY_MAX || omni.match.early_count >= OMNI_EARLY_MAX ||
-        omni.match.early_bytes + omni_early_charge(m->bytes) > omni.job.cfg.eager_pool)
+    if (!recv_early_fits(m->bytes))
         return;
     char *buf = malloc(m->bytes > 0 ? (size_t)m->bytes : 1);
     if (!buf)
@@ -358,6 +373,34 @@ static void recv_receive_early(match_msg *m)
         return;
     }
     m->early = buf;
+    match_early_take(omni_early_charge(m->bytes));
+    omni.stats.early_payloads++;
+}
+
+/* Early reads: the same for a blocking standard-mode send offered for a
+ * single-copy read (RT_RNDV_EARLY): read at once into a buffer of
+ * Omnibus's own, within the same limits, and its sender told that its
+ * buffer is free, so that a blocking send on this path waits for no
+ * receive that a header and payload's would not have waited for (a
+ * program that sends before it receives runs as before).  The message
+ * becomes a LARGE one whose payload is in (early_req MPI_REQUEST_NULL).
+ * A read the kernel refuses leaves it as it was. */
+static void recv_read_early(match_msg *m)
+{
+    if (!recv_early_fits(m->bytes))
+        return;
+    char *buf = malloc(m->bytes > 0 ? (size_t)m->bytes : 1);
+    if (!buf)
+        return;
+    if (shm_read_peer((int)m->src_world, buf, m->rndv_addr,
+                      (size_t)m->bytes) != 0) {
+        free(buf);
+        return;
+    }
+    recv_answer_read(m->src_world, m->rndv_id);
+    m->kind = RT_LARGE;
+    m->early = buf; /* in place of rndv_addr, which is done with */
+    m->early_req = MPI_REQUEST_NULL;
     match_early_take(omni_early_charge(m->bytes));
     omni.stats.early_payloads++;
 }
@@ -384,6 +427,9 @@ static void recv_arrived_on(comm_rec *c, const rt_item_hdr *h,
         q->block = transport_hold_item(b, &q->data, (size_t)q->bytes);
     else if (q->kind == RT_LARGE && !c->freed)
         recv_receive_early(q);
+    else if (q->kind == RT_RNDV && q->rndv_addr &&
+             (q->value & RT_RNDV_EARLY) && !c->freed)
+        recv_read_early(q);
     match_push_unexpected(c, q);
 }
 

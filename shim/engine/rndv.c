@@ -141,7 +141,10 @@ static int rndv_announce(uint32_t id, uint64_t addr, int tag, comm_rec *c,
     int dst = s->dst;
     rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.job.rank,
                      .comm = c->id, .tag = tag, .len = RT_RNDV_BODY,
-                     .meta = rt_meta(RT_RNDV, 0)};
+                     .meta = rt_meta(RT_RNDV, addr && !req &&
+                                                      mode == SEND_STANDARD
+                                                  ? RT_RNDV_EARLY
+                                                  : 0)};
     char *at = transport_reserve(dst, RT_HDR_SIZE + RT_RNDV_BODY);
     rt_hdr_write(at, &h);
     uint64_t size = (uint64_t)s->bytes;
@@ -190,7 +193,7 @@ int rndv_start(const void *buf, MPI_Count count, MPI_Datatype dtype,
 }
 
 int rndv_start_read(const void *buf, MPI_Count bytes, int dst, int tag,
-                    comm_rec *c, MPI_Request *req)
+                    comm_rec *c, enum send_mode mode, MPI_Request *req)
 {
     uint32_t id = rndv_get();
     rndv_send *s = rndv_slot(id);
@@ -201,9 +204,9 @@ int rndv_start_read(const void *buf, MPI_Count bytes, int dst, int tag,
                      .greq = MPI_REQUEST_NULL};
     omni.stats.read_sends++;
     /* Synchronous or standard: both are satisfied once the receiver has
-     * read the message, which it does only after a receive matched. */
-    return rndv_announce(id, (uint64_t)(uintptr_t)buf, tag, c,
-                         SEND_STANDARD, req);
+     * read the message, which it does after a receive matched or, for a
+     * blocking standard one only, early (recv.c, Early payloads). */
+    return rndv_announce(id, (uint64_t)(uintptr_t)buf, tag, c, mode, req);
 }
 
 void rndv_clear_to_send(uint32_t id, const char *cts_body)

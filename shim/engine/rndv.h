@@ -50,10 +50,12 @@ int rndv_start(const void *buf, MPI_Count count, MPI_Datatype dtype,
                enum send_mode mode, MPI_Request *req);
 
 /* The same for a message the receiver reads itself: a builtin datatype
- * (buf holds `bytes` contiguous bytes), standard or synchronous mode, and
- * dst with omni.tx.read_pid[dst] set. */
+ * (buf holds `bytes` contiguous bytes), standard or synchronous `mode`,
+ * and dst with omni.tx.read_pid[dst] set.  A blocking standard one's
+ * receiver may read it before any receive matches it (recv.c, Early
+ * payloads), so that it waits no more than a header and payload would. */
 int rndv_start_read(const void *buf, MPI_Count bytes, int dst, int tag,
-                    comm_rec *c, MPI_Request *req);
+                    comm_rec *c, enum send_mode mode, MPI_Request *req);
 
 /* A CTS for rendezvous `id` arrived (its body names the receive, or says
  * the receiver read the message): the message goes now if it still has to,

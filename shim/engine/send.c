@@ -129,21 +129,26 @@ send_eager(const void *buf, MPI_Count count, MPI_Datatype dtype, int builtin,
  * that can read this rank's memory: its receiver copies it once, straight
  * from the sender's buffer, where a node ring copies twice.  A
  * nonblocking or synchronous one from the crossover read_from
- * (omni.tx.paths); a blocking standard send only when it is too large for
- * a ring record (transport_ring_fits), far above the size from which the
- * underlying MPI's own MPI_Send waits for its receive: below, it would
- * wait where plain MPI's eager path may not, so what the ring does not
- * take goes as header and payload, and the MPI underneath decides
- * whether it waits (docs/design/transport.md, Single-copy reads). */
+ * (omni.tx.paths).  A blocking standard send waits for its receiver on
+ * this path (unless the receiver reads it early, within its pool), so it
+ * takes it only where the underlying MPI's own MPI_Send would have waited
+ * too, from under_wait_from (probed at MPI_Init), and where the ring is
+ * not the faster path, from ring_mpi_from; or when it is too large for a
+ * ring record.  Below, what the ring does not take goes as header and
+ * payload, and the MPI underneath decides whether it waits
+ * (docs/design/transport.md, Single-copy reads). */
 static inline int send_by_read_ok(MPI_Count bytes, int builtin, int dst,
                                   enum send_mode mode, int blocking)
 {
-    return (uint64_t)bytes >= omni.tx.paths.at[OMNI_CX_read_from] &&
-           builtin && omni.tx.read_pid && omni.tx.read_pid[dst] &&
+    const uint64_t *at = omni.tx.paths.at;
+    return (uint64_t)bytes >= at[OMNI_CX_read_from] && builtin &&
+           omni.tx.read_pid && omni.tx.read_pid[dst] &&
            omni.job.route_len[dst] == 1 &&
            (mode == SEND_SYNC ||
             (mode == SEND_STANDARD &&
-             (!blocking || !transport_ring_fits(dst, (size_t)bytes))));
+             (!blocking || !transport_ring_fits(dst, (size_t)bytes) ||
+              ((uint64_t)bytes >= at[OMNI_CX_under_wait_from] &&
+               (uint64_t)bytes >= at[OMNI_CX_ring_mpi_from]))));
 }
 
 /* A message above the threshold to a peer that is its own next hop
@@ -432,7 +437,7 @@ send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
         int alone = mode != SEND_SYNC &&
                     transport_alone_ok(dst, (size_t)bytes, blocking);
         if (send_by_read_ok(bytes, builtin, dst, mode, blocking))
-            return rndv_start_read(buf, bytes, dst, tag, c, req);
+            return rndv_start_read(buf, bytes, dst, tag, c, mode, req);
         int went = alone
                        ? send_alone(buf, count, dtype, builtin, (uint32_t)bytes,
                                     dst, tag, c, &rc)

@@ -193,8 +193,10 @@ void match_recv_free(match_recv *r)
  * buffer. */
 static void drop_early(match_msg *m)
 {
-    PMPI_Cancel(&m->early_req);
-    PMPI_Wait(&m->early_req, MPI_STATUS_IGNORE);
+    if (m->early_req != MPI_REQUEST_NULL) { /* else read early: it is in */
+        PMPI_Cancel(&m->early_req);
+        PMPI_Wait(&m->early_req, MPI_STATUS_IGNORE);
+    }
     free(m->early);
     m->early = NULL;
     match_early_return(omni_early_charge(m->bytes));

@@ -64,7 +64,9 @@ typedef struct match_msg {
         uint64_t rndv_addr; /* RT_RNDV: where the receiver reads the
                                message itself (rndv.h), or 0 */
     };
-    MPI_Request early_req;  /* RT_LARGE: the receive of `early` */
+    MPI_Request early_req;  /* RT_LARGE: the receive of `early`, or
+                               MPI_REQUEST_NULL when it was read early
+                               and is in (recv.c, Early payloads) */
 } match_msg;
 
 enum recv_state { RECV_POSTED, RECV_PAYLOAD, RECV_DONE };

@@ -30,6 +30,12 @@ static const uint32_t calib_sizes[] = {8192, 16384, 32768, 65536, 122880};
  * two timings of one trip seldom agree within PA_AGREE, and without the
  * header's cost the MPI underneath's is unknown at every size. */
 #define CALIB_HEADER_BATCH 16
+/* How long a probe's send may take to complete before its receive is
+ * posted and still count as eager: an eager send completes as soon as the
+ * MPI underneath has copied it out, a rendezvous never before the
+ * receive. */
+#define CALIB_EAGER_NS ((uint64_t)200000)
+#define CALIB_PROBE_TAG 78
 /* Polls of an empty ring between yields: the other end may be waiting
  * for this core. */
 #define CALIB_SPINS 4096
@@ -165,12 +171,60 @@ static void pair_costs(calib_pair *p, pa_table *t)
     }
 }
 
-/* This node's crossover, the same on every rank of the node: its rank 0
- * and the first rank of the node it has a ring to time both paths;
- * LONG_MAX when the node has no such pair.  Rings are open both ways or
- * not at all (shm.h), and each end's views of the rings in are in node
- * rank order: so the first ring in is the other end's at both ends. */
-static long node_crossover(void)
+/* Whether the MPI underneath's standard send of `len` bytes from the
+ * leader waits for its receive: the leader starts it and tests it for
+ * CALIB_EAGER_NS before the partner, told through the ring, posts the
+ * receive.  1 waits, 0 eager; both ends return the leader's finding. */
+static int under_waits(calib_pair *p, uint32_t len)
+{
+    if (!p->leads) {
+        int waits = both_go(p, 0);
+        PMPI_Recv(p->in, (int)len, MPI_BYTE, p->other, CALIB_PROBE_TAG,
+                  omni.tx.ring_comm, MPI_STATUS_IGNORE);
+        return waits;
+    }
+    MPI_Request req;
+    int done = 0;
+    PMPI_Isend(p->out, (int)len, MPI_BYTE, p->other, CALIB_PROBE_TAG,
+               omni.tx.ring_comm, &req);
+    uint64_t t0 = omni_now_ns();
+    while (!done && omni_now_ns() - t0 < CALIB_EAGER_NS)
+        PMPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    both_go(p, !done);
+    if (!done)
+        PMPI_Wait(&req, MPI_STATUS_IGNORE);
+    return !done;
+}
+
+/* The pair's probe of where the MPI underneath's own sends start to wait
+ * (pa_wait_from), at the sizes timed, within the same budget. */
+static pa_choice pair_wait_from(calib_pair *p)
+{
+    uint64_t t0 = omni_now_ns();
+    uint64_t sizes[CALIB_NSIZES];
+    int waits[CALIB_NSIZES];
+    for (int i = 0; i < CALIB_NSIZES; i++) {
+        sizes[i] = calib_sizes[i];
+        waits[i] = both_go(p, omni_now_ns() - t0 < CALIB_BUDGET_NS)
+                       ? under_waits(p, calib_sizes[i])
+                       : -1;
+    }
+    return pa_wait_from(sizes, waits, CALIB_NSIZES,
+                        omni.tx.paths.at[OMNI_CX_under_wait_from]);
+}
+
+/* What one node found, the same on every rank of the node. */
+typedef struct {
+    long ring_mpi_from; /* LONG_MAX: no pair, or no measured crossover */
+    long wait_from;     /* 0: no pair; LONG_MAX: a pair, but not known */
+} node_paths;
+
+/* This node's findings: its rank 0 and the first rank of the node it has
+ * a ring to time both paths and probe the MPI underneath's sends.  Rings
+ * are open both ways or not at all (shm.h), and each end's views of the
+ * rings in are in node rank order: so the first ring in is the other
+ * end's at both ends. */
+static node_paths node_measure(void)
 {
     int me, n, partner = -1;
     PMPI_Comm_rank(omni.tx.ring_comm, &me);
@@ -179,7 +233,7 @@ static long node_crossover(void)
         if (omni.tx.ring_tx[j].mask) /* a view that was opened */
             partner = j;
     PMPI_Bcast(&partner, 1, MPI_INT, 0, omni.tx.ring_comm);
-    long from = LONG_MAX;
+    node_paths found = {LONG_MAX, 0};
     if (partner >= 0 && (me == 0 || me == partner)) {
         int other = me == 0 ? partner : 0;
         calib_pair p = {&omni.tx.ring_tx[other], &omni.tx.ring_rx[0], other,
@@ -193,12 +247,14 @@ static long node_crossover(void)
         pa_choice c = pa_crossover(&t, PA_RING, PA_MPI,
                                    omni.tx.paths.at[OMNI_CX_ring_mpi_from]);
         if (c.source == PA_MEASURED)
-            from = (long)c.from;
+            found.ring_mpi_from = (long)c.from;
+        pa_choice w = pair_wait_from(&p);
+        found.wait_from = w.source == PA_MEASURED ? (long)w.from : LONG_MAX;
         free(p.out);
         free(p.in);
     }
-    PMPI_Bcast(&from, 1, MPI_LONG, 0, omni.tx.ring_comm);
-    return from;
+    PMPI_Bcast(&found, 2, MPI_LONG, 0, omni.tx.ring_comm);
+    return found;
 }
 
 /* Every rank must send by the same sizes: a sender's path decides what
@@ -239,17 +295,30 @@ void calib_paths(int crowded)
     if (omni.job.cfg.ring_mpi_from) {
         p->at[OMNI_CX_ring_mpi_from] = omni.job.cfg.ring_mpi_from;
         p->source[OMNI_CX_ring_mpi_from] = PA_SET;
-    } else if (omni.job.cfg.paths == CFG_PATHS_MEASURED) {
+    }
+    if (omni.job.cfg.wait_from) {
+        p->at[OMNI_CX_under_wait_from] = omni.job.cfg.wait_from;
+        p->source[OMNI_CX_under_wait_from] = PA_SET;
+    }
+    if (omni.job.cfg.paths == CFG_PATHS_MEASURED) {
         /* The nodes measured apart; the job takes the smallest crossover,
-         * so that no node's MPI loses to its ring. */
-        long mine = omni.tx.ring_comm != MPI_COMM_NULL && !crowded
-                        ? node_crossover()
-                        : LONG_MAX;
-        long least = mine;
-        PMPI_Allreduce(&mine, &least, 1, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
-        if (least != LONG_MAX) {
-            p->at[OMNI_CX_ring_mpi_from] = (uint64_t)least;
+         * so that no node's MPI loses to its ring, and the largest size
+         * from which the MPI underneath waits, so that no node's blocking
+         * send waits where its MPI's would not have. */
+        node_paths mine = {LONG_MAX, 0};
+        if (omni.tx.ring_comm != MPI_COMM_NULL && !crowded)
+            mine = node_measure();
+        long both[2] = {mine.ring_mpi_from, -mine.wait_from}, least[2];
+        PMPI_Allreduce(both, least, 2, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
+        if (least[0] != LONG_MAX && !omni.job.cfg.ring_mpi_from) {
+            p->at[OMNI_CX_ring_mpi_from] = (uint64_t)least[0];
             p->source[OMNI_CX_ring_mpi_from] = PA_MEASURED;
+        }
+        long wait_from = -least[1];
+        if (wait_from != 0 && wait_from != LONG_MAX &&
+            !omni.job.cfg.wait_from) {
+            p->at[OMNI_CX_under_wait_from] = (uint64_t)wait_from;
+            p->source[OMNI_CX_under_wait_from] = PA_MEASURED;
         }
     }
     check_agreement();

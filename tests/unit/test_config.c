@@ -1145,6 +1145,16 @@ static void test_ring_mpi_from_takes_sizes_from_one_byte(void)
           s.ring_mpi_from);
 }
 
+static void test_wait_from_takes_sizes_and_rejects_zero(void)
+{
+    cfg_settings s;
+    expect_accepted("OMNIBUS_WAIT_FROM", "16K", &s);
+    CHECK(s.wait_from == 16384,
+          "OMNIBUS_WAIT_FROM=16K must give 16384, got %zu", s.wait_from);
+    expect_refused("OMNIBUS_WAIT_FROM", "0");
+    expect_refused("OMNIBUS_WAIT_FROM", "eager");
+}
+
 static void test_ring_mpi_from_rejects_zero_and_words(void)
 {
     expect_refused("OMNIBUS_RING_MPI_FROM", "0");
@@ -1664,6 +1674,7 @@ int main(void)
     RUN(test_paths_rejects_other_values);
     RUN(test_ring_mpi_from_takes_sizes_from_one_byte);
     RUN(test_ring_mpi_from_rejects_zero_and_words);
+    RUN(test_wait_from_takes_sizes_and_rejects_zero);
 
     RUN(test_message_shows_trailing_space_in_quotes);
     RUN(test_message_escapes_newline_to_stay_one_line);

@@ -130,6 +130,51 @@ static void test_timings_that_disagree_are_not_a_cost(void)
           "a single timing must not count as a cost: nothing confirms it");
 }
 
+static const uint64_t probed[] = {8192, 16384, 32768, 65536, 122880};
+
+static void test_the_mpi_waits_from_the_first_size_of_its_rendezvous(void)
+{
+    int waits[] = {0, 1, 1, 1, 1};
+    pa_choice c = pa_wait_from(probed, waits, 5, 131072);
+    CHECK(c.from == 16384 && c.source == PA_MEASURED,
+          "8 KiB went eagerly and 16 KiB up waited: blocking sends may wait "
+          "from 16 KiB (measured), got %llu (%s)",
+          (unsigned long long)c.from, pa_source_name(c.source));
+}
+
+static void test_an_eager_size_above_a_waiting_one_moves_the_start_up(void)
+{
+    int waits[] = {1, 0, 1, 1, 1};
+    pa_choice c = pa_wait_from(probed, waits, 5, 131072);
+    CHECK(c.from == 32768 && c.source == PA_MEASURED,
+          "16 KiB went eagerly: a program may rely on it, so waiting starts "
+          "at 32 KiB, got %llu", (unsigned long long)c.from);
+}
+
+static void test_an_mpi_eager_at_the_largest_size_keeps_the_default(void)
+{
+    int waits[] = {1, 1, 1, 1, 0};
+    pa_choice c = pa_wait_from(probed, waits, 5, 131072);
+    CHECK(c.from == 131072 && c.source == PA_DEFAULT,
+          "the largest size probed went eagerly: nothing is known to wait, "
+          "the default stays, got %llu (%s)", (unsigned long long)c.from,
+          pa_source_name(c.source));
+}
+
+static void test_an_unprobed_size_stops_the_waiting_run(void)
+{
+    int waits[] = {1, 1, -1, 1, 1};
+    pa_choice c = pa_wait_from(probed, waits, 5, 131072);
+    CHECK(c.from == 65536 && c.source == PA_MEASURED,
+          "32 KiB was not probed: waiting is known only from 64 KiB, got %llu",
+          (unsigned long long)c.from);
+    int none[] = {-1, -1, -1, -1, -1};
+    c = pa_wait_from(probed, none, 5, 131072);
+    CHECK(c.from == 131072 && c.source == PA_DEFAULT,
+          "nothing probed keeps the default, got %llu (%s)",
+          (unsigned long long)c.from, pa_source_name(c.source));
+}
+
 static void test_sources_have_names(void)
 {
     CHECK(pa_source_name(PA_DEFAULT)[0] == 'd' &&
@@ -153,6 +198,10 @@ int main(void)
     RUN(test_unmeasured_sizes_say_nothing);
     RUN(test_a_cost_is_the_least_of_timings_that_agree);
     RUN(test_timings_that_disagree_are_not_a_cost);
+    RUN(test_the_mpi_waits_from_the_first_size_of_its_rendezvous);
+    RUN(test_an_eager_size_above_a_waiting_one_moves_the_start_up);
+    RUN(test_an_mpi_eager_at_the_largest_size_keeps_the_default);
+    RUN(test_an_unprobed_size_stops_the_waiting_run);
     RUN(test_sources_have_names);
     CHECK_MAIN_END();
 }
