@@ -19,23 +19,29 @@
  *  - wire_alone_nb_max, 16 KiB: with several nonblocking sends in flight
  *    the two copies cost more than the header, and the MPI underneath
  *    moves the payloads without them.
+ *  - under_wait_from, 128 KiB: where the MPI underneath's own standard
+ *    send starts to wait for its receive is not known without a probe, so
+ *    a blocking send waits for its receiver (single-copy read) only where
+ *    it is too large for a ring record, as before the probe.
  *
  * Contract: calib_paths is collective over MPI_COMM_WORLD, called once the
  * node rings exist (shm.h) and before anything is sent through them.  On
  * return every rank holds the same omni.tx.paths (compared over the job
  * before it returns: a difference ends the job): each crossover is its
- * built-in value (source PA_DEFAULT), OMNIBUS_RING_MPI_FROM's (PA_SET), or,
- * under OMNIBUS_PATHS=measured, ring_mpi_from as router/paths.h decides
- * it from one pair of ranks per node timing both paths at a few sizes,
- * the smallest over the nodes (PA_MEASURED; PA_DEFAULT where no node had
- * a pair or the costs were unclear).  A node that runs more ranks than it
+ * built-in value (source PA_DEFAULT), OMNIBUS_RING_MPI_FROM's or
+ * OMNIBUS_WAIT_FROM's (PA_SET), or, under OMNIBUS_PATHS=measured,
+ * ring_mpi_from as router/paths.h decides it from one pair of ranks per
+ * node timing both paths at a few sizes, the smallest over the nodes, and
+ * under_wait_from as pa_wait_from decides it from the same pair's probe of
+ * the MPI underneath's sends, the largest over the nodes (PA_MEASURED;
+ * PA_DEFAULT where no node had a pair or the findings were unclear).  A node that runs more ranks than it
  * has cores (`crowded`, the same on all its ranks) has no say: a round
  * trip there times the scheduler, not the path.  The timing goes through
  * the pair's rings and the MPI underneath's point-to-point calls on the
  * node communicator, and leaves both as it found them; it takes a few
  * milliseconds, and stops, the sizes left unmeasured, once it has taken
- * CALIB_BUDGET_NS.  Only ring_mpi_from is measured so far; the others
- * keep their built-in values. */
+ * CALIB_BUDGET_NS (the probe has a budget of its own).  read_from and the
+ * two wire sizes keep their built-in values so far. */
 #ifndef OMNIBUS_CALIB_H
 #define OMNIBUS_CALIB_H
 
