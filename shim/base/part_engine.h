@@ -12,6 +12,11 @@
 #include "shim/base/pending.h"
 #include "shim/mpi/gclass.h"
 
+/* Blocking sends offered for a single-copy read that one rank holds,
+ * unmatched, as candidates for an early read (recv.c); more wait like a
+ * rendezvous of the MPI underneath. */
+#define OMNI_EARLY_CANDS 64
+
 struct sync_slot;
 
 typedef struct omni_eng {
@@ -40,6 +45,19 @@ typedef struct omni_eng {
     /* receives whose payload the MPI underneath is receiving (recv.c) */
     pending_set payloads;
     int payload_poller, bsend_poller; /* their pollers' ids (progress.h) */
+
+    /* blocking sends offered for a read that found no receive (recv.c,
+     * early reads): read at once if this rank is still waiting a wait
+     * step later; an entry whose message's early_serial no longer equals
+     * its own was received or dropped meanwhile */
+    struct early_cand {
+        struct match_msg *m;
+        uint32_t serial;
+        unsigned since;  /* omni.prog.wait_steps when it arrived */
+    } early_cand[OMNI_EARLY_CANDS];
+    int early_ncand;
+    uint32_t early_serial;   /* the last serial given */
+    int early_poller;
 } omni_eng;
 
 #endif

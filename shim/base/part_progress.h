@@ -29,6 +29,7 @@ typedef struct omni_prog {
                                that waits (progress.c) */
     int round_waits;        /* the current progress round is a step of a
                                call that waits (progress.c) */
+    unsigned wait_steps;    /* steps of waits so far (prog_pause) */
     MPI_Request under_anchor; /* a receive that never matches (progress.c) */
     unsigned under_rounds;  /* rounds since the anchor was last tested */
     int threaded;           /* the progress thread runs: take `lock` */

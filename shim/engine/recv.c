@@ -179,6 +179,7 @@ static __attribute__((noinline)) void recv_take_other(match_recv *r,
     r->spill = NULL;
     r->spill_early = 0;
     if (m->kind == RT_RNDV) {
+        m->early_serial = 0; /* received here: no early read */
         if (m->rndv_addr) {
             recv_read(r, m);
             return;
@@ -378,13 +379,18 @@ static void recv_receive_early(match_msg *m)
 }
 
 /* Early reads: the same for a blocking standard-mode send offered for a
- * single-copy read (RT_RNDV_EARLY): read at once into a buffer of
- * Omnibus's own, within the same limits, and its sender told that its
- * buffer is free, so that a blocking send on this path waits for no
+ * single-copy read (RT_RNDV_EARLY), so that such a send waits for no
  * receive that a header and payload's would not have waited for (a
- * program that sends before it receives runs as before).  The message
- * becomes a LARGE one whose payload is in (early_req MPI_REQUEST_NULL).
- * A read the kernel refuses leaves it as it was. */
+ * program that sends before it receives runs as before).  Not at once: a
+ * ping-pong's answer arrives in the very round that completes the rank's
+ * own send, and its receive is posted as soon as that send returns, where
+ * reading it early would add a copy.  So the message becomes a candidate
+ * (recv_early_candidate), and is read into a buffer of Omnibus's own,
+ * within the same limits, its sender told that its buffer is free, only
+ * if this rank is in a wait one step after it arrived (recv_poll_early):
+ * it then waits for something else while the sender waits for it.  The
+ * message becomes a LARGE one whose payload is in (early_req
+ * MPI_REQUEST_NULL).  A read the kernel refuses leaves it as it was. */
 static void recv_read_early(match_msg *m)
 {
     if (!recv_early_fits(m->bytes))
@@ -403,6 +409,39 @@ static void recv_read_early(match_msg *m)
     m->early_req = MPI_REQUEST_NULL;
     match_early_take(omni_early_charge(m->bytes));
     omni.stats.early_payloads++;
+}
+
+static void recv_early_candidate(match_msg *m)
+{
+    if (omni.eng.early_ncand == OMNI_EARLY_CANDS)
+        return; /* it waits for its receive, as the MPI underneath's would */
+    if (++omni.eng.early_serial == 0)
+        omni.eng.early_serial = 1;
+    m->early_serial = omni.eng.early_serial;
+    omni.eng.early_cand[omni.eng.early_ncand++] =
+        (struct early_cand){m, m->early_serial, omni.prog.wait_steps};
+    prog_has_work(omni.eng.early_poller);
+}
+
+/* Reads the candidates still unmatched once this rank has waited a step
+ * since they came; forgets those received or dropped.  Returns whether
+ * any is left. */
+static int recv_poll_early(void)
+{
+    int keep = 0;
+    for (int i = 0; i < omni.eng.early_ncand; i++) {
+        struct early_cand e = omni.eng.early_cand[i];
+        if (e.m->early_serial != e.serial)
+            continue;
+        if (!omni.prog.round_waits || omni.prog.wait_steps - e.since < 2) {
+            omni.eng.early_cand[keep++] = e;
+            continue;
+        }
+        e.m->early_serial = 0;
+        recv_read_early(e.m);
+    }
+    omni.eng.early_ncand = keep;
+    return keep > 0;
 }
 
 /* With receives posted the item is described on the stack, and only one
@@ -429,7 +468,7 @@ static void recv_arrived_on(comm_rec *c, const rt_item_hdr *h,
         recv_receive_early(q);
     else if (q->kind == RT_RNDV && q->rndv_addr &&
              (q->value & RT_RNDV_EARLY) && !c->freed)
-        recv_read_early(q);
+        recv_early_candidate(q);
     match_push_unexpected(c, q);
 }
 
@@ -659,4 +698,5 @@ int impl_Sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dtype,
 void recv_add_poller(void)
 {
     omni.eng.payload_poller = prog_add_poller(recv_poll_payloads, 0);
+    omni.eng.early_poller = prog_add_poller(recv_poll_early, 1);
 }

@@ -212,6 +212,7 @@ long match_drop_unexpected(comm_rec *c)
         c->unx_head = m->next;
         if (m->kind == RT_LARGE && m->early)
             drop_early(m);
+        m->early_serial = 0; /* no early read of a message dropped */
         match_msg_free(m);
         n++;
     }

@@ -48,6 +48,8 @@ typedef struct match_msg {
     uint32_t src_world;
     uint32_t value;         /* sync id, or the payload's tag */
     uint32_t rndv_id;       /* RT_RNDV: the sender's rendezvous id */
+    uint32_t early_serial;  /* RT_RNDV: non-zero while it is a candidate
+                               for an early read (recv.c), else 0 */
     MPI_Count bytes;        /* the message's size */
     const char *data;       /* eager payload, inside block */
     omni_block *block;      /* NULL for LARGE and RNDV */

@@ -107,6 +107,7 @@ void prog_round(void)
 void prog_pause(unsigned *spins)
 {
     omni.prog.waiting = 1;
+    omni.prog.wait_steps++;
     if (++*spins > PROG_SPINS_BEFORE_YIELD && omni.job.yield)
         sched_yield();
 }
