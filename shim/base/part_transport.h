@@ -27,6 +27,9 @@ typedef struct {
                              none */
     int dirty_next, dirty_prev; /* links in the dirty list (-1 ends it) */
     int dirty;            /* fill is non-empty and on the dirty list */
+    uint8_t off_node;     /* the next hop is on another node (job.off_node) */
+    uint8_t dim;          /* the dimension of the hop to it (job.hop_dim,
+                             0 for this rank's own), for the statistics */
     int soon;             /* ships at the end of this progress round */
     uint32_t room;        /* bytes fill can hold (router/evict.h: it opens
                              small on a rank of many next hops and grows);

@@ -305,12 +305,13 @@ void transport_unreserve(int dst, uint32_t size)
  * slot p. */
 static void count_wire_message(int p, size_t len)
 {
-    int off = omni.job.off_node[omni.job.hop_rank[p]];
+    const omni_peer *peer = &omni.tx.peers[p];
+    uint64_t off = peer->off_node;
     omni.stats.wire_messages++;
     omni.stats.wire_bytes += len;
-    omni.stats.wire_by_dim[omni.job.hop_dim[p] < 0 ? 0 : omni.job.hop_dim[p]]++;
-    omni.stats.wire_off_node += (uint64_t)off;
-    omni.stats.wire_bytes_off_node += (uint64_t)off * len;
+    omni.stats.wire_by_dim[peer->dim]++;
+    omni.stats.wire_off_node += off;
+    omni.stats.wire_bytes_off_node += off * len;
 }
 
 /* Block b leaves for the next hop of slot p (not this rank's own). */
@@ -617,8 +618,12 @@ int transport_init(transport_block_fn on_block, transport_record_fn on_record)
     omni.tx.rx = malloc(sizeof *omni.tx.rx * RX_SLOTS);
     if (!omni.tx.peers || !omni.tx.inflight || !omni.tx.rx || shm_init() != 0)
         return -1;
-    for (int p = 0; p <= omni.job.self_slot; p++)
-        omni.tx.peers[p].dirty_next = omni.tx.peers[p].dirty_prev = -1;
+    for (int p = 0; p <= omni.job.self_slot; p++) {
+        omni_peer *peer = &omni.tx.peers[p];
+        peer->dirty_next = peer->dirty_prev = -1;
+        peer->off_node = omni.job.off_node[omni.job.hop_rank[p]];
+        peer->dim = (uint8_t)(omni.job.hop_dim[p] < 0 ? 0 : omni.job.hop_dim[p]);
+    }
     ev_list_init(&omni.tx.dirty);
     /* Wire receives only when some rank sends here through the MPI
      * underneath. */
