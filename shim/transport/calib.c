@@ -18,11 +18,10 @@ static const uint32_t calib_sizes[] = {8192, 16384, 32768, 65536, 122880};
 #define CALIB_TRIPS 9
 #define CALIB_TAG 77
 /* Untimed round trips through the MPI underneath before any is timed.
- * Its first messages between a pair cost several times what later ones
- * do (MPICH 4.0.2 over UCX shared memory on an Intel Xeon VM: about 60
- * round trips of 8 KiB at 7.4 us one way, then 1.9 us), and a path timed
- * in that state loses a size it wins: the crossover was decided by the
- * MPI underneath's start-up, not its cost. */
+ * Its first messages between a pair can cost several times what later
+ * ones do (docs/design/transport.md, Choosing a path by measurement), and
+ * a path timed in that state loses a size it wins: the crossover was then
+ * decided by the MPI underneath's start-up, not its cost. */
 #define CALIB_MPI_WARMUP 96
 /* Untimed round trips of each path at each size before its timed ones. */
 #define CALIB_WARM_TRIPS 2
