@@ -33,7 +33,9 @@
 /* The candidate paths of a message above the aggregation threshold. */
 enum pa_path {
     PA_RING, /* alone through a node ring: two copies */
-    PA_MPI,  /* the MPI underneath carries it (as header and payload) */
+    PA_MPI,  /* not the ring: header and payload through the MPI
+                underneath, or, where a blocking send may wait, a
+                single-copy read */
     PA_PATHS
 };
 

@@ -1,4 +1,5 @@
 #include "shim/transport/calib.h"
+#include "shim/transport/shm.h"
 #include "shim/base/fail.h"
 #include "shim/base/state.h"
 #include "router/paths.h"
@@ -42,36 +43,74 @@ static const uint32_t calib_sizes[] = {8192, 16384, 32768, 65536, 122880};
 #define CALIB_BUDGET_NS ((uint64_t)20000000)
 
 /* The two ends of the pair: the ring to the other rank and the ring from
- * it, the other's rank on the node communicator, and which end leads. */
+ * it, the other's rank on the node communicator and in the world (-1
+ * when this rank cannot read the other's memory), and which end leads. */
 typedef struct {
     rg_tx *tx;
     rg_rx *rx;
     int other;
+    int other_world;
     int leads;
     char *out, *in;
 } calib_pair;
 
 /* As a message alone goes into a ring: reserved, written, committed. */
-static void ring_send(calib_pair *p, uint32_t len)
+static void ring_put(calib_pair *p, const void *data, uint32_t len)
 {
     char *at;
     while (!(at = rg_reserve(p->tx, len)))
         sched_yield();
-    memcpy(at, p->out, len);
+    memcpy(at, data, len);
     rg_commit(p->tx, len);
 }
 
+static void ring_send(calib_pair *p, uint32_t len)
+{
+    ring_put(p, p->out, len);
+}
+
 /* What a receive through the ring costs: waiting for the record, and the
- * copy out of it. */
-static void ring_recv(calib_pair *p)
+ * copy out of it into `into`. */
+static void ring_take(calib_pair *p, void *into)
 {
     uint32_t len;
     const void *at;
     for (unsigned spins = 1; !(at = rg_peek(p->rx, &len)); spins++)
         if (spins % CALIB_SPINS == 0)
             sched_yield();
-    memcpy(p->in, at, len);
+    memcpy(into, at, len);
     rg_pop(p->rx);
+}
+
+static void ring_recv(calib_pair *p)
+{
+    ring_take(p, p->in);
+}
+
+/* `trips` round trips of `len` bytes by single-copy read, as a blocking
+ * send to a rank of the node goes from under_wait_from: the sender's
+ * buffer address through the ring, the receiver's read of the bytes, and
+ * its answer through the ring; their time in ns, or 0 when a read failed
+ * (the pair cannot read: not a cost). */
+static uint64_t read_trips(calib_pair *p, uint32_t len, int trips)
+{
+    uint64_t t0 = omni_now_ns();
+    int failed = 0;
+    char ack = 0;
+    for (int turn = 0; turn < 2 * trips; turn++) {
+        if ((turn % 2 == 0) == (p->leads != 0)) {
+            uint64_t addr = (uint64_t)(uintptr_t)p->out;
+            ring_put(p, &addr, sizeof addr);
+            ring_take(p, &ack);
+        } else {
+            uint64_t addr;
+            ring_take(p, &addr);
+            failed |= shm_read_peer(p->other_world, p->in, addr, len) != 0;
+            ring_put(p, &ack, 1);
+        }
+    }
+    uint64_t t = omni_now_ns() - t0;
+    return failed ? 0 : t;
 }
 
 /* `trips` round trips of `len` bytes, by ring or by the MPI underneath,
@@ -103,22 +142,27 @@ static uint64_t round_trip(calib_pair *p, uint32_t len, int by_ring)
 }
 
 /* The one-way times, in ns, of `len` bytes through the ring (as one
- * record with an item header, when it fits one; else 0, not measured) and
- * through the MPI underneath, as pa_cost settles them (0 when the trips
- * disagree). */
-static void one_way(calib_pair *p, uint32_t len, double *ring, double *mpi)
+ * record with an item header, when it fits one; else 0, not measured),
+ * through the MPI underneath, and, when `by_read`, by single-copy read
+ * (else 0), as pa_cost settles them (0 when the trips disagree). */
+static void one_way(calib_pair *p, uint32_t len, int by_read, double *ring,
+                    double *mpi, double *read)
 {
     int fits = len + RT_HDR_SIZE <= omni.tx.ring_alone_max;
-    uint64_t r[CALIB_TRIPS], m[CALIB_TRIPS];
+    uint64_t r[CALIB_TRIPS], m[CALIB_TRIPS], d[CALIB_TRIPS];
     if (fits)
         round_trips(p, len + RT_HDR_SIZE, 1, CALIB_WARM_TRIPS);
     round_trips(p, len, 0, CALIB_WARM_TRIPS);
+    if (by_read)
+        read_trips(p, len, CALIB_WARM_TRIPS);
     for (int i = 0; i < CALIB_TRIPS; i++) {
         r[i] = fits ? round_trip(p, len + RT_HDR_SIZE, 1) : 0;
         m[i] = round_trip(p, len, 0);
+        d[i] = by_read ? read_trips(p, len, 1) : 0;
     }
     *ring = fits ? pa_cost(r, CALIB_TRIPS) / 2 : 0;
     *mpi = pa_cost(m, CALIB_TRIPS) / 2;
+    *read = by_read && d[0] ? pa_cost(d, CALIB_TRIPS) / 2 : 0;
 }
 
 /* The one-way time of an item header alone through the ring, from
@@ -142,13 +186,16 @@ static int both_go(calib_pair *p, int go)
 }
 
 /* The pair's costs: the ring's at each size that fits a record alone, and
- * the MPI underneath's as header and payload would pay them, its own time
- * plus a header's through the ring (the payload's receive is posted once
- * the header has matched); 0 at the sizes CALIB_BUDGET_NS left unmeasured.
+ * the other path's: from wait_from (where the MPI underneath waits, so a
+ * blocking send may) and read_from, when the pair can read, the
+ * single-copy read's; elsewhere the MPI underneath's as header and
+ * payload would pay them, its own time plus a header's through the ring
+ * (the payload's receive is posted once the header has matched); 0 at
+ * the sizes CALIB_BUDGET_NS left unmeasured.
  * A lap of the ring goes first, untimed, so that no timed record is the
  * first to touch its pages, and CALIB_MPI_WARMUP trips through the MPI
  * underneath, so that none is timed in its start-up. */
-static void pair_costs(calib_pair *p, pa_table *t)
+static void pair_costs(calib_pair *p, pa_table *t, uint64_t wait_from)
 {
     uint64_t t0 = omni_now_ns();
     uint32_t lap = (uint32_t)omni.tx.ring_alone_max - 8;
@@ -162,11 +209,17 @@ static void pair_costs(calib_pair *p, pa_table *t)
         t->size[i] = calib_sizes[i];
         if (!both_go(p, omni_now_ns() - t0 < CALIB_BUDGET_NS))
             continue;
-        one_way(p, calib_sizes[i], &t->cost[i][PA_RING], &t->cost[i][PA_MPI]);
+        int by_read = p->other_world >= 0 && calib_sizes[i] >= wait_from &&
+                      calib_sizes[i] >= omni.tx.paths.at[OMNI_CX_read_from];
+        double read;
+        one_way(p, calib_sizes[i], by_read, &t->cost[i][PA_RING],
+                &t->cost[i][PA_MPI], &read);
         /* Without the header's cost, the MPI underneath's is not known. */
         t->cost[i][PA_MPI] = header > 0 && t->cost[i][PA_MPI] > 0
                                  ? t->cost[i][PA_MPI] + header
                                  : 0;
+        if (by_read)
+            t->cost[i][PA_MPI] = read;
     }
 }
 
@@ -212,6 +265,22 @@ static pa_choice pair_wait_from(calib_pair *p)
                         omni.tx.paths.at[OMNI_CX_under_wait_from]);
 }
 
+/* The world rank of node rank `node_rank` when this rank may read its
+ * memory (shm.h, single-copy reads), else -1. */
+static int other_world_reading(int node_rank)
+{
+    MPI_Group node, world;
+    int w = MPI_UNDEFINED;
+    PMPI_Comm_group(omni.tx.ring_comm, &node);
+    PMPI_Comm_group(MPI_COMM_WORLD, &world);
+    PMPI_Group_translate_ranks(node, 1, &node_rank, world, &w);
+    PMPI_Group_free(&node);
+    PMPI_Group_free(&world);
+    return w != MPI_UNDEFINED && omni.tx.read_pid && omni.tx.read_pid[w]
+               ? w
+               : -1;
+}
+
 /* What one node found, the same on every rank of the node. */
 typedef struct {
     long ring_mpi_from; /* LONG_MAX: no pair, or no measured crossover */
@@ -236,19 +305,24 @@ static node_paths node_measure(void)
     if (partner >= 0 && (me == 0 || me == partner)) {
         int other = me == 0 ? partner : 0;
         calib_pair p = {&omni.tx.ring_tx[other], &omni.tx.ring_rx[0], other,
-                        me == 0, malloc(omni.tx.ring_alone_max),
+                        other_world_reading(other), me == 0,
+                        malloc(omni.tx.ring_alone_max),
                         malloc(omni.tx.ring_alone_max)};
         if (!p.out || !p.in)
             omni_out_of_memory("the start-up timing of the paths");
         memset(p.out, 1, omni.tx.ring_alone_max);
+        /* The probe first: where a blocking send may wait decides which
+         * path the timing holds against the ring. */
+        pa_choice w = omni.job.cfg.wait_from
+                          ? (pa_choice){omni.job.cfg.wait_from, PA_SET}
+                          : pair_wait_from(&p);
+        found.wait_from = w.source == PA_MEASURED ? (long)w.from : LONG_MAX;
         pa_table t;
-        pair_costs(&p, &t);
+        pair_costs(&p, &t, w.from);
         pa_choice c = pa_crossover(&t, PA_RING, PA_MPI,
                                    omni.tx.paths.at[OMNI_CX_ring_mpi_from]);
         if (c.source == PA_MEASURED)
             found.ring_mpi_from = (long)c.from;
-        pa_choice w = pair_wait_from(&p);
-        found.wait_from = w.source == PA_MEASURED ? (long)w.from : LONG_MAX;
         free(p.out);
         free(p.in);
     }
