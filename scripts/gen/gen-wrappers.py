@@ -219,13 +219,13 @@ def parse_row(words, where):
         return (words[0], words[1], None, None)
     if len(words) == 3 and words[1] in ("impl", "send", "init", "view"):
         return (words[0], words[1], words[2], None)
-    if len(words) == 5 and words[1] == "impl" and words[3] == "fast":
+    if len(words) == 5 and words[1] in ("impl", "send") and words[3] == "fast":
         return (words[0], words[1], words[2], words[4])
     if len(words) > 2 and words[1] == "safe":
         return (words[0], "safe", " ".join(words[2:]), None)
     die("%s: expected '<MPI_Name> nb <MPI_Iname>', '<MPI_Name> flush', "
         "'<MPI_Name> drain', '<MPI_Name> impl <function> [fast <function>]', "
-        "'<MPI_Name> send <MODE>', "
+        "'<MPI_Name> send <MODE> [fast <function>]', "
         "'<MPI_Name> view <function>', "
         "'<MPI_Name> init <MODE>', '<MPI_Name> hand' or "
         "'<MPI_Name> safe <reason>'" % where)

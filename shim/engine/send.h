@@ -127,6 +127,48 @@ send_start(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
     return send_start_general(buf, count, dtype, dest, tag, c, mode, req);
 }
 
+/* send_copy_small's item written into a buffer that opens (or after the
+ * full one ships) for it: its window is checked, not yet taken.  Out of
+ * line, so that send_fast keeps no frame.  Returns MPI_SUCCESS. */
+int send_small_opening(const void *buf, uint32_t bytes, int dst, int tag,
+                       comm_rec *c);
+
+/* MPI_Send's fast function (wrappers.tbl, "fast"), run while Omnibus is
+ * on and unlocked: send_copy_small's case, on the communicator last looked
+ * up, whose item fits the buffer already filling, is done here whole with
+ * no call at all; one that needs a buffer opened goes to
+ * send_small_opening by a tail call, and anything else to the whole
+ * wrapper, `whole`.  So a streamed send pays neither the whole wrapper's
+ * checks of the lock and of Omnibus being on nor the frame the general
+ * path's calls would need: the registers its six arguments leave are
+ * enough when nothing is called. */
+typedef int send_whole_fn(const void *, int, MPI_Datatype, int, int,
+                          MPI_Comm);
+
+static inline __attribute__((always_inline)) int
+send_fast(const void *buf, int count, MPI_Datatype dtype, int dest, int tag,
+          MPI_Comm comm, send_whole_fn *whole)
+{
+    comm_rec *c = comm_last(comm);
+    int builtin = dtype_builtin_size(dtype);
+    if (!c || !builtin || !send_args_valid(count, dest, tag, c) ||
+        (size_t)builtin * (size_t)count > omni.job.threshold)
+        return whole(buf, count, dtype, dest, tag, comm);
+    uint32_t bytes = (uint32_t)builtin * (uint32_t)count;
+    int dst = comm_to_world(c, dest);
+    uint32_t size = RT_HDR_SIZE + bytes;
+    if (!credit_fits(dst, size))
+        return whole(buf, count, dtype, dest, tag, comm);
+    char *at = transport_reserve_in_fill(dst, size);
+    if (!at)
+        return send_small_opening(buf, bytes, dst, tag, c);
+    credit_take(dst, size);
+    send_item_write_builtin(at, buf, bytes, dst, tag, c,
+                            rt_meta(RT_EAGER, 0));
+    omni.eng.sent_to[dst]++;
+    return MPI_SUCCESS;
+}
+
 /* MPI_Buffer_attach and _detach, called by the generated wrappers. */
 int impl_Buffer_attach(void *buffer, MPI_Count size);
 int impl_Buffer_detach(void *buffer_addr, int *size);

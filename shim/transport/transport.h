@@ -106,6 +106,9 @@ static inline char *transport_reserve_forward(int dst, uint32_t size);
  * buffer now filling towards dst's next hop has no room for the item (or
  * none is filling). */
 static inline char *transport_reserve_in_fill(int dst, uint32_t size);
+/* transport_reserve when transport_reserve_in_fill has just found no room:
+ * the buffer ships, or one opens, first. */
+static inline char *transport_reserve_past_fill(int dst, uint32_t size);
 
 /* Withdraws the last reservation, of `size` bytes towards world rank dst,
  * when the item could not be written after all (nothing else may have
@@ -262,6 +265,11 @@ static inline char *transport_reserve_in_fill(int dst, uint32_t size)
     b->len += size;
     peer->stamp = omni.tx.epoch;
     return at;
+}
+
+static inline char *transport_reserve_past_fill(int dst, uint32_t size)
+{
+    return transport_reserve_slow(omni.job.hop_slot[dst], size);
 }
 
 static inline char *transport_reserve(int dst, uint32_t size)
