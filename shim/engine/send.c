@@ -469,15 +469,12 @@ send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
 }
 
 __attribute__((noinline)) int
-send_small_opening(const void *buf, uint32_t bytes, int dst, int tag,
-                       comm_rec *c)
+send_small_opening(const void *buf, uint32_t size, int dst, int tag,
+                   comm_rec *c)
 {
-    uint32_t size = RT_HDR_SIZE + bytes;
     credit_take(dst, size);
-    char *at = transport_reserve_past_fill(dst, size);
-    send_item_write_builtin(at, buf, bytes, dst, tag, c,
-                            rt_meta(RT_EAGER, 0));
-    omni.eng.sent_to[dst]++;
+    send_small_put(transport_reserve_past_fill(dst, size), buf, size, dst, tag,
+                   c);
     return MPI_SUCCESS;
 }
 

@@ -85,6 +85,36 @@ static inline void send_item_write_builtin(char *at, const void *buf,
     rt_copy(at + RT_HDR_SIZE, buf, bytes);
 }
 
+/* The size of send_copy_small's item, header included, with the world
+ * rank it goes to in *dst: a standard-mode message of a builtin datatype,
+ * at most the threshold, with valid arguments, that fits its pair's
+ * window (not yet taken); 0 for any other send. */
+static inline __attribute__((always_inline)) uint32_t
+send_small_item(MPI_Count count, MPI_Datatype dtype, int dest, int tag,
+                const comm_rec *c, int *dst)
+{
+    int builtin = dtype_builtin_size(dtype);
+    if (!builtin || !send_args_valid(count, dest, tag, c))
+        return 0;
+    MPI_Count bytes = builtin * count;
+    if ((size_t)bytes > omni.job.threshold)
+        return 0;
+    *dst = comm_to_world(c, dest);
+    uint32_t size = RT_HDR_SIZE + (uint32_t)bytes;
+    return credit_fits(*dst, size) ? size : 0;
+}
+
+/* Writes send_small_item's item of `size` bytes at `at`, reserved in its
+ * next hop's buffer, its window already taken, and counts the send. */
+static inline __attribute__((always_inline)) void
+send_small_put(char *at, const void *buf, uint32_t size, int dst, int tag,
+               const comm_rec *c)
+{
+    send_item_write_builtin(at, buf, size - RT_HDR_SIZE, dst, tag, c,
+                            rt_meta(RT_EAGER, 0));
+    omni.eng.sent_to[dst]++;
+}
+
 /* The common small send, whole: a standard-mode message of a builtin
  * datatype, at most the threshold, with valid arguments, whose item fits
  * its pair's window.  Copied into its next hop's buffer (a new one, or
@@ -99,21 +129,12 @@ static inline __attribute__((always_inline)) int
 send_copy_small(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
                 int tag, comm_rec *c)
 {
-    int builtin = dtype_builtin_size(dtype);
-    if (!builtin || !send_args_valid(count, dest, tag, c))
-        return 0;
-    MPI_Count bytes = builtin * count;
-    if ((size_t)bytes > omni.job.threshold)
-        return 0;
-    int dst = comm_to_world(c, dest);
-    uint32_t size = RT_HDR_SIZE + (uint32_t)bytes;
-    if (!credit_fits(dst, size))
+    int dst;
+    uint32_t size = send_small_item(count, dtype, dest, tag, c, &dst);
+    if (!size)
         return 0;
     credit_take(dst, size);
-    char *at = transport_reserve(dst, size);
-    send_item_write_builtin(at, buf, (uint32_t)bytes, dst, tag, c,
-                            rt_meta(RT_EAGER, 0));
-    omni.eng.sent_to[dst]++;
+    send_small_put(transport_reserve(dst, size), buf, size, dst, tag, c);
     return 1;
 }
 
@@ -127,10 +148,11 @@ send_start(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
     return send_start_general(buf, count, dtype, dest, tag, c, mode, req);
 }
 
-/* send_copy_small's item written into a buffer that opens (or after the
- * full one ships) for it: its window is checked, not yet taken.  Out of
- * line, so that send_fast keeps no frame.  Returns MPI_SUCCESS. */
-int send_small_opening(const void *buf, uint32_t bytes, int dst, int tag,
+/* send_copy_small's item of `size` bytes towards world rank dst, written
+ * into a buffer that opens (or after the full one ships) for it: its
+ * window is checked, not yet taken.  Out of line, so that send_fast keeps
+ * no frame.  Returns MPI_SUCCESS. */
+int send_small_opening(const void *buf, uint32_t size, int dst, int tag,
                        comm_rec *c);
 
 /* MPI_Send's fast function (wrappers.tbl, "fast"), run while Omnibus is
@@ -150,22 +172,15 @@ send_fast(const void *buf, int count, MPI_Datatype dtype, int dest, int tag,
           MPI_Comm comm, send_whole_fn *whole)
 {
     comm_rec *c = comm_last(comm);
-    int builtin = dtype_builtin_size(dtype);
-    if (!c || !builtin || !send_args_valid(count, dest, tag, c) ||
-        (size_t)builtin * (size_t)count > omni.job.threshold)
-        return whole(buf, count, dtype, dest, tag, comm);
-    uint32_t bytes = (uint32_t)builtin * (uint32_t)count;
-    int dst = comm_to_world(c, dest);
-    uint32_t size = RT_HDR_SIZE + bytes;
-    if (!credit_fits(dst, size))
+    int dst;
+    uint32_t size = c ? send_small_item(count, dtype, dest, tag, c, &dst) : 0;
+    if (!size)
         return whole(buf, count, dtype, dest, tag, comm);
     char *at = transport_reserve_in_fill(dst, size);
     if (!at)
-        return send_small_opening(buf, bytes, dst, tag, c);
+        return send_small_opening(buf, size, dst, tag, c);
     credit_take(dst, size);
-    send_item_write_builtin(at, buf, bytes, dst, tag, c,
-                            rt_meta(RT_EAGER, 0));
-    omni.eng.sent_to[dst]++;
+    send_small_put(at, buf, size, dst, tag, c);
     return MPI_SUCCESS;
 }
 
