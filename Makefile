@@ -134,7 +134,7 @@ YIELD_LIB  := $(BUILD)/libyieldonly.so
 
 
 .PHONY: FORCE all deps lib leg-tests openmpi-leg smallcap-lib bench-kernels install install-all uninstall unit mpitests benches test demo bench clean generate longrun \
-        sanitize valgrind stress report calibrate results release-check cluster-test profile profile-time ffi-cost
+        sanitize valgrind stress report calibrate results $(RESULTS_PARTS) release-check cluster-test profile profile-time ffi-cost
 
 all: lib $(PLAN)
 
@@ -300,37 +300,59 @@ calibrate: benches
 
 # Every results file the README and docs/ quote, and the runs they come
 # from, written again by the runners at this commit (docs/performance.md,
-# How figures are kept; about 2 h 30 min on 2 cores, on a quiet machine):
-# the demo's run (demo.md, for the README's headline figures; a run in
-# which a row collapsed, as this kind of VM's ping-pong sometimes does
-# under plain MPI, is run again, at most three in all), the report
-# (report, sizes, and where the machine allows network namespaces the
-# cluster rows), the scaling rows, the calibration, Omnibus
-# under Open MPI, and omnibus-plan's table and validation (which needs the
-# library built with a small cap).  `scripts/test/check-figures` then lists
-# every quote whose figure moved; `make release-check` fails while a quoted
-# results file is older than the code it measures.
+# How figures are kept; about 2 h 30 min on 2 cores, on a quiet machine).
+# One target per part, each of which can run alone:
+#   results-demo      the demo's run (demo.md, for the README's headline
+#                     figures; a run in which a row collapsed, as this kind
+#                     of VM's ping-pong sometimes does under plain MPI, is
+#                     run again, at most three in all), about 5 min
+#   results-report    report, sizes, and where the machine allows network
+#                     namespaces the cluster rows, about 1 h 40 min
+#   results-scaling   the scaling rows and the relayed stream, about 30 min
+#   results-calibration  the calibration, about 25 min
+#   results-openmpi   Omnibus under Open MPI, about 2 min
+#   results-plan      omnibus-plan's table and validation (which needs the
+#                     library built with a small cap), about 3 min
+# `make results` runs every part even when one fails (a run with no result
+# fails its part: the table says which, and the part's files are still
+# written), then `scripts/test/check-figures`, which lists every quote
+# whose figure moved; its exit status is non-zero if any part failed.
+# `make release-check` fails while a quoted results file is older than the
+# code it measures.
+RESULTS_PARTS := results-demo results-report results-scaling results-calibration \
+                 results-openmpi results-plan
 OPENMPI_RESULTS_ARGS := --kernels stream,pingpong --transports ompi,ompi-vader,ompi-tcp \
                         --ranks 2 --reps 7 --csv bench/results/openmpi.csv
 results: benches $(PLAN) smallcap-lib
 	@scripts/setup/ensure-deps plots
+	@status=0; for part in $(RESULTS_PARTS); do \
+	    $(MAKE) --no-print-directory $$part || { status=1; \
+	        echo "make results: $$part failed; going on with the rest" >&2; }; \
+	done; scripts/test/check-figures || status=1; exit $$status
+results-demo: benches
 	@for try in 1 2 3; do \
 	    scripts/measure/bench --demo --csv bench/results/demo.csv && break; \
 	    rc=$$?; [ $$rc = 3 ] && [ $$try -lt 3 ] || exit $$rc; \
 	    echo "make results: a demo row collapsed (a run under half its" \
 	         "row's median); the demo again, attempt $$((try + 1)) of 3" >&2; \
 	done
+results-report: benches
+	@scripts/setup/ensure-deps plots
 	@scripts/measure/bench --report
+results-scaling: benches
 	@scripts/measure/bench --scaling
 	@scripts/measure/bench --scaling --only 2x2x2 --csv bench/results/relayed.csv
+results-calibration: benches
+	@scripts/setup/ensure-deps plots
 	@scripts/measure/bench --calibrate --transports shm,tcp --plots bench/results \
 	    --csv bench/results/calibration.csv > bench/results/calibration.txt
+results-openmpi: benches
 	@$(MAKE) --no-print-directory -j2 MPI=openmpi bench-kernels
 	@scripts/measure/bench $(OPENMPI_RESULTS_ARGS)
 	@scripts/measure/bench-table bench/results/openmpi.csv > bench/results/openmpi.md
+results-plan: $(PLAN) smallcap-lib
 	@$(PYTHON) bench/plan_chart.py
 	@$(PYTHON) bench/plan_validate.py
-	@scripts/test/check-figures
 
 # The check before a release: the figures as `make test` checks them, and
 # no results file the docs quote older than the code it measures.
