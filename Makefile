@@ -134,7 +134,7 @@ YIELD_LIB  := $(BUILD)/libyieldonly.so
 
 
 .PHONY: FORCE all deps lib leg-tests openmpi-leg smallcap-lib bench-kernels install install-all uninstall unit mpitests benches test demo bench clean generate longrun \
-        sanitize valgrind stress report calibrate results $(RESULTS_PARTS) release-check cluster-test profile profile-time ffi-cost
+        sanitize valgrind stress report calibrate results $(RESULTS_PARTS) release-check cluster-test profile profile-time ffi-cost large-protocols
 
 all: lib $(PLAN)
 
@@ -313,6 +313,8 @@ calibrate: benches
 #   results-openmpi   Omnibus under Open MPI, about 2 min
 #   results-plan      omnibus-plan's table and validation (which needs the
 #                     library built with a small cap), about 3 min
+#   large-protocols   what each protocol for a large message costs in
+#                     plain MPI, about 10 min
 # `make results` runs every part even when one fails (a run with no result
 # fails its part: the table says which, and the part's files are still
 # written), then `scripts/test/check-figures`, which lists every quote
@@ -320,7 +322,7 @@ calibrate: benches
 # `make release-check` fails while a quoted results file is older than the
 # code it measures.
 RESULTS_PARTS := results-demo results-report results-scaling results-calibration \
-                 results-openmpi results-plan
+                 results-openmpi results-plan large-protocols
 OPENMPI_RESULTS_ARGS := --kernels stream,pingpong --transports ompi,ompi-vader,ompi-tcp \
                         --ranks 2 --reps 7 --csv bench/results/openmpi.csv
 results: benches $(PLAN) smallcap-lib
@@ -351,6 +353,7 @@ results-openmpi: benches
 	@scripts/measure/bench $(OPENMPI_RESULTS_ARGS)
 	@scripts/measure/bench-table bench/results/openmpi.csv > bench/results/openmpi.md
 results-plan: $(PLAN) smallcap-lib
+	@scripts/setup/ensure-deps plots
 	@$(PYTHON) bench/plan_chart.py
 	@$(PYTHON) bench/plan_validate.py
 
@@ -385,6 +388,17 @@ $(BUILD)/profile/ffi_cost: bench/profile/ffi_cost.c
 
 ffi-cost: $(BUILD)/profile/ffi_cost
 	$(BUILD)/profile/ffi_cost
+
+# What each way a large message could cross the MPI underneath costs, in
+# plain MPI (docs/design/transport.md, Messages above the threshold): the
+# table bench/results/large_protocols.md, about 10 minutes; never built by
+# `make test`.
+$(BUILD)/profile/large_protocols: bench/profile/large_protocols.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(BASEFLAGS) -o $@ $<
+
+large-protocols: $(BUILD)/profile/large_protocols
+	@scripts/measure/large-protocols --out bench/results/large_protocols.md
 
 # 10,000 communicators and 10 million messages: resident memory must stay
 # flat, or a long-running program would run out of memory (docs/testing.md,

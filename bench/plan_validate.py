@@ -192,7 +192,13 @@ def plot(rows, path):
     libraries' analyses give: wire messages per send under full buffers,
     and the memory of a full buffer (or two) for every peer."""
     try:
-        import matplotlib
+        try:
+            import matplotlib
+        except ImportError:
+            # Debian's python3-matplotlib, when another python3 comes
+            # first on PATH (pyenv and the like), as scripts/measure/bench.
+            sys.path.append("/usr/lib/python3/dist-packages")
+            import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
