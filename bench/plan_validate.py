@@ -346,8 +346,8 @@ def main():
     prov = provenance.header(
         " ".join(["bench/plan_validate.py"] + sys.argv[1:]),
         provenance.mpich_version(), "shim router plan bench/*.c bench/*.h",
-        conditions="shared with other engineers building and testing while "
-                   "it ran; counts, not times, are compared")
+        conditions="counts, not times, are compared: other load on the "
+                   "machine does not move them")
     with open(out + ".csv", "w", newline="") as f:
         f.write(provenance.text(prov, csv=True))
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
