@@ -308,8 +308,8 @@ calibrate: benches
 #                     run again, at most three in all), about 5 min
 #   results-report    report, sizes, and where the machine allows network
 #                     namespaces the cluster rows, about 1 h 40 min
-#   results-scaling   the scaling rows and the relayed stream, about 30 min
-#   results-calibration  the calibration, about 25 min
+#   results-scaling   the scaling rows and the relayed stream, about 23 min
+#   results-calibration  the calibration, about 11 min
 #   results-openmpi   Omnibus under Open MPI, about 2 min
 #   results-plan      omnibus-plan's table and validation (which needs the
 #                     library built with a small cap), about 3 min
