@@ -41,6 +41,7 @@ import csv, json, os, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "scripts", "measure"))
+import matplotlib_path  # noqa: E402
 import provenance  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -192,15 +193,7 @@ def plot(rows, path):
     libraries' analyses give: wire messages per send under full buffers,
     and the memory of a full buffer (or two) for every peer."""
     try:
-        try:
-            import matplotlib
-        except ImportError:
-            # Debian's python3-matplotlib, when another python3 comes
-            # first on PATH (pyenv and the like), as scripts/measure/bench.
-            sys.path.append("/usr/lib/python3/dist-packages")
-            import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        plt = matplotlib_path.pyplot()
     except ImportError:
         print("plan_validate: no matplotlib (scripts/setup/ensure-deps "
               "plots installs it); no plot drawn", file=sys.stderr)
