@@ -326,7 +326,6 @@ RESULTS_PARTS := results-demo results-report results-scaling results-calibration
 OPENMPI_RESULTS_ARGS := --kernels stream,pingpong --transports ompi,ompi-vader,ompi-tcp \
                         --ranks 2 --reps 7 --csv bench/results/openmpi.csv
 results: benches $(PLAN) smallcap-lib
-	@scripts/setup/ensure-deps plots
 	@status=0; for part in $(RESULTS_PARTS); do \
 	    $(MAKE) --no-print-directory $$part || { status=1; \
 	        echo "make results: $$part failed; going on with the rest" >&2; }; \
