@@ -19,6 +19,17 @@
 
 struct sync_slot;
 
+/* Payloads taken out of the MPI underneath in arrival order (inbox.c): a
+ * pool of entries chained per bucket of (source, payload tag), oldest
+ * first; the buckets are made by the first payload. */
+typedef struct omni_inbox {
+    handle_pool entries;
+    int *bucket;            /* nbuckets chain heads, handles; 0: none */
+    int nbuckets;
+    int count;              /* entries held */
+    int by_message;         /* of which held by their MPI_Message */
+} omni_inbox;
+
 typedef struct omni_eng {
     uint64_t *sent_to;      /* [world rank] -> items injected for it */
     uint32_t next_payload_tag;
@@ -41,6 +52,8 @@ typedef struct omni_eng {
     handle_pool awaiting;   /* receives awaiting rendezvous data (recv.c) */
     handle_pool recv_reqs;  /* MPI_Request of receives (request.c): each
                                slot points to its match_recv */
+
+    omni_inbox inbox;
 
     /* receives whose payload the MPI underneath is receiving (recv.c) */
     pending_set payloads;

@@ -1,5 +1,6 @@
 #include "shim/engine/recv.h"
 #include "shim/engine/send.h"
+#include "shim/engine/inbox.h"
 #include "shim/transport/transport.h"
 #include "shim/transport/shm.h"
 #include "shim/progress/progress.h"
@@ -14,10 +15,12 @@
 void recv_init(void)
 {
     handle_pool_init(&omni.eng.awaiting, sizeof(match_recv *));
+    inbox_init();
 }
 
 void recv_finalize(void)
 {
+    inbox_finalize();
     handle_pool_destroy(&omni.eng.awaiting);
 }
 
@@ -165,6 +168,22 @@ static inline void recv_take_eager(match_recv *r, const match_msg *m)
     recv_finish(r);
 }
 
+/* A LARGE message taken by a receive with no early payload: its payload
+ * may have reached the inbox since its header came, received early
+ * (m->early, as recv_receive_early would have set it) or held as *msg. */
+static void recv_claim_payload(match_msg *m, MPI_Message *msg)
+{
+    inbox_payload p;
+    if (inbox_claim(m->src_world, m->value, 0, &p) <= 0)
+        return;
+    if (p.early) {
+        m->early = p.early;
+        m->early_req = p.req;
+    } else {
+        *msg = p.msg;
+    }
+}
+
 /* recv_take_message for every kind but a plain eager message. */
 static __attribute__((noinline)) void recv_take_other(match_recv *r,
                                                       match_msg *m)
@@ -193,6 +212,9 @@ static __attribute__((noinline)) void recv_take_other(match_recv *r,
         recv_answer_rndv(m->src_world, m->rndv_id, (uint32_t)id);
         return;
     }
+    MPI_Message msg = MPI_MESSAGE_NULL;
+    if (m->kind == RT_LARGE && !m->early)
+        recv_claim_payload(m, &msg);
     if (m->early && m->early_req == MPI_REQUEST_NULL) {
         /* An early read: the payload is in. */
         recv_copy_in(r, m->early, m->bytes);
@@ -212,9 +234,10 @@ static __attribute__((noinline)) void recv_take_other(match_recv *r,
         recv_await_payload(r);
         return;
     }
-    MPI_Count esize = dtype_size(r->dtype);
-    int rc;
-    if (m->bytes > esize * r->count) {
+    void *into = r->buf;
+    MPI_Count count = r->count;
+    MPI_Datatype dtype = r->dtype;
+    if (m->bytes > dtype_size(r->dtype) * r->count) {
         /* Too long for the buffer: the MPI underneath would report the
          * truncation on no communicator (fatal), so the payload lands aside
          * and is copied in as an eager message would be, with
@@ -222,12 +245,18 @@ static __attribute__((noinline)) void recv_take_other(match_recv *r,
         r->spill = malloc((size_t)m->bytes);
         if (!r->spill)
             omni_out_of_memory("a truncated message");
-        rc = omni_Irecv_c(r->spill, m->bytes, MPI_BYTE, (int)m->src_world,
-                          (int)m->value, omni.job.payload_comm, &r->payload);
-    } else {
-        rc = omni_Irecv_c(r->buf, r->count, r->dtype, (int)m->src_world,
-                          (int)m->value, omni.job.payload_comm, &r->payload);
+        into = r->spill;
+        count = m->bytes;
+        dtype = MPI_BYTE;
     }
+    int rc = msg != MPI_MESSAGE_NULL
+                 ? omni_Imrecv_c(into, count, dtype, &msg, &r->payload)
+                 : omni_Irecv_c(into, count, dtype, (int)m->src_world,
+                                (int)m->value,
+                                m->kind == RT_LARGE_SYNC
+                                    ? omni.job.payload_sync_comm
+                                    : omni.job.payload_comm,
+                                &r->payload);
     if (rc != MPI_SUCCESS) {
         r->error = rc;
         recv_finish(r);
@@ -337,33 +366,27 @@ static inline void recv_describe(match_msg *m, const comm_rec *c,
 }
 
 /* Early payloads (docs/design/transport.md, Early payloads).  A LARGE
- * header that no
- * posted receive takes would leave its payload waiting in the MPI underneath
- * until the program's receive matches the header.  Under MPICH 4.0's ch4:ucx
- * every receive posted walks UCX's whole list of unexpected messages (it
- * clears the error bits of every tag mask, so UCX never looks one up by
- * hash), and each block Omnibus takes in posts one: thousands of waiting
- * payloads made Omnibus's receiving quadratic.  So the payload is received
- * at once into a buffer of its own and copied into the program's buffer
- * when the receive comes, as the MPI underneath does with an unexpected eager
- * message.  Never a synchronous one (RT_LARGE_SYNC): taking it would complete
- * the sender's MPI_Issend before any receive matched.  Up to RECV_EARLY_MAX
- * bytes, under UCX's largest eager sizes, so that the copy replaces
- * the underlying MPI's rather than adding one, up to OMNIBUS_EAGER_POOL bytes
- * (omni_early_charge) and OMNI_EARLY_MAX payloads at once. */
-#define RECV_EARLY_MAX ((MPI_Count)65536)
-
-static int recv_early_fits(MPI_Count bytes)
-{
-    return bytes <= RECV_EARLY_MAX && omni.match.early_count < OMNI_EARLY_MAX &&
-           omni.match.early_bytes + omni_early_charge(bytes) <=
-               omni.job.cfg.eager_pool;
-}
-
+ * header that no posted receive takes would leave its payload waiting in
+ * the MPI underneath until the program's receive matches the header, and
+ * under MPICH 4.0's ch4:ucx every receive posted walks UCX's whole list of
+ * unexpected messages: thousands of waiting payloads made receiving
+ * quadratic.  So the payload is received at once into a buffer of its own
+ * and copied into the program's buffer when the receive comes, as the MPI
+ * underneath does with an unexpected eager message: the inbox's if it came
+ * first (inbox.h), else by source and tag, within inbox_early_fits.  Never
+ * a synchronous one (RT_LARGE_SYNC): taking it would complete the sender's
+ * MPI_Issend before any receive matched. */
 static void recv_receive_early(match_msg *m)
 {
-    if (!recv_early_fits(m->bytes))
+    inbox_payload p;
+    int found = inbox_claim(m->src_world, m->value, 1, &p);
+    if (found > 0) {
+        m->early = p.early;
+        m->early_req = p.req;
         return;
+    }
+    if (found < 0 || !inbox_early_fits(m->bytes))
+        return; /* held by the inbox, or it waits in the MPI underneath */
     char *buf = malloc(m->bytes > 0 ? (size_t)m->bytes : 1);
     if (!buf)
         return; /* it waits in the MPI underneath, as it would have */
@@ -393,7 +416,7 @@ static void recv_receive_early(match_msg *m)
  * MPI_REQUEST_NULL).  A read the kernel refuses leaves it as it was. */
 static void recv_read_early(match_msg *m)
 {
-    if (!recv_early_fits(m->bytes))
+    if (!inbox_early_fits(m->bytes))
         return;
     char *buf = malloc(m->bytes > 0 ? (size_t)m->bytes : 1);
     if (!buf)
