@@ -22,8 +22,6 @@ typedef struct omni_job {
     int tag_ub;
     MPI_Comm wire_comm;     /* private: blocks between neighbours */
     MPI_Comm payload_comm;  /* private: large payloads, one tag each */
-    MPI_Comm payload_sync_comm; /* the same for synchronous sends, apart
-                               from those the inbox takes (engine/inbox.h) */
     int payload_tag_max;    /* payload tags cycle through 0..max */
     size_t threshold;       /* effective: fits a block with its header */
     size_t block_cap;

@@ -3,6 +3,9 @@
 #include "shim/base/fail.h"
 #include <stdlib.h>
 
+_Static_assert(sizeof(omni_inbox) % 64 == 0,
+               "omni_inbox is whole cache lines (part_engine.h)");
+
 /* Buckets at first, a power of two; the table doubles whenever it holds
  * twice as many entries as buckets, so chains stay short. */
 #define INBOX_BUCKETS_MIN 1024
@@ -21,6 +24,8 @@ typedef struct inbox_entry {
 
 void inbox_init(void)
 {
+    PMPI_Comm_dup(MPI_COMM_WORLD, &omni.eng.inbox.sync_comm);
+    PMPI_Comm_set_errhandler(omni.eng.inbox.sync_comm, MPI_ERRORS_RETURN);
     handle_pool_init(&omni.eng.inbox.entries, sizeof(inbox_entry));
     omni.eng.inbox.bucket = NULL;
     omni.eng.inbox.nbuckets = 0;
@@ -199,4 +204,5 @@ void inbox_finalize(void)
     omni.eng.inbox.nbuckets = 0;
     omni.eng.inbox.count = omni.eng.inbox.by_message = 0;
     handle_pool_destroy(&omni.eng.inbox.entries);
+    PMPI_Comm_free(&omni.eng.inbox.sync_comm);
 }

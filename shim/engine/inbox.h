@@ -26,7 +26,7 @@
  * A probe costs what a receive by tag costs in walking the list, and
  * there is one per payload, plus one that finds none when a payload has
  * not arrived: never a probe in a round with no large header to serve.
- * Payloads of synchronous sends travel on omni.job.payload_sync_comm,
+ * Payloads of synchronous sends travel on omni.eng.inbox.sync_comm,
  * which the inbox never probes: the receive that takes their header is
  * what completes the sender's MPI_Issend.  A sender's payload tags cycle,
  * so entries of one (source, tag) are claimed oldest first.

@@ -254,7 +254,7 @@ static __attribute__((noinline)) void recv_take_other(match_recv *r,
                  : omni_Irecv_c(into, count, dtype, (int)m->src_world,
                                 (int)m->value,
                                 m->kind == RT_LARGE_SYNC
-                                    ? omni.job.payload_sync_comm
+                                    ? omni.eng.inbox.sync_comm
                                     : omni.job.payload_comm,
                                 &r->payload);
     if (rc != MPI_SUCCESS) {

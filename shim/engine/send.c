@@ -273,7 +273,7 @@ static int send_large(const void *buf, MPI_Count count, MPI_Datatype dtype,
         rc = send_bsend_payload(buf, count, dtype, dst, ptag, c);
     else if (mode == SEND_SYNC)
         rc = omni_Issend_c(buf, count, dtype, dst, (int)ptag,
-                           omni.job.payload_sync_comm, &preq);
+                           omni.eng.inbox.sync_comm, &preq);
     else
         rc = omni_Isend_c(buf, count, dtype, dst, (int)ptag, omni.job.payload_comm,
                           &preq);

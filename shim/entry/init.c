@@ -231,10 +231,8 @@ static void omni_setup(int app_level, int real_level)
                                                           : (int)RT_META_MAX;
     PMPI_Comm_dup(MPI_COMM_WORLD, &omni.job.wire_comm);
     PMPI_Comm_dup(MPI_COMM_WORLD, &omni.job.payload_comm);
-    PMPI_Comm_dup(MPI_COMM_WORLD, &omni.job.payload_sync_comm);
     PMPI_Comm_set_errhandler(omni.job.wire_comm, MPI_ERRORS_RETURN);
     PMPI_Comm_set_errhandler(omni.job.payload_comm, MPI_ERRORS_RETURN);
-    PMPI_Comm_set_errhandler(omni.job.payload_sync_comm, MPI_ERRORS_RETURN);
     if (topology_setup(err, sizeof err) != 0)
         init_refuse(0, err);
     /* All ranks see the same launcher environment (mpi/hint.h), so they
@@ -374,7 +372,6 @@ OMNI_EXPORT int MPI_Finalize(void)
         topology_free();
         PMPI_Comm_free(&omni.job.wire_comm);
         PMPI_Comm_free(&omni.job.payload_comm);
-        PMPI_Comm_free(&omni.job.payload_sync_comm);
     }
     return PMPI_Finalize();
 }
