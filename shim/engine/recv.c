@@ -168,20 +168,22 @@ static inline void recv_take_eager(match_recv *r, const match_msg *m)
     recv_finish(r);
 }
 
-/* A LARGE message taken by a receive with no early payload: its payload
- * may have reached the inbox since its header came, received early
- * (m->early, as recv_receive_early would have set it) or held as *msg. */
-static void recv_claim_payload(match_msg *m, MPI_Message *msg)
+/* The payload of LARGE message m from the inbox (inbox_claim, whose
+ * answer it returns): received early into m->early, or held as *msg,
+ * which only a call without early_only takes. */
+static int recv_claim_payload(match_msg *m, int early_only, MPI_Message *msg)
 {
     inbox_payload p;
-    if (inbox_claim(m->src_world, m->value, 0, &p) <= 0)
-        return;
+    int found = inbox_claim(m->src_world, m->value, early_only, &p);
+    if (found <= 0)
+        return found;
     if (p.early) {
         m->early = p.early;
         m->early_req = p.req;
     } else {
         *msg = p.msg;
     }
+    return found;
 }
 
 /* recv_take_message for every kind but a plain eager message. */
@@ -214,7 +216,7 @@ static __attribute__((noinline)) void recv_take_other(match_recv *r,
     }
     MPI_Message msg = MPI_MESSAGE_NULL;
     if (m->kind == RT_LARGE && !m->early)
-        recv_claim_payload(m, &msg);
+        recv_claim_payload(m, 0, &msg);
     if (m->early && m->early_req == MPI_REQUEST_NULL) {
         /* An early read: the payload is in. */
         recv_copy_in(r, m->early, m->bytes);
@@ -378,15 +380,11 @@ static inline void recv_describe(match_msg *m, const comm_rec *c,
  * MPI_Issend before any receive matched. */
 static void recv_receive_early(match_msg *m)
 {
-    inbox_payload p;
-    int found = inbox_claim(m->src_world, m->value, 1, &p);
-    if (found > 0) {
-        m->early = p.early;
-        m->early_req = p.req;
-        return;
-    }
-    if (found < 0 || !inbox_early_fits(m->bytes))
-        return; /* held by the inbox, or it waits in the MPI underneath */
+    MPI_Message held = MPI_MESSAGE_NULL; /* early_only: never set */
+    int found = recv_claim_payload(m, 1, &held);
+    if (found != 0 || !inbox_early_fits(m->bytes))
+        return; /* taken from the inbox, held there, or it waits in the
+                   MPI underneath */
     char *buf = malloc(m->bytes > 0 ? (size_t)m->bytes : 1);
     if (!buf)
         return; /* it waits in the MPI underneath, as it would have */
