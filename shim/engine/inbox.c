@@ -132,7 +132,7 @@ static int inbox_take(uint32_t src, uint32_t tag, int early_only,
         if (early_only && !e->early)
             return -1;
         *out = (inbox_payload){.early = e->early, .req = e->req,
-                               .msg = e->msg, .bytes = e->bytes};
+                               .msg = e->msg};
         *link = e->next;
         if (!e->early)
             omni.eng.inbox.by_message--;
@@ -169,8 +169,7 @@ int inbox_claim(uint32_t src, uint32_t tag, int early_only,
         }
         /* A receive waits for it: into its buffer, with no copy. */
         *out = (inbox_payload){.early = NULL, .req = MPI_REQUEST_NULL,
-                               .msg = msg, .bytes = 0};
-        PMPI_Get_elements_x(&st, MPI_BYTE, &out->bytes);
+                               .msg = msg};
         return 1;
     }
     return 0;

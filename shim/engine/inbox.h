@@ -70,7 +70,6 @@ typedef struct inbox_payload {
     char *early;
     MPI_Request req;
     MPI_Message msg;
-    MPI_Count bytes;
 } inbox_payload;
 
 void inbox_init(void);
