@@ -102,6 +102,10 @@ typedef struct {
                                payload bytes from which a blocking send to
                                a rank of the node goes through the MPI
                                underneath (shim/transport/calib.h) */
+    size_t read_from;       /* OMNIBUS_READ_FROM, 0 when unset: the payload
+                               bytes from which a nonblocking or
+                               synchronous send to a rank of the node goes
+                               by single-copy read, where it can (calib.h) */
     size_t wait_from;       /* OMNIBUS_WAIT_FROM, 0 when unset: the size
                                from which the MPI underneath's own blocking
                                send waits for its receive (calib.h) */

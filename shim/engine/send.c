@@ -141,14 +141,15 @@ static inline int send_by_read_ok(MPI_Count bytes, int builtin, int dst,
                                   enum send_mode mode, int blocking)
 {
     const uint64_t *at = omni.tx.paths.at;
-    return (uint64_t)bytes >= at[OMNI_CX_read_from] && builtin &&
-           omni.tx.read_pid && omni.tx.read_pid[dst] &&
-           omni.job.route_len[dst] == 1 &&
-           (mode == SEND_SYNC ||
-            (mode == SEND_STANDARD &&
-             (!blocking || !transport_ring_fits(dst, (size_t)bytes) ||
-              ((uint64_t)bytes >= at[OMNI_CX_under_wait_from] &&
-               (uint64_t)bytes >= at[OMNI_CX_ring_mpi_from]))));
+    if (!builtin || !omni.tx.read_pid || !omni.tx.read_pid[dst] ||
+        omni.job.route_len[dst] != 1)
+        return 0;
+    if (mode == SEND_SYNC || (mode == SEND_STANDARD && !blocking))
+        return (uint64_t)bytes >= at[OMNI_CX_read_from];
+    return mode == SEND_STANDARD &&
+           (!transport_ring_fits(dst, (size_t)bytes) ||
+            ((uint64_t)bytes >= at[OMNI_CX_under_wait_from] &&
+             (uint64_t)bytes >= at[OMNI_CX_ring_mpi_from]));
 }
 
 /* A message above the threshold to a peer that is its own next hop

@@ -369,6 +369,10 @@ void calib_paths(int crowded)
         p->at[OMNI_CX_ring_mpi_from] = omni.job.cfg.ring_mpi_from;
         p->source[OMNI_CX_ring_mpi_from] = PA_SET;
     }
+    if (omni.job.cfg.read_from) {
+        p->at[OMNI_CX_read_from] = omni.job.cfg.read_from;
+        p->source[OMNI_CX_read_from] = PA_SET;
+    }
     if (omni.job.cfg.wait_from) {
         p->at[OMNI_CX_under_wait_from] = omni.job.cfg.wait_from;
         p->source[OMNI_CX_under_wait_from] = PA_SET;

@@ -28,8 +28,8 @@
  * node rings exist (shm.h) and before anything is sent through them.  On
  * return every rank holds the same omni.tx.paths (compared over the job
  * before it returns: a difference ends the job): each crossover is its
- * built-in value (source PA_DEFAULT), OMNIBUS_RING_MPI_FROM's or
- * OMNIBUS_WAIT_FROM's (PA_SET), or, under OMNIBUS_PATHS=measured,
+ * built-in value (source PA_DEFAULT), OMNIBUS_RING_MPI_FROM's,
+ * OMNIBUS_READ_FROM's or OMNIBUS_WAIT_FROM's (PA_SET), or, under OMNIBUS_PATHS=measured,
  * ring_mpi_from as router/paths.h decides it from one pair of ranks per
  * node timing both paths at a few sizes, the smallest over the nodes, and
  * under_wait_from as pa_wait_from decides it from the same pair's probe of
@@ -40,8 +40,10 @@
  * the pair's rings and the MPI underneath's point-to-point calls on the
  * node communicator, and leaves both as it found them; it takes a few
  * milliseconds, and stops, the sizes left unmeasured, once it has taken
- * CALIB_BUDGET_NS (the probe has a budget of its own).  read_from and the
- * two wire sizes keep their built-in values so far. */
+ * CALIB_BUDGET_NS (the probe has a budget of its own).  read_from (unless
+ * pinned) and the two wire sizes keep their built-in values so far: the
+ * bare read timed cheaper than the ring where the library's own
+ * nonblocking sends ran faster through the ring (transport.md). */
 #ifndef OMNIBUS_CALIB_H
 #define OMNIBUS_CALIB_H
 

@@ -1155,6 +1155,24 @@ static void test_wait_from_takes_sizes_and_rejects_zero(void)
     expect_refused("OMNIBUS_WAIT_FROM", "eager");
 }
 
+static void test_read_from_takes_sizes_and_rejects_zero(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN] = "";
+    CHECK(load_table(NULL, 0, &s, err) == 0 && s.read_from == 0,
+          "unset OMNIBUS_READ_FROM must be 0 (the built-in crossover); got "
+          "%zu", s.read_from);
+    expect_accepted("OMNIBUS_READ_FROM", "64K", &s);
+    CHECK(s.read_from == 65536,
+          "OMNIBUS_READ_FROM=64K must give 65536, got %zu", s.read_from);
+    expect_accepted("OMNIBUS_READ_FROM", "1M", &s);
+    CHECK(s.read_from == 1048576,
+          "OMNIBUS_READ_FROM=1M (no read below a ring record) must give "
+          "1048576, got %zu", s.read_from);
+    expect_refused("OMNIBUS_READ_FROM", "0");
+    expect_refused("OMNIBUS_READ_FROM", "read");
+}
+
 static void test_ring_mpi_from_rejects_zero_and_words(void)
 {
     expect_refused("OMNIBUS_RING_MPI_FROM", "0");
@@ -1674,6 +1692,7 @@ int main(void)
     RUN(test_paths_rejects_other_values);
     RUN(test_ring_mpi_from_takes_sizes_from_one_byte);
     RUN(test_ring_mpi_from_rejects_zero_and_words);
+    RUN(test_read_from_takes_sizes_and_rejects_zero);
     RUN(test_wait_from_takes_sizes_and_rejects_zero);
 
     RUN(test_message_shows_trailing_space_in_quotes);
