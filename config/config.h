@@ -66,6 +66,13 @@ typedef enum {
     CFG_PATHS_DEFAULT   /* the built-in crossovers */
 } cfg_paths;
 
+/* Whether large messages to a neighbour reached through the MPI underneath
+ * may travel without a header (OMNIBUS_ENVELOPES; shim/engine/envelope.h). */
+typedef enum {
+    CFG_ENVELOPES_ON,
+    CFG_ENVELOPES_OFF
+} cfg_envelopes;
+
 typedef struct {
     cfg_topo_kind topo_kind;
     int ndims;              /* BALANCED and EXPLICIT: number of dimensions */
@@ -98,6 +105,7 @@ typedef struct {
     cfg_collectives collectives; /* OMNIBUS_COLLECTIVES=omnibus|mpi */
     cfg_shm shm;            /* OMNIBUS_SHM=auto|on|off */
     cfg_paths paths;        /* OMNIBUS_PATHS=measured|default */
+    cfg_envelopes envelopes; /* OMNIBUS_ENVELOPES=on|off */
     size_t ring_mpi_from;   /* OMNIBUS_RING_MPI_FROM, 0 when unset: the
                                payload bytes from which a blocking send to
                                a rank of the node goes through the MPI

@@ -22,6 +22,12 @@
  *               receiver answers with an ACK once a receive has matched it
  *   LARGE       an 8-byte message size; meta value = the tag under which the
  *               payload travels straight to dst on the payload communicator
+ *               (or, for a header a receiver made for a message that came
+ *               without one, router/envelope.h, the inbox key it is kept
+ *               under).  With no body (len 0) it is a link's mark instead,
+ *               alone in its block: meta value = how many messages the
+ *               sender has sent to dst without a header so far, modulo
+ *               2^28, all of which come before the blocks after it
  *   LARGE_SYNC  as LARGE for a payload sent with MPI_Issend, whose
  *               completion is the sender's proof of a matching receive, so
  *               only the program's own receive may take it (never an early

@@ -22,6 +22,8 @@ typedef struct omni_block {
     int refs;
     int cls;
     size_t len;
+    int from;   /* the world rank an arrived wire block came from; -1 for
+                   any other block */
     char data[];
 } omni_block;
 

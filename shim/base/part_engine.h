@@ -11,6 +11,7 @@
 #include "shim/base/handles.h"
 #include "shim/base/pending.h"
 #include "shim/mpi/gclass.h"
+#include "router/envelope.h"
 
 /* Blocking sends offered for a single-copy read that one rank holds,
  * unmatched, as candidates for an early read (recv.c); more wait like a
@@ -18,6 +19,20 @@
 #define OMNI_EARLY_CANDS 64
 
 struct sync_slot;
+
+/* Large messages sent without a header (envelope.c), per next-hop slot:
+ * the links to neighbours reached through the MPI underneath. */
+typedef struct omni_envelopes {
+    ev_layout layout;       /* their tags; layout.ok 0: none are sent */
+    int poller, polling;    /* env_poll's id; polling once a neighbour can
+                               send them */
+    uint8_t *ready;         /* a header went to that rank: it polls */
+    uint32_t *sent;         /* sent to it so far */
+    uint32_t *taken;        /* taken in from it so far */
+    uint32_t *blocks_done;  /* its wire blocks processed so far */
+    struct omni_block *parked, *parked_tail; /* wire blocks waiting behind
+                               a mark, oldest first (deliver.c) */
+} omni_envelopes;
 
 /* Payloads taken out of the MPI underneath in arrival order (inbox.c): a
  * pool of entries chained per bucket of (source, payload tag), oldest
@@ -80,6 +95,9 @@ typedef struct omni_eng {
     int early_ncand;
     uint32_t early_serial;   /* the last serial given */
     int early_poller;
+
+    omni_envelopes env;
+    int parked_poller;      /* deliver_poll_parked's id */
 } omni_eng;
 
 #endif

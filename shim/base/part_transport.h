@@ -139,6 +139,13 @@ typedef struct omni_tx {
     omni_block *free_blocks;                      /* capacity block_cap */
     omni_block *free_cut[OMNI_BLOCK_CLASSES];     /* cut blocks, by class */
     uint64_t bytes_out;     /* block bytes allocated, not on a free list */
+
+    /* Per next-hop slot, for large messages sent without a header
+     * (router/envelope.h): the blocks shipped to it through the MPI
+     * underneath, and the count the mark due before its next block says,
+     * with bit 31 set (0: none due). */
+    uint32_t *blocks_out;
+    uint32_t *mark_due;
 } omni_tx;
 
 #endif

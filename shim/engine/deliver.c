@@ -4,6 +4,8 @@
 #include "shim/engine/send.h"
 #include "shim/progress/credit.h"
 #include "shim/engine/rndv.h"
+#include "shim/engine/envelope.h"
+#include "shim/progress/progress.h"
 #include <string.h>
 
 /* Next hops that an urgent forwarded item must flush, collected while a
@@ -93,6 +95,19 @@ deliver_item(const char *at, omni_block *b, urgent_set *u)
     case RT_RNDV_DATA:
         recv_rndv_data(rt_meta_value(h.meta), body, h.len);
         break;
+    case RT_LARGE:
+        if (h.len == 0) /* a link's mark, already honoured (deliver_block) */
+            return size;
+        /* fall through */
+    case RT_LARGE_SYNC:
+        env_heard_header((int)h.src);
+        if (!b) {
+            if (!recv_arrived_if_taken(&h, body))
+                return 0;
+        } else {
+            recv_arrived(&h, body, b);
+        }
+        break;
     case RT_EAGER:
         if (b) {
             uint32_t items;
@@ -113,14 +128,81 @@ deliver_item(const char *at, omni_block *b, urgent_set *u)
     return size;
 }
 
-void deliver_block(omni_block *b)
+/* Whether wire block b may be processed now: it does not start with a
+ * link's mark (a LARGE item with no body, which a block of its own
+ * carries), or the messages the mark counts have been taken in
+ * (envelope.h). */
+static int deliver_mark_met(const omni_block *b)
+{
+    rt_item_hdr h;
+    if (b->len < RT_HDR_SIZE)
+        return 1;
+    rt_hdr_read(b->data, &h);
+    return rt_meta_kind(h.meta) != RT_LARGE || h.len != 0 ||
+           env_take_due(b->from, rt_meta_value(h.meta));
+}
+
+static void deliver_items(omni_block *b)
 {
     urgent_set u = {.n = 0, .overflow = 0};
     b->refs++; /* held while parsing, so delivery cannot free it under us */
     for (size_t at = 0; at < b->len;)
         at += deliver_item(b->data + at, b, &u);
+    if (b->from >= 0)
+        env_block_done(b->from);
     transport_block_unref(b);
     urgent_ship(&u);
+}
+
+/* A wire block behind a mark not yet met waits, and every wire block
+ * after it, in arrival order: a link's blocks are processed in the order
+ * sent, and the posted wire receives mix the links. */
+static void deliver_park(omni_block *b)
+{
+    omni_envelopes *e = &omni.eng.env;
+    b->refs++;
+    b->next = NULL;
+    if (e->parked)
+        e->parked_tail->next = b;
+    else
+        e->parked = b;
+    e->parked_tail = b;
+    prog_has_work(omni.eng.parked_poller);
+}
+
+void deliver_block(omni_block *b)
+{
+    if (b->from >= 0 &&
+        (omni.eng.env.parked || !deliver_mark_met(b))) {
+        deliver_park(b);
+        return;
+    }
+    deliver_items(b);
+}
+
+void deliver_header(const rt_item_hdr *h, const char *body, omni_block *b)
+{
+    recv_arrived(h, body, b);
+    omni.stats.delivered++;
+}
+
+static int deliver_poll_parked(void);
+
+void deliver_add_poller(void)
+{
+    omni.eng.parked_poller = prog_add_poller(deliver_poll_parked, 0);
+}
+
+static int deliver_poll_parked(void)
+{
+    omni_envelopes *e = &omni.eng.env;
+    while (e->parked && deliver_mark_met(e->parked)) {
+        omni_block *b = e->parked;
+        e->parked = b->next;
+        deliver_items(b);
+        transport_block_unref(b); /* the reference parking took */
+    }
+    return e->parked != NULL;
 }
 
 size_t deliver_in_place(const char *data, size_t len)

@@ -21,6 +21,15 @@
 
 void deliver_block(omni_block *b);
 
+/* A LARGE header this rank made for a message that came without one
+ * (envelope.h, which is given this function): delivered as an item. */
+void deliver_header(const rt_item_hdr *h, const char *body, omni_block *b);
+
+/* Registers the progress poller for wire blocks waiting behind a link's
+ * mark (envelope.h), which processes them, in order, as the marks are
+ * met. */
+void deliver_add_poller(void);
+
 /* The items of `len` bytes at `data`, which the caller must not keep (a
  * record in a node ring), delivered in place for as long as each is done
  * with at once: a control item, an item forwarded, or a message that a

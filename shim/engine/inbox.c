@@ -77,39 +77,68 @@ static void inbox_size_buckets(void)
     in->nbuckets = n;
 }
 
+/* Receives entry e's payload, held by its message, early into a buffer of
+ * Omnibus's own when it fits (INBOX_EARLY_MAX, the pool); returns whether
+ * it did. */
+static int inbox_receive_early(inbox_entry *e)
+{
+    MPI_Count bytes = e->bytes;
+    if (bytes > INBOX_EARLY_MAX ||
+        omni.match.early_bytes + omni_early_charge(bytes) >
+            omni.job.cfg.eager_pool)
+        return 0;
+    char *buf = malloc(bytes > 0 ? (size_t)bytes : 1);
+    if (!buf ||
+        omni_Imrecv_c(buf, bytes, MPI_BYTE, &e->msg, &e->req) != MPI_SUCCESS) {
+        free(buf);
+        return 0;
+    }
+    /* An eager payload is in at once, and then holds no request of the
+     * MPI underneath: OMNI_EARLY_MAX, which bounds the receives posted
+     * ahead, does not bound these. */
+    int done = 0;
+    PMPI_Test(&e->req, &done, MPI_STATUS_IGNORE);
+    e->early = buf;
+    match_early_take(omni_early_charge(bytes));
+    omni.stats.early_payloads++;
+    return 1;
+}
+
+/* Appends payload `msg` of `bytes` from src under `tag`, receiving it
+ * early when `early` and it fits. */
+static void inbox_append(MPI_Message msg, uint32_t src, uint32_t tag,
+                         MPI_Count bytes, int early)
+{
+    int handle;
+    inbox_entry *e = handle_take(&omni.eng.inbox.entries, &handle);
+    *e = (inbox_entry){.next = 0, .src = src, .tag = tag, .bytes = bytes,
+                       .early = NULL, .req = MPI_REQUEST_NULL, .msg = msg};
+    if (early)
+        inbox_receive_early(e);
+    if (!e->early)
+        omni.eng.inbox.by_message++;
+    omni.eng.inbox.count++;
+    inbox_link(omni.eng.inbox.bucket, omni.eng.inbox.nbuckets, handle);
+}
+
 /* Appends a payload just probed as `msg` (status st), receiving it early
  * when it fits. */
 static void inbox_keep(MPI_Message msg, const MPI_Status *st)
 {
     MPI_Count bytes = 0;
     PMPI_Get_elements_x(st, MPI_BYTE, &bytes);
-    int handle;
-    inbox_entry *e = handle_take(&omni.eng.inbox.entries, &handle);
-    *e = (inbox_entry){.next = 0, .src = (uint32_t)st->MPI_SOURCE,
-                       .tag = (uint32_t)st->MPI_TAG, .bytes = bytes,
-                       .early = NULL, .req = MPI_REQUEST_NULL, .msg = msg};
-    if (bytes <= INBOX_EARLY_MAX &&
-        omni.match.early_bytes + omni_early_charge(bytes) <=
-            omni.job.cfg.eager_pool) {
-        char *buf = malloc(bytes > 0 ? (size_t)bytes : 1);
-        if (buf && omni_Imrecv_c(buf, bytes, MPI_BYTE, &e->msg, &e->req) ==
-                       MPI_SUCCESS) {
-            /* An eager payload is in at once, and then holds no request
-             * of the MPI underneath: OMNI_EARLY_MAX, which bounds the
-             * receives posted ahead, does not bound these. */
-            int done = 0;
-            PMPI_Test(&e->req, &done, MPI_STATUS_IGNORE);
-            e->early = buf;
-            match_early_take(omni_early_charge(bytes));
-            omni.stats.early_payloads++;
-        } else {
-            free(buf);
-        }
-    }
-    if (!e->early)
-        omni.eng.inbox.by_message++;
-    omni.eng.inbox.count++;
-    inbox_link(omni.eng.inbox.bucket, omni.eng.inbox.nbuckets, handle);
+    inbox_append(msg, (uint32_t)st->MPI_SOURCE, (uint32_t)st->MPI_TAG, bytes,
+                 1);
+}
+
+void inbox_hold(uint32_t src, uint32_t key, MPI_Message msg, MPI_Count bytes)
+{
+    inbox_size_buckets();
+    /* Past INBOX_MAX messages held, received early where the pool allows
+     * and held by its message all the same otherwise: unlike a header's
+     * payload, it cannot wait in the MPI underneath to be received by tag
+     * (its tag is not the key its header asks for). */
+    inbox_append(msg, src, key, bytes, omni.eng.inbox.by_message >= INBOX_MAX);
 }
 
 /* Removes the oldest entry of (src, tag) into *out and returns 1, or
@@ -129,8 +158,14 @@ static int inbox_take(uint32_t src, uint32_t tag, int early_only,
             link = &e->next;
             continue;
         }
-        if (early_only && !e->early)
-            return -1;
+        if (early_only && !e->early) {
+            /* A message without header is held by its message until its
+             * header finds no receive: received early now when it fits,
+             * as its header's payload would have been (recv.c). */
+            if (!inbox_receive_early(e))
+                return -1;
+            omni.eng.inbox.by_message--;
+        }
         *out = (inbox_payload){.early = e->early, .req = e->req,
                                .msg = e->msg};
         *link = e->next;

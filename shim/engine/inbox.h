@@ -73,6 +73,11 @@ typedef struct inbox_payload {
 } inbox_payload;
 
 void inbox_init(void);
+
+/* Keeps payload `msg` of `bytes` from world rank src under `key`, which a
+ * LARGE header will claim (inbox_claim): a message that came without a
+ * header (envelope.h), probed out of the MPI underneath by the caller. */
+void inbox_hold(uint32_t src, uint32_t key, MPI_Message msg, MPI_Count bytes);
 void inbox_finalize(void);
 
 /* Removes the oldest payload from world rank src under payload tag `tag`

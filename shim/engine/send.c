@@ -6,6 +6,7 @@
 #include "shim/base/dtype.h"
 #include "shim/engine/preq.h"
 #include "shim/engine/rndv.h"
+#include "shim/engine/envelope.h"
 #include "shim/mpi/count_gen.h"
 #include "shim/base/fail.h"
 #include <stdint.h>
@@ -265,6 +266,10 @@ static int send_large(const void *buf, MPI_Count count, MPI_Datatype dtype,
                       MPI_Count bytes, int dst, int tag, comm_rec *c,
                       enum send_mode mode, MPI_Request *req, int user_req)
 {
+    int sent_rc;
+    if (mode == SEND_STANDARD &&
+        env_send(buf, count, dtype, dst, tag, c, req, user_req, &sent_rc))
+        return sent_rc;
     uint32_t ptag = omni.eng.next_payload_tag;
     omni.eng.next_payload_tag =
         ptag >= (uint32_t)omni.job.payload_tag_max ? 0 : ptag + 1;
@@ -292,6 +297,7 @@ static int send_large(const void *buf, MPI_Count count, MPI_Datatype dtype,
     memcpy(at + RT_HDR_SIZE, &size, sizeof size);
     omni.eng.sent_to[dst]++;
     omni.stats.direct_sends++;
+    env_sent_header(dst);
     /* Not pushed: a blocking send flushes before it waits, and a burst of
      * nonblocking ones aggregates its headers like any other items. */
 

@@ -13,6 +13,7 @@
 #include "shim/match/comm.h"
 #include "shim/progress/credit.h"
 #include "shim/engine/deliver.h"
+#include "shim/engine/envelope.h"
 #include "shim/entry/init.h"
 #include "shim/ops/isendrecv.h"
 #include "shim/match/match.h"
@@ -196,6 +197,8 @@ static void register_pollers(void)
     send_add_poller();
     nbr_add_poller();
     credit_add_poller();
+    env_add_poller();
+    deliver_add_poller();
 }
 
 static void omni_setup(int app_level, int real_level)
@@ -227,8 +230,11 @@ static void omni_setup(int app_level, int real_level)
     int found = 0;
     PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &found);
     omni.job.tag_ub = found ? *(int *)ub : 32767;
-    omni.job.payload_tag_max = omni.job.tag_ub < (int)RT_META_MAX ? omni.job.tag_ub
-                                                          : (int)RT_META_MAX;
+    /* Half of an item's values: the inbox keys of messages without a
+     * header sit above (shim/engine/envelope.h). */
+    omni.job.payload_tag_max = omni.job.tag_ub < (int)(RT_META_MAX >> 1)
+                                   ? omni.job.tag_ub
+                                   : (int)(RT_META_MAX >> 1);
     PMPI_Comm_dup(MPI_COMM_WORLD, &omni.job.wire_comm);
     PMPI_Comm_dup(MPI_COMM_WORLD, &omni.job.payload_comm);
     PMPI_Comm_set_errhandler(omni.job.wire_comm, MPI_ERRORS_RETURN);
@@ -246,6 +252,7 @@ static void omni_setup(int app_level, int real_level)
     int crowded = choose_yield_and_neighbor_mode();
     mprobe_init();
     recv_init();
+    env_init(deliver_header);
     preq_init();
     if (comm_table_init() != 0 || comm_register_world() != 0 ||
         request_init() != 0 || send_init() != 0 || rndv_init() != 0 ||
@@ -366,6 +373,7 @@ OMNI_EXPORT int MPI_Finalize(void)
         credit_finalize();
         mprobe_finalize();
         recv_finalize();
+        env_finalize();
         preq_finalize();
         request_finalize();
         greq_finalize();

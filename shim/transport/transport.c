@@ -1,4 +1,5 @@
 #include "shim/transport/transport.h"
+#include "router/envelope.h"
 #include "shim/transport/shm.h"
 #include "router/evict.h"
 #include "router/flow.h"
@@ -9,6 +10,11 @@
 
 /* The memory bound, and the pool it leaves, count this many. */
 #define RX_SLOTS PO_RX_BLOCKS
+/* A message sent without a header names the blocks before it on its link
+ * modulo EV_SEQ_MOD, which is exact only while fewer blocks than that can
+ * have been matched and not yet processed (router/envelope.h). */
+_Static_assert(EV_SEQ_MOD > RX_SLOTS,
+               "the block count of a link must outrun the posted receives");
 #define INFLIGHT_INITIAL 64
 
 static void bytes_out_add(size_t n)
@@ -38,6 +44,7 @@ static omni_block *block_of_class(int cls)
     b->refs = 0;
     b->cls = cls;
     b->len = 0;
+    b->from = -1;
     bytes_out_add(block_alloc_size(cls));
     return b;
 }
@@ -314,16 +321,45 @@ static void count_wire_message(int p, size_t len)
     omni.stats.wire_bytes_off_node += off * len;
 }
 
+static void wire_send(int p, omni_block *b);
+
+/* The mark due before the next block to slot p: a block of one LARGE
+ * item with no body, whose value is the count of messages sent to that
+ * rank without a header so far (router/wire.h). */
+static void ship_mark(int p)
+{
+    omni_block *b = block_of_class(block_class_for(RT_HDR_SIZE));
+    rt_item_hdr h = {.dst = (uint32_t)omni.job.hop_rank[p],
+                     .src = (uint32_t)omni.job.rank, .comm = 0, .tag = 0,
+                     .len = 0,
+                     .meta = rt_meta(RT_LARGE, omni.tx.mark_due[p] & RT_META_MAX)};
+    rt_hdr_write(b->data, &h);
+    b->len = RT_HDR_SIZE;
+    omni.tx.mark_due[p] = 0;
+    count_wire_message(p, b->len);
+    wire_send(p, b);
+}
+
 /* Block b leaves for the next hop of slot p (not this rank's own). */
 static void ship_block(int p, omni_block *b)
 {
     omni_peer *peer = &omni.tx.peers[p];
-    count_wire_message(p, b->len);
     if (peer->ring) {
+        count_wire_message(p, b->len);
         ring_ship(peer, b);
         return;
     }
+    if (omni.tx.mark_due[p])
+        ship_mark(p);
+    count_wire_message(p, b->len);
+    wire_send(p, b);
+}
+
+/* Block b leaves through the MPI underneath, counted on its link. */
+static void wire_send(int p, omni_block *b)
+{
     b = block_cut(b);
+    omni.tx.blocks_out[p]++;
     MPI_Request req;
     int to = omni.job.hop_rank[p];
     int rc = PMPI_Isend(b->data, (int)b->len, MPI_BYTE, to, TRANSPORT_WIRE_TAG,
@@ -593,6 +629,7 @@ void transport_poll_arrivals(void)
     PMPI_Get_count(&st, MPI_BYTE, &bytes);
     omni_block *b = slot->block;
     b->len = (size_t)bytes;
+    b->from = st.MPI_SOURCE;
     slot->block = NULL;
     omni.tx.rx_taken = 1;
     omni.tx.rx_head = (omni.tx.rx_head + 1) % omni.tx.rx_count;
@@ -616,7 +653,10 @@ int transport_init(transport_block_fn on_block, transport_record_fn on_record)
     omni.tx.inflight_cap = INFLIGHT_INITIAL;
     omni.tx.inflight = malloc(sizeof *omni.tx.inflight * (size_t)omni.tx.inflight_cap);
     omni.tx.rx = malloc(sizeof *omni.tx.rx * RX_SLOTS);
-    if (!omni.tx.peers || !omni.tx.inflight || !omni.tx.rx || shm_init() != 0)
+    omni.tx.blocks_out = calloc((size_t)omni.job.self_slot + 1, sizeof *omni.tx.blocks_out);
+    omni.tx.mark_due = calloc((size_t)omni.job.self_slot + 1, sizeof *omni.tx.mark_due);
+    if (!omni.tx.peers || !omni.tx.inflight || !omni.tx.rx ||
+        !omni.tx.blocks_out || !omni.tx.mark_due || shm_init() != 0)
         return -1;
     for (int p = 0; p <= omni.job.self_slot; p++) {
         omni_peer *peer = &omni.tx.peers[p];
@@ -662,6 +702,9 @@ void transport_finalize(void)
     free(omni.tx.rx);
     free(omni.tx.inflight);
     free(omni.tx.peers);
+    free(omni.tx.blocks_out);
+    free(omni.tx.mark_due);
+    omni.tx.blocks_out = omni.tx.mark_due = NULL;
     omni.tx.rx = NULL;
     omni.tx.inflight = NULL;
     omni.tx.peers = NULL;

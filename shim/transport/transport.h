@@ -182,6 +182,22 @@ static inline void transport_push_towards(int dst)
 {
     transport_ship(omni.job.hop_slot[dst], &omni.stats.flush_urgent);
 }
+/* Blocks shipped so far through the MPI underneath to world rank dst, its
+ * own next hop: what a message sent to it without a header names as the
+ * blocks before it (router/envelope.h). */
+static inline uint32_t transport_blocks_out(int dst)
+{
+    return omni.tx.blocks_out[omni.job.hop_slot[dst]];
+}
+
+/* The next block to world rank dst, its own next hop through the MPI
+ * underneath, goes after a mark saying that `count` messages were sent to
+ * it without a header before that block (cumulative, modulo 2^28). */
+static inline void transport_mark_next(int dst, uint32_t count)
+{
+    omni.tx.mark_due[omni.job.hop_slot[dst]] = (count & RT_META_MAX) | 1u << 31;
+}
+
 /* Ships the buffer that carries items for world rank dst now, or, inside a
  * progress round, once the round has handled everything that arrived: the
  * answers (ACK, CREDIT, CTS) that one round produces travel together. */

@@ -1173,6 +1173,22 @@ static void test_read_from_takes_sizes_and_rejects_zero(void)
     expect_refused("OMNIBUS_READ_FROM", "read");
 }
 
+static void test_envelopes_default_on_and_take_off(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN] = "";
+    CHECK(load_table(NULL, 0, &s, err) == 0 &&
+              s.envelopes == CFG_ENVELOPES_ON,
+          "unset OMNIBUS_ENVELOPES must be on (%d), got %d",
+          CFG_ENVELOPES_ON, s.envelopes);
+    expect_accepted("OMNIBUS_ENVELOPES", "off", &s);
+    CHECK(s.envelopes == CFG_ENVELOPES_OFF,
+          "OMNIBUS_ENVELOPES=off must give %d, got %d", CFG_ENVELOPES_OFF,
+          s.envelopes);
+    expect_refused("OMNIBUS_ENVELOPES", "yes");
+    expect_refused("OMNIBUS_ENVELOPES", "");
+}
+
 static void test_ring_mpi_from_rejects_zero_and_words(void)
 {
     expect_refused("OMNIBUS_RING_MPI_FROM", "0");
@@ -1693,6 +1709,7 @@ int main(void)
     RUN(test_ring_mpi_from_takes_sizes_from_one_byte);
     RUN(test_ring_mpi_from_rejects_zero_and_words);
     RUN(test_read_from_takes_sizes_and_rejects_zero);
+    RUN(test_envelopes_default_on_and_take_off);
     RUN(test_wait_from_takes_sizes_and_rejects_zero);
 
     RUN(test_message_shows_trailing_space_in_quotes);
