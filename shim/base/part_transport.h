@@ -62,13 +62,18 @@ typedef struct {
  *  under_wait_from    the MPI underneath's own standard send waits for its
  *                     receive from this size on (its rendezvous): from
  *                     here, and from ring_mpi_from, a blocking send to a
- *                     node-ring peer goes by single-copy read too */
+ *                     node-ring peer goes by single-copy read too
+ *  envelope_max       a standard send to a neighbour reached through the
+ *                     MPI underneath goes without a header up to here
+ *                     (shim/engine/envelope.h), as header and payload
+ *                     above */
 #define OMNI_CROSSOVERS(X)                                                     \
     X(ring_mpi_from, 131072)                                                   \
     X(read_from, 16384)                                                        \
     X(wire_alone_max, 65536)                                                   \
     X(wire_alone_nb_max, 16384)                                                \
-    X(under_wait_from, 131072)
+    X(under_wait_from, 131072)                                                 \
+    X(envelope_max, 524288)
 
 enum omni_crossover {
 #define OMNI_CX_ENUM(name, dflt) OMNI_CX_##name,

@@ -57,11 +57,14 @@ static int env_wire_neighbour(int r)
            !transport_by_ring(r);
 }
 
-int env_send(const void *buf, MPI_Count count, MPI_Datatype dtype, int dst,
-             int tag, comm_rec *c, MPI_Request *req, int user_req, int *rc)
+int env_send(const void *buf, MPI_Count count, MPI_Datatype dtype,
+             MPI_Count bytes, int dst, int tag, comm_rec *c, MPI_Request *req,
+             int user_req, int *rc)
 {
     omni_envelopes *e = &omni.eng.env;
-    if (!e->layout.ok || !env_wire_neighbour(dst) ||
+    if (!e->layout.ok ||
+        (uint64_t)bytes > omni.tx.paths.at[OMNI_CX_envelope_max] ||
+        !env_wire_neighbour(dst) ||
         !e->ready[omni.job.hop_slot[dst]] || ev_tag(&e->layout, c->id, tag, 0) < 0)
         return 0;
     transport_push_towards(dst);

@@ -268,7 +268,8 @@ static int send_large(const void *buf, MPI_Count count, MPI_Datatype dtype,
 {
     int sent_rc;
     if (mode == SEND_STANDARD &&
-        env_send(buf, count, dtype, dst, tag, c, req, user_req, &sent_rc))
+        env_send(buf, count, dtype, bytes, dst, tag, c, req, user_req,
+                 &sent_rc))
         return sent_rc;
     uint32_t ptag = omni.eng.next_payload_tag;
     omni.eng.next_payload_tag =
