@@ -10,7 +10,10 @@
  * here down to the transport and the matching engine, never up from them.
  *
  * Contract: items are handled in block order, which keeps every link FIFO
- * (transport.h).  The block stays valid while any queued message points
+ * (transport.h).  A wire block that starts with a link's mark waits until
+ * the large messages its sender sent without a header before it have
+ * been taken in (envelope.h), and every wire block after it waits too, in
+ * arrival order; a progress poller processes them once the mark is met.  The block stays valid while any queued message points
  * into it (its reference count); deliver_block drops the reference the
  * transport gave it.
  */

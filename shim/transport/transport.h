@@ -11,7 +11,10 @@
  * that ring is full, to the end of the peer's backlog, which progress
  * moves into the ring in order; any other block goes to the MPI underneath
  * (PMPI_Isend on wire_comm).  Each link uses one of the two paths for the
- * whole job, so it stays FIFO.
+ * whole job, so it stays FIFO.  A link through the MPI underneath counts
+ * its blocks, and the first block after a large message sent on it
+ * without a header goes after a mark (transport_mark_next): both are what
+ * the receiver orders such messages by (router/envelope.h).
  *
  * Receive side: the node rings, each read in order, and, when some rank
  * sends here through the MPI underneath, a ring of PMPI_Irecv(MPI_ANY_SOURCE)
