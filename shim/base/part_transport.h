@@ -131,6 +131,9 @@ typedef struct omni_tx {
     size_t ring_alone_max;  /* largest item that goes alone through a
                                ring (shm.c); 0 without rings */
     omni_paths paths;       /* where large messages change path (calib.h) */
+    uint64_t copy_slow_skews; /* the page distances at which this rank's
+                               memcpy was timed slower than cp_loop
+                               (router/copy.h, transport_copy) */
     int *read_pid;          /* [world rank] -> its process id where this
                                rank may read its memory directly
                                (shm_read_peer), else 0; NULL without */

@@ -68,6 +68,7 @@ static void settle(omni_counters *c)
     c->eager_pool = omni.job.cfg.eager_pool;
     c->memory_budget = omni.job.cfg.memory;
     c->window_base = omni.credit.window;
+    c->copy_slow_skews = (uint64_t)__builtin_popcountll(omni.tx.copy_slow_skews);
 #define STATS_CX(name, dflt)                                                   \
     c->cx_##name = omni.tx.paths.at[OMNI_CX_##name];                           \
     c->cx_##name##_source = (uint64_t)omni.tx.paths.source[OMNI_CX_##name];
@@ -226,6 +227,11 @@ static void print_summary(const uint64_t *t)
     OMNI_CROSSOVERS(STATS_CX)
 #undef STATS_CX
     fputc('\n', stderr);
+    fprintf(stderr,
+            "omnibus: copies: %llu by Omnibus's own loop, at up to %llu page "
+            "distances where memcpy was timed slower\n",
+            (unsigned long long)t[S_skewed_copies],
+            (unsigned long long)t[S_copy_slow_skews]);
 }
 
 /* What each rank sent to each rank, rows by sender, gathered at rank 0

@@ -82,7 +82,7 @@ static inline void recv_copy_in(match_recv *r, const char *data,
     }
     MPI_Count cap = builtin * r->count;
     MPI_Count n = bytes < cap ? bytes : cap;
-    rt_copy(r->buf, data, (size_t)n);
+    transport_copy(r->buf, data, (size_t)n);
     r->st_bytes = n;
     r->error = bytes > cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
 }
@@ -530,7 +530,7 @@ __attribute__((noinline)) void irecv_take_head(comm_rec *c, match_msg *m,
                                                int tag, MPI_Comm comm,
                                                MPI_Request *request)
 {
-    rt_copy(buf, m->data, (size_t)m->bytes);
+    transport_copy(buf, m->data, (size_t)m->bytes);
     match_recv *r = request_new_recv(request);
     match_recv_init(r, buf, count, dtype, source, tag, c, comm, *request);
     r->state = RECV_DONE;
@@ -544,7 +544,7 @@ __attribute__((noinline)) void irecv_take_head(comm_rec *c, match_msg *m,
 __attribute__((noinline)) int recv_take_head(comm_rec *c, match_msg *m,
                                              void *buf, MPI_Status *status)
 {
-    rt_copy(buf, m->data, (size_t)m->bytes);
+    transport_copy(buf, m->data, (size_t)m->bytes);
     status_fill(status, m->src, m->tag, m->bytes, 0);
     return match_head_received(c, m);
 }

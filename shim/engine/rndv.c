@@ -225,7 +225,7 @@ void rndv_clear_to_send(uint32_t id, const char *cts_body)
     rt_hdr_write(at, &h);
     MPI_Count pos = 0;
     int rc = dtype_builtin_size(s->dtype)
-                 ? (rt_copy(at + RT_HDR_SIZE, s->buf, s->bytes), MPI_SUCCESS)
+                 ? (transport_copy(at + RT_HDR_SIZE, s->buf, s->bytes), MPI_SUCCESS)
                  : dtype_pack(s->buf, s->count, s->dtype, at + RT_HDR_SIZE,
                               s->bytes, &pos);
     if (rc != MPI_SUCCESS)

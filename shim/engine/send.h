@@ -82,7 +82,7 @@ static inline void send_item_write_builtin(char *at, const void *buf,
     rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.job.rank,
                      .comm = c->id, .tag = tag, .len = bytes, .meta = meta};
     rt_hdr_write(at, &h);
-    rt_copy(at + RT_HDR_SIZE, buf, bytes);
+    transport_copy(at + RT_HDR_SIZE, buf, bytes);
 }
 
 /* The size of send_copy_small's item, header included, with the world

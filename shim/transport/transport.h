@@ -37,6 +37,23 @@
 #define OMNIBUS_TRANSPORT_H
 
 #include "shim/base/state.h"
+#include "router/copy.h"
+
+/* Copies a message's bytes into or out of a block or node-ring record, or
+ * between the program's buffers and Omnibus's own: with memcpy (or
+ * rt_copy's inline moves), except at the page distances where this rank
+ * timed memcpy slower than cp_loop at transport_init (router/copy.h);
+ * those copies take cp_loop and count in `skewed_copies`.  The two
+ * ranges never overlap. */
+static inline void transport_copy(void *to, const void *from, size_t n)
+{
+    if (n >= CP_MIN && cp_skew_slow(omni.tx.copy_slow_skews, to, from)) {
+        cp_loop(to, from, n);
+        omni.stats.skewed_copies++;
+        return;
+    }
+    rt_copy(to, from, n);
+}
 
 /* Tags on wire_comm: blocks use 1; comm.c's group drain uses 2. */
 #define TRANSPORT_WIRE_TAG 1

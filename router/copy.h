@@ -1,0 +1,68 @@
+/* copy: payload copies that do not depend on how the program's buffers
+ * happen to be aligned.  No MPI here; tests/unit/test_copy.c.
+ *
+ * A message that Omnibus carries is copied by Omnibus twice (into a block
+ * or node ring, and out into the receive's buffer) where the MPI
+ * underneath may copy it once.  What a copy costs can depend on where its
+ * destination lies relative to its source: on an AMD EPYC VM with glibc
+ * 2.36, memcpy of 4 KiB to a few hundred KiB whose destination lay 1 to
+ * 31 bytes past its source, modulo a 4 KiB page, ran 15 to 25 times
+ * slower than at any other distance (its `rep movsb`; the kernel's copies
+ * too).  A message's header is about that long, so a payload copied in
+ * behind it from a buffer near the start of a page, as a large malloc's
+ * is, lands there (docs/design/transport.md, Copies and alignment).
+ * Which distances are slow is the machine's, so it is measured, not
+ * listed:
+ *
+ *  - cp_time_skews() times, at each of the CP_SKEWS distances ("skews")
+ *    (to - from) mod CP_PAGE = 0 .. CP_SKEWS - 1, memcpy against
+ *    cp_loop(), a copy by 16-byte unaligned loads and aligned stores
+ *    whose speed does not depend on the skew.  Each cost is the least of
+ *    a few trials.
+ *  - cp_slow_skews() decides from those costs (any costs: the unit test
+ *    injects them): skew k is slow when memcpy took more than
+ *    1 / (1 - CP_MARGIN) times the loop's time there.  A cost of 0 or
+ *    below, or not a number, is "not measured" and never slow.
+ *  - cp_skew_slow() answers, for one copy, whether its skew is in the
+ *    mask; the caller copies with cp_loop() then, and with memcpy
+ *    otherwise.  Copies below CP_MIN bytes always use memcpy: below it
+ *    memcpy did not slow down at any skew, and a call to the loop buys
+ *    nothing.
+ *
+ * cp_loop() copies exactly n bytes, n >= 16, the two ranges not
+ * overlapping; it reads and writes nothing outside them. */
+#ifndef OMNIBUS_COPY_H
+#define OMNIBUS_COPY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CP_SKEWS 64
+#define CP_PAGE 4096u
+#define CP_MIN 2048u
+#define CP_MARGIN 0.2
+/* The size timed: inside the range where the slow offsets showed, and
+ * small enough that all 64 skews, both copies and the trials take well
+ * under a millisecond. */
+#define CP_TIMED_BYTES 4096u
+#define CP_TRIALS 5
+
+void cp_loop(void *to, const void *from, size_t n);
+
+uint64_t cp_slow_skews(const double memcpy_ns[CP_SKEWS],
+                       const double loop_ns[CP_SKEWS]);
+
+/* Times both copies at every skew, CP_TIMED_BYTES each, through the
+ * caller's CP_SCRATCH bytes at `scratch`. */
+#define CP_SCRATCH (2 * CP_TIMED_BYTES + 3 * CP_PAGE)
+void cp_time_skews(char *scratch, double memcpy_ns[CP_SKEWS],
+                   double loop_ns[CP_SKEWS]);
+
+static inline int cp_skew_slow(uint64_t slow, const void *to,
+                               const void *from)
+{
+    uintptr_t skew = ((uintptr_t)to - (uintptr_t)from) & (CP_PAGE - 1);
+    return skew < CP_SKEWS && ((slow >> skew) & 1u);
+}
+
+#endif

@@ -1,0 +1,138 @@
+/* test_copy: payload copies chosen by their measured cost at each offset
+ * of destination to source (router/copy.h), from injected costs, and the
+ * skew-proof loop's bytes. */
+#include "router/copy.h"
+#include "tests/unit/check.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Costs where memcpy takes `slow` ns at the skews in `mask` and 100 ns
+ * elsewhere, and the loop 120 ns everywhere. */
+static void costs(uint64_t mask, double slow, double m[CP_SKEWS],
+                  double l[CP_SKEWS])
+{
+    for (int k = 0; k < CP_SKEWS; k++) {
+        m[k] = (mask >> k) & 1 ? slow : 100;
+        l[k] = 120;
+    }
+}
+
+static void test_a_machine_where_memcpy_is_never_slower_keeps_memcpy(void)
+{
+    double m[CP_SKEWS], l[CP_SKEWS];
+    costs(0, 0, m, l);
+    uint64_t got = cp_slow_skews(m, l);
+    CHECK(got == 0,
+          "memcpy at 100 ns and the loop at 120 ns at every skew: no skew "
+          "takes the loop; got mask %#llx",
+          (unsigned long long)got);
+}
+
+static void test_the_skews_where_memcpy_is_slow_take_the_loop(void)
+{
+    /* The AMD EPYC VM's pattern: 1 to 31 bytes past, modulo a page. */
+    uint64_t amd = 0xfffffffeull;
+    double m[CP_SKEWS], l[CP_SKEWS];
+    costs(amd, 2000, m, l);
+    uint64_t got = cp_slow_skews(m, l);
+    CHECK(got == amd,
+          "memcpy 2000 ns at skews 1..31 against a 120 ns loop: exactly "
+          "those skews take the loop (%#llx); got %#llx",
+          (unsigned long long)amd, (unsigned long long)got);
+}
+
+static void test_a_loop_barely_cheaper_is_not_worth_leaving_memcpy(void)
+{
+    double m[CP_SKEWS], l[CP_SKEWS];
+    costs(0, 0, m, l);
+    for (int k = 0; k < CP_SKEWS; k++)
+        l[k] = 90; /* 10% cheaper: inside the margin */
+    l[5] = 70;     /* 30% cheaper: outside it */
+    uint64_t got = cp_slow_skews(m, l);
+    CHECK(got == (uint64_t)1 << 5,
+          "the loop 10%% cheaper leaves memcpy in place, 30%% cheaper "
+          "takes the skew (only skew 5); got %#llx",
+          (unsigned long long)got);
+}
+
+static void test_a_skew_not_measured_keeps_memcpy(void)
+{
+    double m[CP_SKEWS], l[CP_SKEWS];
+    costs(~(uint64_t)0, 2000, m, l);
+    m[3] = 0;
+    l[4] = -1;
+    m[6] = NAN;
+    l[7] = NAN;
+    uint64_t got = cp_slow_skews(m, l);
+    uint64_t want = ~(uint64_t)0 & ~(((uint64_t)1 << 3) | ((uint64_t)1 << 4) |
+                                    ((uint64_t)1 << 6) | ((uint64_t)1 << 7));
+    CHECK(got == want,
+          "costs of 0, below 0 or NaN are unmeasured and never slow: "
+          "%#llx; got %#llx",
+          (unsigned long long)want, (unsigned long long)got);
+}
+
+static void test_a_copys_skew_is_its_destination_past_its_source_mod_a_page(void)
+{
+    static char buf[3 * CP_PAGE];
+    uint64_t only17 = (uint64_t)1 << 17;
+    CHECK(cp_skew_slow(only17, buf + 17, buf) &&
+              cp_skew_slow(only17, buf + CP_PAGE + 17, buf) &&
+              cp_skew_slow(only17, buf + 3, buf + 2 * CP_PAGE + 50 - 64) &&
+              !cp_skew_slow(only17, buf + 64 + 17, buf) &&
+              !cp_skew_slow(only17, buf, buf + 17),
+          "skew 17 is to - from = 17 modulo 4096 (17, 4113, and 3 - "
+          "8178 = 17 mod 4096), not 81 or -17");
+}
+
+static void test_the_loop_copies_every_byte_and_nothing_else(void)
+{
+    enum { MAX = 3000, PAD = 64 };
+    char *src = malloc(MAX + 2 * PAD), *dst = malloc(MAX + 2 * PAD);
+    for (int i = 0; i < MAX + 2 * PAD; i++)
+        src[i] = (char)(i * 7 + 1);
+    int bad = 0;
+    for (size_t n = 16; n <= MAX && !bad; n += n < 100 ? 1 : 61)
+        for (int so = 0; so < 16 && !bad; so += 3)
+            for (int d = 0; d < 16 && !bad; d++) {
+                memset(dst, 0x55, MAX + 2 * PAD);
+                cp_loop(dst + PAD + d, src + PAD + so, n);
+                bad = memcmp(dst + PAD + d, src + PAD + so, n) != 0;
+                for (int i = 0; i < PAD + d && !bad; i++)
+                    bad = dst[i] != 0x55;
+                for (size_t i = PAD + d + n; i < MAX + 2 * PAD && !bad; i++)
+                    bad = dst[i] != 0x55;
+                if (bad)
+                    CHECK(0,
+                          "cp_loop of %zu bytes, source +%d, destination "
+                          "+%d: the bytes equal, none outside written",
+                          n, so, d);
+            }
+    CHECK(!bad, "every length 16..3000 at 16 x 6 offsets copied exactly");
+    free(src);
+    free(dst);
+}
+
+static void test_timing_gives_a_cost_at_every_skew(void)
+{
+    static char scratch[CP_SCRATCH];
+    double m[CP_SKEWS], l[CP_SKEWS];
+    cp_time_skews(scratch, m, l);
+    int all = 1;
+    for (int k = 0; k < CP_SKEWS; k++)
+        all = all && m[k] > 0 && l[k] > 0;
+    CHECK(all, "both copies timed above 0 ns at all 64 skews");
+}
+
+int main(void)
+{
+    RUN(test_a_machine_where_memcpy_is_never_slower_keeps_memcpy);
+    RUN(test_the_skews_where_memcpy_is_slow_take_the_loop);
+    RUN(test_a_loop_barely_cheaper_is_not_worth_leaving_memcpy);
+    RUN(test_a_skew_not_measured_keeps_memcpy);
+    RUN(test_a_copys_skew_is_its_destination_past_its_source_mod_a_page);
+    RUN(test_the_loop_copies_every_byte_and_nothing_else);
+    RUN(test_timing_gives_a_cost_at_every_skew);
+    CHECK_MAIN_END();
+}
