@@ -38,6 +38,18 @@ static inline void urgent_ship(const urgent_set *u)
             transport_ship(u->peers[i], &omni.stats.flush_urgent);
 }
 
+/* A message for this rank (or a large message's header), matched or
+ * queued; with b NULL only if a posted receive takes it at once, and 0
+ * returned otherwise. */
+static inline int deliver_message(const rt_item_hdr *h, const char *body,
+                                  omni_block *b)
+{
+    if (!b)
+        return recv_arrived_if_taken(h, body);
+    recv_arrived(h, body, b);
+    return 1;
+}
+
 /* One item at `at`: delivered here or appended to its next hop's buffer;
  * returns its size.  With b NULL the bytes are not ours to keep
  * (deliver_in_place): then a message that would have to wait in the
@@ -101,12 +113,8 @@ deliver_item(const char *at, omni_block *b, urgent_set *u)
         /* fall through */
     case RT_LARGE_SYNC:
         env_heard_header((int)h.src);
-        if (!b) {
-            if (!recv_arrived_if_taken(&h, body))
-                return 0;
-        } else {
-            recv_arrived(&h, body, b);
-        }
+        if (!deliver_message(&h, body, b))
+            return 0;
         break;
     case RT_EAGER:
         if (b) {
@@ -117,12 +125,8 @@ deliver_item(const char *at, omni_block *b, urgent_set *u)
         }
         /* fall through */
     default:
-        if (!b) {
-            if (!recv_arrived_if_taken(&h, body))
-                return 0;
-        } else {
-            recv_arrived(&h, body, b);
-        }
+        if (!deliver_message(&h, body, b))
+            return 0;
     }
     omni.stats.delivered++;
     return size;
