@@ -73,6 +73,15 @@ typedef enum {
     CFG_ENVELOPES_OFF
 } cfg_envelopes;
 
+/* How Omnibus copies a message's bytes at a short distance from their
+ * source (OMNIBUS_COPIES; router/copy.h). */
+typedef enum {
+    CFG_COPIES_TIMED,  /* by what memcpy cost at each distance, timed */
+    CFG_COPIES_MEMCPY, /* memcpy at every distance */
+    CFG_COPIES_LOOP    /* for tests: Omnibus's loop at every distance that
+                          is timed */
+} cfg_copies;
+
 typedef struct {
     cfg_topo_kind topo_kind;
     int ndims;              /* BALANCED and EXPLICIT: number of dimensions */
@@ -106,6 +115,7 @@ typedef struct {
     cfg_shm shm;            /* OMNIBUS_SHM=auto|on|off */
     cfg_paths paths;        /* OMNIBUS_PATHS=measured|default */
     cfg_envelopes envelopes; /* OMNIBUS_ENVELOPES=on|off */
+    cfg_copies copies;      /* OMNIBUS_COPIES=timed|memcpy|loop */
     size_t ring_mpi_from;   /* OMNIBUS_RING_MPI_FROM, 0 when unset: the
                                payload bytes from which a blocking send to
                                a rank of the node goes through the MPI

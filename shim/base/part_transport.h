@@ -134,6 +134,9 @@ typedef struct omni_tx {
     uint64_t copy_slow_skews; /* the page distances at which this rank's
                                memcpy was timed slower than cp_loop
                                (router/copy.h, transport_copy) */
+    char *read_bounce;      /* where a single-copy read at one of those
+                               distances lands first (shm_read_peer);
+                               NULL until one does */
     int *read_pid;          /* [world rank] -> its process id where this
                                rank may read its memory directly
                                (shm_read_peer), else 0; NULL without */

@@ -39,7 +39,9 @@ void shm_finalize(void);
  * and enables only when every pair succeeds, so that both sides of any
  * pair agree), omni.tx.read_pid[p] is world rank p's process id, else 0.
  * shm_read_peer copies n bytes at address `addr` of world rank p into
- * `to`, all of them or none, and returns 0, or an errno value. */
+ * `to`, all of them or none, and returns 0, or an errno value; at a
+ * distance where memcpy was timed slow (router/copy.h) through a buffer
+ * of this rank's, 64 KiB at a time. */
 int shm_read_peer(int p, void *to, uint64_t addr, size_t n);
 
 #endif

@@ -642,6 +642,11 @@ void transport_poll_arrivals(void)
  * rank: every rank copies its own messages, so nothing is agreed. */
 static void transport_time_copies(void)
 {
+    if (omni.job.cfg.copies != CFG_COPIES_TIMED) {
+        omni.tx.copy_slow_skews =
+            omni.job.cfg.copies == CFG_COPIES_LOOP ? ~(uint64_t)0 : 0;
+        return;
+    }
     char *scratch = malloc(CP_SCRATCH);
     double by_memcpy[CP_SKEWS], by_loop[CP_SKEWS];
     if (!scratch)
