@@ -47,6 +47,11 @@
  * ranges never overlap. */
 static inline void transport_copy(void *to, const void *from, size_t n)
 {
+    /* A fine-grained payload pays rt_copy's one size test, no more. */
+    if (n <= RT_COPY_INLINE) {
+        rt_copy(to, from, n);
+        return;
+    }
     if (n >= CP_MIN && cp_skew_slow(omni.tx.copy_slow_skews, to, from)) {
         cp_loop(to, from, n);
         omni.stats.skewed_copies++;
