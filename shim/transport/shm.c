@@ -255,4 +255,6 @@ void shm_finalize(void)
     omni.tx.ring_alone_max = 0;
     free(omni.tx.read_pid);
     omni.tx.read_pid = NULL;
+    free(omni.tx.read_bounce);
+    omni.tx.read_bounce = NULL;
 }
