@@ -5,6 +5,8 @@
 #include <emmintrin.h>
 #endif
 
+const size_t cp_timed_sizes[CP_TIMED_SIZES] = {4096, CP_TIMED_MAX};
+
 void cp_loop(void *to, const void *from, size_t n)
 {
 #if defined(__SSE2__)
@@ -70,12 +72,13 @@ static void *cp_loop_fn(void *to, const void *from, size_t n)
     return to;
 }
 
-static double cp_time_one(cp_fn volatile fn, char *to, const char *from)
+static double cp_time_one(cp_fn volatile fn, char *to, const char *from,
+                          size_t bytes)
 {
     double best = 0;
     for (int trial = 0; trial < CP_TRIALS; trial++) {
         double t0 = cp_now_ns();
-        fn(to, from, CP_TIMED_BYTES);
+        fn(to, from, bytes);
         double t = cp_now_ns() - t0;
         if (trial == 0 || t < best)
             best = t;
@@ -83,17 +86,50 @@ static double cp_time_one(cp_fn volatile fn, char *to, const char *from)
     return best;
 }
 
-void cp_time_skews(char *scratch, double memcpy_ns[CP_SKEWS],
-                   double loop_ns[CP_SKEWS])
+void cp_time_skews(char *scratch, size_t bytes, uint64_t skip,
+                   double memcpy_ns[CP_SKEWS], double loop_ns[CP_SKEWS])
 {
+    if (bytes > CP_TIMED_MAX)
+        bytes = CP_TIMED_MAX;
     memset(scratch, 1, CP_SCRATCH);
     /* The source at a page boundary, the destination k bytes past a page
      * boundary further on. */
     char *from = scratch + ((CP_PAGE - ((uintptr_t)scratch & (CP_PAGE - 1))) &
                             (CP_PAGE - 1));
-    char *base = from + CP_TIMED_BYTES + CP_PAGE;
+    char *base = from + CP_TIMED_MAX + CP_PAGE;
     for (int k = 0; k < CP_SKEWS; k++) {
-        memcpy_ns[k] = cp_time_one(memcpy, base + k, from);
-        loop_ns[k] = cp_time_one(cp_loop_fn, base + k, from);
+        if ((skip >> k) & 1u) {
+            memcpy_ns[k] = loop_ns[k] = 0;
+            continue;
+        }
+        memcpy_ns[k] = cp_time_one(memcpy, base + k, from, bytes);
+        loop_ns[k] = cp_time_one(cp_loop_fn, base + k, from, bytes);
     }
+}
+
+uint64_t cp_slow_skews_timed(const cp_timing t[CP_PASSES][CP_TIMED_SIZES])
+{
+    uint64_t slow = 0;
+    for (int size = 0; size < CP_TIMED_SIZES; size++) {
+        uint64_t every_pass = ~(uint64_t)0;
+        for (int pass = 0; pass < CP_PASSES; pass++)
+            every_pass &= cp_slow_skews(t[pass][size].memcpy_ns,
+                                        t[pass][size].loop_ns);
+        slow |= every_pass;
+    }
+    return slow;
+}
+
+uint64_t cp_find_slow_skews(char *scratch)
+{
+    /* Sizes not yet timed cost 0: not measured, never slow. */
+    cp_timing t[CP_PASSES][CP_TIMED_SIZES] = {0};
+    uint64_t slow = 0;
+    for (int size = 0; size < CP_TIMED_SIZES; size++) {
+        for (int pass = 0; pass < CP_PASSES; pass++)
+            cp_time_skews(scratch, cp_timed_sizes[size], slow,
+                          t[pass][size].memcpy_ns, t[pass][size].loop_ns);
+        slow = cp_slow_skews_timed(t);
+    }
+    return slow;
 }

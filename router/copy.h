@@ -18,16 +18,20 @@
  *    (to - from) mod CP_PAGE = 0 .. CP_SKEWS - 1, memcpy against
  *    cp_loop(), a copy by 16-byte unaligned loads and aligned stores
  *    whose speed does not depend on the skew.  Each cost is the least of
- *    a few trials.
+ *    a few trials.  The caller times each size of cp_timed_sizes: memcpy
+ *    changes strategy at a size that is the machine's (glibc moves to
+ *    `rep movsb` from 2 to 16 KiB, by the processor's features), and a
+ *    skew slow only past that size would be missed by one small size.
  *  - cp_slow_skews() decides from those costs (any costs: the unit test
  *    injects them): skew k is slow when memcpy took more than
  *    1 / (1 - CP_MARGIN) times the loop's time there.  A cost of 0 or
  *    below, or not a number, is "not measured" and never slow.
  *  - cp_skew_slow() answers, for one copy, whether its skew is in the
  *    mask; the caller copies with cp_loop() then, and with memcpy
- *    otherwise.  Copies below CP_MIN bytes always use memcpy: below it
- *    memcpy did not slow down at any skew, and a call to the loop buys
- *    nothing.
+ *    otherwise.  The mask is the union over the sizes timed.  Copies
+ *    below CP_MIN bytes always use memcpy: glibc copies them with vector
+ *    moves on every processor, which did not slow down at any skew, and a
+ *    call to the loop buys nothing.
  *
  * cp_loop() copies exactly n bytes, n >= 16, the two ranges not
  * overlapping; it reads and writes nothing outside them. */
@@ -41,10 +45,15 @@
 #define CP_PAGE 4096u
 #define CP_MIN 2048u
 #define CP_MARGIN 0.2
-/* The size timed: inside the range where the slow offsets showed, and
- * small enough that all 64 skews, both copies and the trials take well
- * under a millisecond. */
-#define CP_TIMED_BYTES 4096u
+/* The sizes timed: one past where glibc 2.36 moves to `rep movsb` on a
+ * processor with fast short `rep movsb` (2112 bytes; the AMD EPYC VM's
+ * slow skews showed there), and one past where it does with 256- or
+ * 512-bit vectors otherwise (8 and 16 KiB); small enough that all 64
+ * skews, both copies, the trials and the passes take a few milliseconds
+ * even where every skew is slow only at the larger size. */
+#define CP_TIMED_SIZES 2
+#define CP_TIMED_MAX 32768u
+extern const size_t cp_timed_sizes[CP_TIMED_SIZES];
 #define CP_TRIALS 5
 
 void cp_loop(void *to, const void *from, size_t n);
@@ -52,11 +61,33 @@ void cp_loop(void *to, const void *from, size_t n);
 uint64_t cp_slow_skews(const double memcpy_ns[CP_SKEWS],
                        const double loop_ns[CP_SKEWS]);
 
-/* Times both copies at every skew, CP_TIMED_BYTES each, through the
- * caller's CP_SCRATCH bytes at `scratch`. */
-#define CP_SCRATCH (2 * CP_TIMED_BYTES + 3 * CP_PAGE)
-void cp_time_skews(char *scratch, double memcpy_ns[CP_SKEWS],
-                   double loop_ns[CP_SKEWS]);
+/* Times both copies at every skew not in `skip`, `bytes` (at most
+ * CP_TIMED_MAX) each, through the caller's CP_SCRATCH bytes at `scratch`;
+ * a skew skipped costs 0, "not measured". */
+#define CP_SCRATCH (2 * CP_TIMED_MAX + 3 * CP_PAGE)
+void cp_time_skews(char *scratch, size_t bytes, uint64_t skip,
+                   double memcpy_ns[CP_SKEWS], double loop_ns[CP_SKEWS]);
+
+/* One timing of both copies at every skew, at one size. */
+typedef struct {
+    double memcpy_ns[CP_SKEWS], loop_ns[CP_SKEWS];
+} cp_timing;
+
+/* Each size is timed in CP_PASSES passes, and a skew is slow at a size
+ * only when every pass found it slow there: a copy preempted in every
+ * trial of one pass would otherwise send every copy at its skew through
+ * the loop, which elsewhere costs about a third more than memcpy.  The
+ * answer is the skews slow at any size of cp_timed_sizes;
+ * t[pass][size]. */
+#define CP_PASSES 2
+uint64_t cp_slow_skews_timed(const cp_timing t[CP_PASSES][CP_TIMED_SIZES]);
+
+/* The whole timing, through `scratch` as cp_time_skews: every pass at
+ * each size, smallest first, and cp_slow_skews_timed's answer.  A skew
+ * found slow at a smaller size is not timed at the larger ones: it is slow
+ * whatever they say, and at 32 KiB a slow memcpy there costs more than
+ * all the rest of the timing. */
+uint64_t cp_find_slow_skews(char *scratch);
 
 static inline int cp_skew_slow(uint64_t slow, const void *to,
                                const void *from)

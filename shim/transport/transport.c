@@ -648,17 +648,9 @@ static void transport_time_copies(void)
         return;
     }
     char *scratch = malloc(CP_SCRATCH);
-    double by_memcpy[CP_SKEWS], by_loop[CP_SKEWS];
     if (!scratch)
         return;
-    /* Twice, a distance kept only when both found it slow: a copy
-     * preempted in every trial of one pass would otherwise send every
-     * copy at its distance through the loop, which elsewhere costs about
-     * a third more than memcpy. */
-    cp_time_skews(scratch, by_memcpy, by_loop);
-    uint64_t slow = cp_slow_skews(by_memcpy, by_loop);
-    cp_time_skews(scratch, by_memcpy, by_loop);
-    omni.tx.copy_slow_skews = slow & cp_slow_skews(by_memcpy, by_loop);
+    omni.tx.copy_slow_skews = cp_find_slow_skews(scratch);
     free(scratch);
 }
 

@@ -114,15 +114,95 @@ static void test_the_loop_copies_every_byte_and_nothing_else(void)
     free(dst);
 }
 
-static void test_timing_gives_a_cost_at_every_skew(void)
+/* Every pass at every size: memcpy `slow` ns at the skews in masks[size]
+ * and 100 ns elsewhere, the loop 120 ns. */
+static void timings(const uint64_t masks[CP_TIMED_SIZES], double slow,
+                    cp_timing t[CP_PASSES][CP_TIMED_SIZES])
+{
+    for (int pass = 0; pass < CP_PASSES; pass++)
+        for (int size = 0; size < CP_TIMED_SIZES; size++)
+            costs(masks[size], slow, t[pass][size].memcpy_ns,
+                  t[pass][size].loop_ns);
+}
+
+static void test_a_skew_slow_only_at_the_larger_size_takes_the_loop(void)
+{
+    /* A memcpy that moves to a slow strategy only past the small size, as
+     * glibc with 512-bit vectors does from 16 KiB. */
+    uint64_t masks[CP_TIMED_SIZES] = {0};
+    masks[CP_TIMED_SIZES - 1] = 0xffff0ull;
+    cp_timing t[CP_PASSES][CP_TIMED_SIZES];
+    timings(masks, 2000, t);
+    uint64_t got = cp_slow_skews_timed(t);
+    CHECK(got == 0xffff0ull,
+          "skews 4..19 slow at %zu bytes and at no skew at %zu bytes: those "
+          "skews take the loop (0xffff0); got %#llx",
+          cp_timed_sizes[CP_TIMED_SIZES - 1], cp_timed_sizes[0],
+          (unsigned long long)got);
+}
+
+static void test_the_skews_slow_at_either_size_take_the_loop(void)
+{
+    uint64_t masks[CP_TIMED_SIZES] = {0};
+    masks[0] = 0x6ull;
+    masks[CP_TIMED_SIZES - 1] = 0x30ull;
+    cp_timing t[CP_PASSES][CP_TIMED_SIZES];
+    timings(masks, 2000, t);
+    uint64_t got = cp_slow_skews_timed(t);
+    CHECK(got == 0x36ull,
+          "skews 1, 2 slow at the small size and 4, 5 at the large one: all "
+          "four take the loop (0x36); got %#llx",
+          (unsigned long long)got);
+}
+
+static void test_a_skew_slow_in_one_pass_only_keeps_memcpy(void)
+{
+    uint64_t amd[CP_TIMED_SIZES];
+    for (int size = 0; size < CP_TIMED_SIZES; size++)
+        amd[size] = 0xfffffffeull;
+    cp_timing t[CP_PASSES][CP_TIMED_SIZES];
+    timings(amd, 2000, t);
+    /* Skew 40 preempted in every trial of the first pass, at both sizes;
+     * skew 3 fast at both sizes in the last pass. */
+    for (int size = 0; size < CP_TIMED_SIZES; size++) {
+        t[0][size].memcpy_ns[40] = 5000;
+        t[CP_PASSES - 1][size].memcpy_ns[3] = 100;
+    }
+    uint64_t got = cp_slow_skews_timed(t);
+    uint64_t want = 0xfffffffeull & ~((uint64_t)1 << 3);
+    CHECK(got == want,
+          "a skew slow in one pass and not in another keeps memcpy (skew 40 "
+          "slow only in the first, 3 not in the last): %#llx; got %#llx",
+          (unsigned long long)want, (unsigned long long)got);
+}
+
+static void test_timing_gives_a_cost_at_every_skew_and_size(void)
+{
+    static char scratch[CP_SCRATCH];
+    int all = 1;
+    for (int size = 0; size < CP_TIMED_SIZES; size++) {
+        double m[CP_SKEWS], l[CP_SKEWS];
+        cp_time_skews(scratch, cp_timed_sizes[size], 0, m, l);
+        for (int k = 0; k < CP_SKEWS; k++)
+            all = all && m[k] > 0 && l[k] > 0;
+    }
+    CHECK(all, "both copies timed above 0 ns at all 64 skews, at every "
+          "size timed");
+}
+
+static void test_a_skew_skipped_is_not_timed(void)
 {
     static char scratch[CP_SCRATCH];
     double m[CP_SKEWS], l[CP_SKEWS];
-    cp_time_skews(scratch, m, l);
-    int all = 1;
+    uint64_t skip = 0xf0f0ull;
+    cp_time_skews(scratch, cp_timed_sizes[0], skip, m, l);
+    int right = 1;
     for (int k = 0; k < CP_SKEWS; k++)
-        all = all && m[k] > 0 && l[k] > 0;
-    CHECK(all, "both copies timed above 0 ns at all 64 skews");
+        right = right && ((skip >> k) & 1u ? m[k] == 0 && l[k] == 0
+                                            : m[k] > 0 && l[k] > 0);
+    CHECK(right, "the skews in the skip mask (%#llx) cost 0, not measured, "
+          "and every other skew a time above 0 ns",
+          (unsigned long long)skip);
 }
 
 int main(void)
@@ -133,6 +213,10 @@ int main(void)
     RUN(test_a_skew_not_measured_keeps_memcpy);
     RUN(test_a_copys_skew_is_its_destination_past_its_source_mod_a_page);
     RUN(test_the_loop_copies_every_byte_and_nothing_else);
-    RUN(test_timing_gives_a_cost_at_every_skew);
+    RUN(test_a_skew_slow_only_at_the_larger_size_takes_the_loop);
+    RUN(test_the_skews_slow_at_either_size_take_the_loop);
+    RUN(test_a_skew_slow_in_one_pass_only_keeps_memcpy);
+    RUN(test_timing_gives_a_cost_at_every_skew_and_size);
+    RUN(test_a_skew_skipped_is_not_timed);
     CHECK_MAIN_END();
 }
