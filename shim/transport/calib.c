@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* The sizes timed: above the largest aggregation threshold that matters
  * on a node, up to what a ring record of 128 KiB holds. */
@@ -281,6 +282,27 @@ static int other_world_reading(int node_rank)
                : -1;
 }
 
+/* The timing's message buffers, a ring record's size each, are mapped
+ * here and not taken from malloc: glibc serves a request of 128 KiB or
+ * more by mmap, and freeing such a chunk raises its mmap threshold to the
+ * chunk's size, so that the program's own later buffers of that size would
+ * come from the heap instead, at other offsets within their pages.  On an
+ * AMD EPYC VM that made a 128 KiB ping-pong take four times as long
+ * (docs/design/transport.md, Copies and alignment;
+ * tests/mpi/heap_layout_kept.c).  NULL when the memory cannot be mapped. */
+static char *calib_buffer(void)
+{
+    void *p = mmap(NULL, omni.tx.ring_alone_max, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void calib_buffer_free(char *p)
+{
+    if (p)
+        munmap(p, omni.tx.ring_alone_max);
+}
+
 /* What one node found, the same on every rank of the node. */
 typedef struct {
     long ring_mpi_from; /* LONG_MAX: no pair, or no measured crossover */
@@ -306,8 +328,7 @@ static node_paths node_measure(void)
         int other = me == 0 ? partner : 0;
         calib_pair p = {&omni.tx.ring_tx[other], &omni.tx.ring_rx[0], other,
                         other_world_reading(other), me == 0,
-                        malloc(omni.tx.ring_alone_max),
-                        malloc(omni.tx.ring_alone_max)};
+                        calib_buffer(), calib_buffer()};
         if (!p.out || !p.in)
             omni_out_of_memory("the start-up timing of the paths");
         memset(p.out, 1, omni.tx.ring_alone_max);
@@ -323,8 +344,8 @@ static node_paths node_measure(void)
                                    omni.tx.paths.at[OMNI_CX_ring_mpi_from]);
         if (c.source == PA_MEASURED)
             found.ring_mpi_from = (long)c.from;
-        free(p.out);
-        free(p.in);
+        calib_buffer_free(p.out);
+        calib_buffer_free(p.in);
     }
     PMPI_Bcast(&found, 2, MPI_LONG, 0, omni.tx.ring_comm);
     return found;
