@@ -134,7 +134,7 @@ YIELD_LIB  := $(BUILD)/libyieldonly.so
 
 
 .PHONY: FORCE all deps lib leg-tests openmpi-leg smallcap-lib bench-kernels install install-all uninstall unit mpitests benches test demo bench clean generate longrun \
-        sanitize valgrind stress report calibrate results $(RESULTS_PARTS) release-check cluster-test profile profile-time ffi-cost large-protocols
+        sanitize valgrind stress report calibrate results $(RESULTS_PARTS) release-check cluster-test profile profile-time ffi-cost core-pair large-protocols
 
 all: lib $(PLAN)
 
@@ -387,6 +387,17 @@ $(BUILD)/profile/ffi_cost: bench/profile/ffi_cost.c
 
 ffi-cost: $(BUILD)/profile/ffi_cost
 	$(BUILD)/profile/ffi_cost
+
+# Two processes handing a cache line and 64 KiB back and forth, no MPI:
+# the figure behind the shared-memory paths' per-run states
+# (docs/design/transport.md, Choosing a path by measurement).  Plain C;
+# never built by `make` or `make test`; CORE_PAIR_ARGS="-w 20 -s 32768".
+$(BUILD)/profile/core_pair: bench/profile/core_pair.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) -o $@ $<
+
+core-pair: $(BUILD)/profile/core_pair
+	$(BUILD)/profile/core_pair $(CORE_PAIR_ARGS)
 
 # What each way a large message could cross the MPI underneath costs, in
 # plain MPI (docs/design/transport.md, Messages above the threshold): the
