@@ -32,15 +32,6 @@ static const int distances[] = {1, 16, 31, 48};
 #define MAXSIZE (200 * 1024) /* the largest of sizes[] */
 #define OFFSET 64 /* the send buffer's offset in its page */
 #define GUARD 64
-#define PAGE 4096
-
-static unsigned char *page_buffer(void)
-{
-    void *p = NULL;
-    if (posix_memalign(&p, PAGE, MAXSIZE + 2 * PAGE) != 0)
-        FAIL("posix_memalign of %d bytes failed", MAXSIZE + 2 * PAGE);
-    return p;
-}
 
 int main(int argc, char **argv)
 {
@@ -50,7 +41,7 @@ int main(int argc, char **argv)
         CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         return tl_finalize();
     }
-    unsigned char *page = page_buffer();
+    unsigned char *page = tl_page_buffer(MAXSIZE + 2 * TL_PAGE);
     for (int blocking = 0; blocking < 2; blocking++)
         for (int s = 0; s < NSIZES; s++)
             for (int d = 0; d < NDIST; d++) {

@@ -157,6 +157,17 @@ static inline long tl_mismatch(const void *buf, size_t n, int src, long msg)
     return -1;
 }
 
+/* n bytes from a page boundary on, for a test that places its buffers at
+ * chosen offsets within a page; the caller frees it. */
+#define TL_PAGE 4096
+static inline unsigned char *tl_page_buffer(size_t n)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, TL_PAGE, n) != 0)
+        FAIL("posix_memalign of %zu bytes failed", n);
+    return p;
+}
+
 /* Fails unless buf holds message msg of rank src; `what` names the receive. */
 #define CHECK_PATTERN(buf, n, src, msg, ...)                                   \
     do {                                                                       \

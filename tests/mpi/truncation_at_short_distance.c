@@ -39,16 +39,7 @@ static const int distances[] = {16, 31};
 #define NDIST ((int)(sizeof distances / sizeof distances[0]))
 #define MAXSIZE (200 * 1024) /* the largest message of cases[] */
 #define OFFSET 64            /* the send buffer's offset in its page */
-#define PAGE 4096
 #define TAG_AFTER 1000000
-
-static unsigned char *page_buffer(void)
-{
-    void *p = NULL;
-    if (posix_memalign(&p, PAGE, MAXSIZE + 2 * PAGE) != 0)
-        FAIL("posix_memalign of %d bytes failed", MAXSIZE + 2 * PAGE);
-    return p;
-}
 
 static void send_case(unsigned char *page, int peer, int blocking,
                       size_t n, long msg)
@@ -72,7 +63,7 @@ static void send_case(unsigned char *page, int peer, int blocking,
 static void receive_case(unsigned char *page, int peer, const char *how,
                          const trunc_case *c, int distance, long msg)
 {
-    size_t total = (size_t)MAXSIZE + PAGE - OFFSET - (size_t)distance;
+    size_t total = (size_t)MAXSIZE + TL_PAGE - OFFSET - (size_t)distance;
     unsigned char *buf = page + OFFSET + distance;
     MPI_Status st;
     memset(buf, 0xCC, total);
@@ -105,7 +96,7 @@ int main(int argc, char **argv)
         return tl_finalize();
     }
     CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    unsigned char *page = page_buffer();
+    unsigned char *page = tl_page_buffer(MAXSIZE + 2 * TL_PAGE);
     for (int blocking = 0; blocking < 2; blocking++)
         for (int c = 0; c < NCASES; c++)
             for (int d = 0; d < NDIST; d++) {

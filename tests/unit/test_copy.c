@@ -125,15 +125,23 @@ static void timings(const uint64_t masks[CP_TIMED_SIZES], double slow,
                   t[pass][size].loop_ns);
 }
 
+/* What the choice makes of memcpy slow at `small` at the smallest size
+ * timed and at `large` at the largest, in every pass. */
+static uint64_t slow_at(uint64_t small, uint64_t large)
+{
+    uint64_t masks[CP_TIMED_SIZES] = {0};
+    masks[0] = small;
+    masks[CP_TIMED_SIZES - 1] |= large;
+    cp_timing t[CP_PASSES][CP_TIMED_SIZES];
+    timings(masks, 2000, t);
+    return cp_slow_skews_timed(t);
+}
+
 static void test_a_skew_slow_only_at_the_larger_size_takes_the_loop(void)
 {
     /* A memcpy that moves to a slow strategy only past the small size, as
      * glibc with 512-bit vectors does from 16 KiB. */
-    uint64_t masks[CP_TIMED_SIZES] = {0};
-    masks[CP_TIMED_SIZES - 1] = 0xffff0ull;
-    cp_timing t[CP_PASSES][CP_TIMED_SIZES];
-    timings(masks, 2000, t);
-    uint64_t got = cp_slow_skews_timed(t);
+    uint64_t got = slow_at(0, 0xffff0ull);
     CHECK(got == 0xffff0ull,
           "skews 4..19 slow at %zu bytes and at no skew at %zu bytes: those "
           "skews take the loop (0xffff0); got %#llx",
@@ -143,12 +151,7 @@ static void test_a_skew_slow_only_at_the_larger_size_takes_the_loop(void)
 
 static void test_the_skews_slow_at_either_size_take_the_loop(void)
 {
-    uint64_t masks[CP_TIMED_SIZES] = {0};
-    masks[0] = 0x6ull;
-    masks[CP_TIMED_SIZES - 1] = 0x30ull;
-    cp_timing t[CP_PASSES][CP_TIMED_SIZES];
-    timings(masks, 2000, t);
-    uint64_t got = cp_slow_skews_timed(t);
+    uint64_t got = slow_at(0x6ull, 0x30ull);
     CHECK(got == 0x36ull,
           "skews 1, 2 slow at the small size and 4, 5 at the large one: all "
           "four take the loop (0x36); got %#llx",
