@@ -18,10 +18,11 @@
  *    (to - from) mod CP_PAGE = 0 .. CP_SKEWS - 1, memcpy against
  *    cp_loop(), a copy by 16-byte unaligned loads and aligned stores
  *    whose speed does not depend on the skew.  Each cost is the least of
- *    a few trials.  The caller times each size of cp_timed_sizes: memcpy
- *    changes strategy at a size that is the machine's (glibc moves to
- *    `rep movsb` from 2 to 16 KiB, by the processor's features), and a
- *    skew slow only past that size would be missed by one small size.
+ *    a few trials.  cp_find_slow_skews() times each size of
+ *    cp_timed_sizes so: memcpy changes strategy at a size that is the
+ *    machine's (glibc moves to `rep movsb` from 2 to 16 KiB, by the
+ *    processor's features), and a skew slow only past that size would be
+ *    missed by one small size.
  *  - cp_slow_skews() decides from those costs (any costs: the unit test
  *    injects them): skew k is slow when memcpy took more than
  *    1 / (1 - CP_MARGIN) times the loop's time there.  A cost of 0 or
