@@ -97,11 +97,7 @@ static void testsome_round(int peer, int *vals, MPI_Request *req)
 int main(int argc, char **argv)
 {
     tl_init(&argc, &argv, 2, TL_MAX_RANKS);
-    int peer = tl_partner();
-    if (peer == MPI_PROC_NULL) {
-        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
-        return tl_finalize();
-    }
+    int peer = tl_partner_or_finish();
     int vals[ROUNDS][NSEND];
     MPI_Request req[NSEND];
     for (int r = 0; r < ROUNDS; r++)

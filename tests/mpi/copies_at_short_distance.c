@@ -36,11 +36,7 @@ static const int distances[] = {1, 16, 31, 48};
 int main(int argc, char **argv)
 {
     tl_init(&argc, &argv, 2, TL_MAX_RANKS);
-    int peer = tl_partner();
-    if (peer == MPI_PROC_NULL) {
-        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
-        return tl_finalize();
-    }
+    int peer = tl_partner_or_finish();
     unsigned char *page = tl_page_buffer(MAXSIZE + 2 * TL_PAGE);
     for (int blocking = 0; blocking < 2; blocking++)
         for (int s = 0; s < NSIZES; s++)

@@ -386,6 +386,18 @@ static inline int tl_finalize(void)
     return 0;
 }
 
+/* This rank's partner; the rank that sits out of the pairs instead meets
+ * the final MPI_Barrier the paired ranks end with, finalizes and exits. */
+static inline int tl_partner_or_finish(void)
+{
+    int peer = tl_partner();
+    if (peer == MPI_PROC_NULL) {
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        exit(tl_finalize());
+    }
+    return peer;
+}
+
 /* Finalizes with no collective call first, for tests in which reaching
  * MPI_Finalize early is the point; this rank must have asserted something
  * unless it passes may_be_silent. */

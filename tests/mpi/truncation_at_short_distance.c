@@ -90,11 +90,7 @@ static void receive_case(unsigned char *page, int peer, const char *how,
 int main(int argc, char **argv)
 {
     tl_init(&argc, &argv, 2, TL_MAX_RANKS);
-    int peer = tl_partner();
-    if (peer == MPI_PROC_NULL) {
-        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
-        return tl_finalize();
-    }
+    int peer = tl_partner_or_finish();
     CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     unsigned char *page = tl_page_buffer(MAXSIZE + 2 * TL_PAGE);
     for (int blocking = 0; blocking < 2; blocking++)
