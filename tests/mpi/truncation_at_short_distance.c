@@ -19,6 +19,13 @@
  * MPI_Isend, then with MPI_Send, followed each time by an 8-byte message
  * on another tag; its partner receives the first into a buffer too short
  * by the case's amount, with a guard after it, then the second whole.
+ * Each message is received twice over: once by MPI_Recv naming its source
+ * and tag, once by an MPI_Irecv of any source and any tag completed with
+ * the second message's receive in one MPI_Waitall, which must return
+ * MPI_ERR_IN_STATUS with MPI_ERR_TRUNCATE, the sender and the tag in the
+ * first status, and in the second MPI_SUCCESS or MPI_ERR_PENDING, a
+ * request it has not completed yet (MPI 4.1 §3.7.5: MPICH stops at the
+ * error, Omnibus completes both; either is MPI).
  */
 #include "testlib.h"
 #include <stdint.h>
@@ -60,31 +67,74 @@ static void send_case(unsigned char *page, int peer, int blocking,
                        MPI_COMM_WORLD));
 }
 
+/* The truncated message by MPI_Recv, then the 8-byte one. */
+static int receive_named(unsigned char *buf, int capacity, int peer,
+                         long msg, uint64_t *after)
+{
+    MPI_Status st;
+    int rc = MPI_Recv(buf, capacity, MPI_BYTE, peer, (int)msg,
+                      MPI_COMM_WORLD, &st);
+    CHECK_MPI(MPI_Recv(after, 1, MPI_UINT64_T, peer, TAG_AFTER,
+                       MPI_COMM_WORLD, &st));
+    return rc;
+}
+
+/* Both at once: the truncated message by a receive of any source and any
+ * tag, posted first so that it is the one the message matches, and the
+ * 8-byte one, completed together by MPI_Waitall. */
+static int receive_wild(unsigned char *buf, int capacity, int peer,
+                        long msg, uint64_t *after, const char *how)
+{
+    MPI_Request reqs[2];
+    MPI_Status st[2];
+    CHECK_MPI(MPI_Irecv(buf, capacity, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
+                        MPI_COMM_WORLD, &reqs[0]));
+    CHECK_MPI(MPI_Irecv(after, 1, MPI_UINT64_T, peer, TAG_AFTER,
+                        MPI_COMM_WORLD, &reqs[1]));
+    int rc = MPI_Waitall(2, reqs, st);
+    CHECK(rc == MPI_ERR_IN_STATUS,
+          "MPI_Waitall over a truncated wildcard receive of a %s must "
+          "return MPI_ERR_IN_STATUS; it returned %s",
+          how, tl_errstr(rc));
+    CHECK(st[0].MPI_SOURCE == peer && st[0].MPI_TAG == (int)msg,
+          "a wildcard receive truncating a %s from rank %d, tag %ld, must "
+          "still name them in its status; it named rank %d, tag %d",
+          how, peer, msg, st[0].MPI_SOURCE, st[0].MPI_TAG);
+    CHECK(st[1].MPI_ERROR == MPI_SUCCESS || st[1].MPI_ERROR == MPI_ERR_PENDING,
+          "the receive beside a truncated one in MPI_Waitall must say "
+          "MPI_SUCCESS (completed) or MPI_ERR_PENDING (not yet) in its "
+          "status; it said %s",
+          tl_errstr(st[1].MPI_ERROR));
+    if (st[1].MPI_ERROR == MPI_ERR_PENDING)
+        CHECK_MPI(MPI_Wait(&reqs[1], MPI_STATUS_IGNORE));
+    return st[0].MPI_ERROR;
+}
+
 static void receive_case(unsigned char *page, int peer, const char *how,
-                         const trunc_case *c, int distance, long msg)
+                         const trunc_case *c, int distance, int wild,
+                         long msg)
 {
     size_t total = (size_t)MAXSIZE + TL_PAGE - OFFSET - (size_t)distance;
     unsigned char *buf = page + OFFSET + distance;
-    MPI_Status st;
-    memset(buf, 0xCC, total);
-    int rc = MPI_Recv(buf, (int)c->capacity, MPI_BYTE, peer, (int)msg,
-                      MPI_COMM_WORLD, &st);
-    CHECK(tl_class(rc) == MPI_ERR_TRUNCATE,
-          "a %zu-byte receive of a %zu-byte %s, %d bytes past its send "
-          "buffer modulo a page, must fail with MPI_ERR_TRUNCATE; it "
-          "returned %s",
-          c->capacity, c->size, how, distance, tl_errstr(rc));
-    CHECK_FILLED(buf + c->capacity, total - c->capacity, 0xCC,
-                 "past a %zu-byte receive buffer that a %zu-byte %s "
-                 "overflowed at distance %d",
-                 c->capacity, c->size, how, distance);
+    const char *by = wild ? "MPI_Waitall" : "MPI_Recv";
     uint64_t after = 0;
-    CHECK_MPI(MPI_Recv(&after, 1, MPI_UINT64_T, peer, TAG_AFTER,
-                       MPI_COMM_WORLD, &st));
+    memset(buf, 0xCC, total);
+    int rc = wild ? receive_wild(buf, (int)c->capacity, peer, msg, &after,
+                                 how)
+                  : receive_named(buf, (int)c->capacity, peer, msg, &after);
+    CHECK(tl_class(rc) == MPI_ERR_TRUNCATE,
+          "a %zu-byte receive (by %s) of a %zu-byte %s, %d bytes past its "
+          "send buffer modulo a page, must fail with MPI_ERR_TRUNCATE; it "
+          "returned %s",
+          c->capacity, by, c->size, how, distance, tl_errstr(rc));
+    CHECK_FILLED(buf + c->capacity, total - c->capacity, 0xCC,
+                 "past a %zu-byte receive buffer (by %s) that a %zu-byte %s "
+                 "overflowed at distance %d",
+                 c->capacity, by, c->size, how, distance);
     CHECK(after == (uint64_t)msg,
-          "the 8-byte message sent after a truncated %zu-byte %s must "
-          "arrive whole: it held %llu, not %ld",
-          c->size, how, (unsigned long long)after, msg);
+          "the 8-byte message sent after a truncated %zu-byte %s (by %s) "
+          "must arrive whole: it held %llu, not %ld",
+          c->size, how, by, (unsigned long long)after, msg);
 }
 
 int main(int argc, char **argv)
@@ -93,17 +143,18 @@ int main(int argc, char **argv)
     int peer = tl_partner_or_finish();
     CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     unsigned char *page = tl_page_buffer(MAXSIZE + 2 * TL_PAGE);
-    for (int blocking = 0; blocking < 2; blocking++)
-        for (int c = 0; c < NCASES; c++)
-            for (int d = 0; d < NDIST; d++) {
-                long msg = (blocking * NCASES + c) * NDIST + d;
-                if (tl_leads())
-                    send_case(page, peer, blocking, cases[c].size, msg);
-                else
-                    receive_case(page, peer,
-                                 blocking ? "MPI_Send" : "MPI_Isend",
-                                 &cases[c], distances[d], msg);
-            }
+    long msg = 0;
+    for (int wild = 0; wild < 2; wild++)
+        for (int blocking = 0; blocking < 2; blocking++)
+            for (int c = 0; c < NCASES; c++)
+                for (int d = 0; d < NDIST; d++, msg++) {
+                    if (tl_leads())
+                        send_case(page, peer, blocking, cases[c].size, msg);
+                    else
+                        receive_case(page, peer,
+                                     blocking ? "MPI_Send" : "MPI_Isend",
+                                     &cases[c], distances[d], wild, msg);
+                }
     free(page);
     CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
