@@ -124,6 +124,10 @@ typedef struct {
                                bytes from which a nonblocking or
                                synchronous send to a rank of the node goes
                                by single-copy read, where it can (calib.h) */
+    size_t wire_alone_max;  /* OMNIBUS_WIRE_ALONE_MAX, 0 when unset: the
+                               largest payload a blocking send to a rank
+                               reached through the MPI underneath sends
+                               alone in a block (calib.h) */
     size_t wait_from;       /* OMNIBUS_WAIT_FROM, 0 when unset: the size
                                from which the MPI underneath's own blocking
                                send waits for its receive (calib.h) */

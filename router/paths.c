@@ -48,6 +48,13 @@ pa_choice pa_wait_from(const uint64_t *sizes, const int *waits, int n,
     return c;
 }
 
+pa_choice pa_alone_nb_max(pa_choice blocking, uint64_t nb_dflt)
+{
+    if (blocking.from < nb_dflt)
+        return blocking;
+    return (pa_choice){nb_dflt, PA_DEFAULT};
+}
+
 double pa_cost(uint64_t *times, int n)
 {
     for (int i = 1; i < n; i++)

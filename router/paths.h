@@ -30,12 +30,16 @@
 
 #include <stdint.h>
 
-/* The candidate paths of a message above the aggregation threshold. */
+/* The two candidate paths of a message above the aggregation threshold,
+ * to a rank of the node or to one reached through the MPI underneath. */
 enum pa_path {
-    PA_RING, /* alone through a node ring: two copies */
-    PA_MPI,  /* not the ring: header and payload through the MPI
-                underneath, or, where a blocking send may wait, a
-                single-copy read */
+    PA_ALONE, /* an item alone: in a node ring record, or in a block of its
+                 own through the MPI underneath; copied in and out */
+    PA_APART, /* not copied into a record or block: header and payload
+                 through the MPI underneath, a single-copy read where a
+                 blocking send to a rank of the node may wait, or, to a
+                 rank reached through the MPI underneath, the message
+                 without a header */
     PA_PATHS
 };
 
@@ -78,6 +82,16 @@ pa_choice pa_crossover(const pa_table *t, enum pa_path a, enum pa_path b,
  * only from this size on, where the MPI underneath would have waited too. */
 pa_choice pa_wait_from(const uint64_t *sizes, const int *waits, int n,
                        uint64_t dflt);
+
+/* The largest message a nonblocking send to a rank reached through the
+ * MPI underneath sends alone in a block, from the blocking send's
+ * (`blocking`, its `from` holding that largest size): nb_dflt, the
+ * built-in value (PA_DEFAULT), unless the blocking one is smaller, whose
+ * size and source it then takes.  A window of sends in flight weighs the
+ * copies more than one send does (docs/design/transport.md, Messages
+ * above the threshold), so a size one blocking send already sends apart
+ * goes apart when nonblocking too. */
+pa_choice pa_alone_nb_max(pa_choice blocking, uint64_t nb_dflt);
 
 /* The cost of one path at one size from n >= 2 timings of it (sorted in
  * place): the least, when the next least is within PA_AGREE of it, so

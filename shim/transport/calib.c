@@ -213,14 +213,14 @@ static void pair_costs(calib_pair *p, pa_table *t, uint64_t wait_from)
         int by_read = p->other_world >= 0 && calib_sizes[i] >= wait_from &&
                       calib_sizes[i] >= omni.tx.paths.at[OMNI_CX_read_from];
         double read;
-        one_way(p, calib_sizes[i], by_read, &t->cost[i][PA_RING],
-                &t->cost[i][PA_MPI], &read);
+        one_way(p, calib_sizes[i], by_read, &t->cost[i][PA_ALONE],
+                &t->cost[i][PA_APART], &read);
         /* Without the header's cost, the MPI underneath's is not known. */
-        t->cost[i][PA_MPI] = header > 0 && t->cost[i][PA_MPI] > 0
-                                 ? t->cost[i][PA_MPI] + header
+        t->cost[i][PA_APART] = header > 0 && t->cost[i][PA_APART] > 0
+                                 ? t->cost[i][PA_APART] + header
                                  : 0;
         if (by_read)
-            t->cost[i][PA_MPI] = read;
+            t->cost[i][PA_APART] = read;
     }
 }
 
@@ -340,7 +340,7 @@ static node_paths node_measure(void)
         found.wait_from = w.source == PA_MEASURED ? (long)w.from : LONG_MAX;
         pa_table t;
         pair_costs(&p, &t, w.from);
-        pa_choice c = pa_crossover(&t, PA_RING, PA_MPI,
+        pa_choice c = pa_crossover(&t, PA_ALONE, PA_APART,
                                    omni.tx.paths.at[OMNI_CX_ring_mpi_from]);
         if (c.source == PA_MEASURED)
             found.ring_mpi_from = (long)c.from;
@@ -398,6 +398,10 @@ void calib_paths(int crowded)
         p->at[OMNI_CX_under_wait_from] = omni.job.cfg.wait_from;
         p->source[OMNI_CX_under_wait_from] = PA_SET;
     }
+    if (omni.job.cfg.wire_alone_max) {
+        p->at[OMNI_CX_wire_alone_max] = omni.job.cfg.wire_alone_max;
+        p->source[OMNI_CX_wire_alone_max] = PA_SET;
+    }
     if (omni.job.cfg.paths == CFG_PATHS_MEASURED) {
         /* The nodes measured apart; the job takes the smallest crossover,
          * so that no node's MPI loses to its ring, and the largest size
@@ -419,5 +423,11 @@ void calib_paths(int crowded)
             p->source[OMNI_CX_under_wait_from] = PA_MEASURED;
         }
     }
+    pa_choice nb = pa_alone_nb_max(
+        (pa_choice){p->at[OMNI_CX_wire_alone_max],
+                    p->source[OMNI_CX_wire_alone_max]},
+        p->at[OMNI_CX_wire_alone_nb_max]);
+    p->at[OMNI_CX_wire_alone_nb_max] = nb.from;
+    p->source[OMNI_CX_wire_alone_nb_max] = nb.source;
     check_agreement();
 }

@@ -1173,6 +1173,25 @@ static void test_read_from_takes_sizes_and_rejects_zero(void)
     expect_refused("OMNIBUS_READ_FROM", "read");
 }
 
+static void test_wire_alone_max_takes_sizes_and_rejects_zero(void)
+{
+    cfg_settings s;
+    char err[CFG_ERR_LEN] = "";
+    CHECK(load_table(NULL, 0, &s, err) == 0 && s.wire_alone_max == 0,
+          "unset OMNIBUS_WIRE_ALONE_MAX must be 0 (measured, or the "
+          "built-in crossover); got %zu", s.wire_alone_max);
+    expect_accepted("OMNIBUS_WIRE_ALONE_MAX", "32K", &s);
+    CHECK(s.wire_alone_max == 32768,
+          "OMNIBUS_WIRE_ALONE_MAX=32K must give 32768, got %zu",
+          s.wire_alone_max);
+    expect_accepted("OMNIBUS_WIRE_ALONE_MAX", "1", &s);
+    CHECK(s.wire_alone_max == 1,
+          "OMNIBUS_WIRE_ALONE_MAX=1 (no message alone in a block) must "
+          "give 1, got %zu", s.wire_alone_max);
+    expect_refused("OMNIBUS_WIRE_ALONE_MAX", "0");
+    expect_refused("OMNIBUS_WIRE_ALONE_MAX", "block");
+}
+
 static void test_envelopes_default_on_and_take_off(void)
 {
     cfg_settings s;
@@ -1708,6 +1727,7 @@ int main(void)
     RUN(test_paths_rejects_other_values);
     RUN(test_ring_mpi_from_takes_sizes_from_one_byte);
     RUN(test_ring_mpi_from_rejects_zero_and_words);
+    RUN(test_wire_alone_max_takes_sizes_and_rejects_zero);
     RUN(test_read_from_takes_sizes_and_rejects_zero);
     RUN(test_envelopes_default_on_and_take_off);
     RUN(test_wait_from_takes_sizes_and_rejects_zero);

@@ -13,8 +13,8 @@ static pa_table table(const double ring[6], const double mpi[6])
     pa_table t = {.nsizes = 6};
     for (int i = 0; i < 6; i++) {
         t.size[i] = (8 * KIB) << i;
-        t.cost[i][PA_RING] = ring[i];
-        t.cost[i][PA_MPI] = mpi[i];
+        t.cost[i][PA_ALONE] = ring[i];
+        t.cost[i][PA_APART] = mpi[i];
     }
     return t;
 }
@@ -26,7 +26,7 @@ static void expect_crossover(const double ring[6], const double mpi[6],
                              const char *promise)
 {
     pa_table t = table(ring, mpi);
-    pa_choice c = pa_crossover(&t, PA_RING, PA_MPI, DFLT);
+    pa_choice c = pa_crossover(&t, PA_ALONE, PA_APART, DFLT);
     CHECK(c.from == from && c.source == source,
           "%s: MPI from %llu (%s); got from %llu (%s)", promise,
           (unsigned long long)from, pa_source_name(source),
@@ -175,6 +175,39 @@ static void test_an_unprobed_size_stops_the_waiting_run(void)
           (unsigned long long)c.from, pa_source_name(c.source));
 }
 
+/* Checks pa_alone_nb_max's answer for a blocking size `max` (source
+ * `src`) against the built-in 16 KiB. */
+static void expect_nb(uint64_t max, enum pa_source src, uint64_t want,
+                      enum pa_source want_src, const char *promise)
+{
+    pa_choice c = pa_alone_nb_max((pa_choice){max, src}, 16 * KIB);
+    CHECK(c.from == want && c.source == want_src,
+          "%s: %llu (%s); got %llu (%s)", promise, (unsigned long long)want,
+          pa_source_name(want_src), (unsigned long long)c.from,
+          pa_source_name(c.source));
+}
+
+static void test_a_blocking_size_above_the_nonblocking_one_leaves_it(void)
+{
+    expect_nb(64 * KIB, PA_MEASURED, 16 * KIB, PA_DEFAULT,
+              "a blocking send alone up to 64 KiB must leave the "
+              "nonblocking size at its built-in 16 KiB");
+    expect_nb(16 * KIB, PA_SET, 16 * KIB, PA_DEFAULT,
+              "a blocking size equal to the nonblocking one must leave it "
+              "built-in");
+}
+
+static void test_a_blocking_size_below_the_nonblocking_one_lowers_it(void)
+{
+    expect_nb(8 * KIB - 1, PA_MEASURED, 8 * KIB - 1, PA_MEASURED,
+              "a blocking send measured apart from 8 KiB must send "
+              "nonblocking ones of 8 KiB apart too, and say it was "
+              "measured");
+    expect_nb(1, PA_SET, 1, PA_SET,
+              "a blocking size pinned at 1 byte must keep every nonblocking "
+              "send out of a block, and say it was set");
+}
+
 static void test_sources_have_names(void)
 {
     CHECK(pa_source_name(PA_DEFAULT)[0] == 'd' &&
@@ -202,6 +235,8 @@ int main(void)
     RUN(test_an_eager_size_above_a_waiting_one_moves_the_start_up);
     RUN(test_an_mpi_eager_at_the_largest_size_keeps_the_default);
     RUN(test_an_unprobed_size_stops_the_waiting_run);
+    RUN(test_a_blocking_size_above_the_nonblocking_one_leaves_it);
+    RUN(test_a_blocking_size_below_the_nonblocking_one_lowers_it);
     RUN(test_sources_have_names);
     CHECK_MAIN_END();
 }
