@@ -422,6 +422,14 @@ void calib_paths(int crowded)
             p->at[OMNI_CX_under_wait_from] = (uint64_t)wait_from;
             p->source[OMNI_CX_under_wait_from] = PA_MEASURED;
         }
+        if (!omni.job.cfg.wire_alone_max) {
+            pa_choice w = calib_wire_alone(
+                crowded, p->at[OMNI_CX_wire_alone_max] + 1);
+            if (w.source == PA_MEASURED) {
+                p->at[OMNI_CX_wire_alone_max] = w.from - 1;
+                p->source[OMNI_CX_wire_alone_max] = PA_MEASURED;
+            }
+        }
     }
     pa_choice nb = pa_alone_nb_max(
         (pa_choice){p->at[OMNI_CX_wire_alone_max],

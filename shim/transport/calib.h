@@ -15,7 +15,8 @@
  *    at plain MPICH's rate, the ring at about twice it).
  *  - wire_alone_max, 64 KiB: up to here a message alone in a block waits
  *    less for its two copies than a header's payload waits for the header
- *    to match (the TCP ping-pong).
+ *    to match (the TCP ping-pong).  Measured against the message without
+ *    a header, which came later (calib_wire.c).
  *  - wire_alone_nb_max, 16 KiB: with several nonblocking sends in flight
  *    the two copies cost more than the header, and the MPI underneath
  *    moves the payloads without them.
@@ -29,24 +30,42 @@
  * return every rank holds the same omni.tx.paths (compared over the job
  * before it returns: a difference ends the job): each crossover is its
  * built-in value (source PA_DEFAULT), OMNIBUS_RING_MPI_FROM's,
- * OMNIBUS_READ_FROM's or OMNIBUS_WAIT_FROM's (PA_SET), or, under OMNIBUS_PATHS=measured,
+ * OMNIBUS_READ_FROM's, OMNIBUS_WAIT_FROM's or OMNIBUS_WIRE_ALONE_MAX's
+ * (PA_SET), or, under OMNIBUS_PATHS=measured,
  * ring_mpi_from as router/paths.h decides it from one pair of ranks per
  * node timing both paths at a few sizes, the smallest over the nodes, and
  * under_wait_from as pa_wait_from decides it from the same pair's probe of
  * the MPI underneath's sends, the largest over the nodes (PA_MEASURED;
- * PA_DEFAULT where no node had a pair or the findings were unclear).  A node that runs more ranks than it
+ * PA_DEFAULT where no node had a pair or the findings were unclear), and
+ * wire_alone_max one less than calib_wire_alone's crossover.
+ * wire_alone_nb_max follows wire_alone_max where that is smaller
+ * (pa_alone_nb_max).  A node that runs more ranks than it
  * has cores (`crowded`, the same on all its ranks) has no say: a round
  * trip there times the scheduler, not the path.  The timing goes through
  * the pair's rings and the MPI underneath's point-to-point calls on the
  * node communicator, and leaves both as it found them; it takes a few
  * milliseconds, and stops, the sizes left unmeasured, once it has taken
- * CALIB_BUDGET_NS (the probe has a budget of its own).  read_from (unless
- * pinned) and the two wire sizes keep their built-in values so far: the
- * bare read timed cheaper than the ring where the library's own
- * nonblocking sends ran faster through the ring (transport.md). */
+ * CALIB_BUDGET_NS (the probe and the wire timing have budgets of their
+ * own).  read_from (unless pinned) and envelope_max keep their built-in
+ * values so far: the bare read timed cheaper than the ring where the
+ * library's own nonblocking sends ran faster through the ring
+ * (transport.md). */
 #ifndef OMNIBUS_CALIB_H
 #define OMNIBUS_CALIB_H
 
+#include "router/paths.h"
+
 void calib_paths(int crowded);
+
+/* calib_wire.c, for calib_paths: the size from which a blocking send to a
+ * rank reached through the MPI underneath is cheaper apart (without a
+ * header, or as header and payload) than alone in a block, as
+ * pa_crossover finds it from world rank 0 and the first rank it reaches
+ * through the MPI underneath timing both at the sizes a block holds above
+ * the threshold; dflt (PA_DEFAULT) when there is no such rank, no such
+ * size, either end's node is crowded, the two share a node whose MPI
+ * talks through shared memory, or the timings are unclear.
+ * Collective over MPI_COMM_WORLD; the same on every rank. */
+pa_choice calib_wire_alone(int crowded, uint64_t dflt);
 
 #endif
