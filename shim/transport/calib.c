@@ -1,5 +1,6 @@
 #include "shim/transport/calib.h"
 #include "shim/transport/shm.h"
+#include "shim/transport/transport.h"
 #include "shim/base/fail.h"
 #include "shim/base/state.h"
 #include "router/paths.h"
@@ -61,7 +62,7 @@ static void ring_put(calib_pair *p, const void *data, uint32_t len)
     char *at;
     while (!(at = rg_reserve(p->tx, len)))
         sched_yield();
-    memcpy(at, data, len);
+    transport_copy_uncounted(at, data, len);
     rg_commit(p->tx, len);
 }
 
@@ -79,7 +80,7 @@ static void ring_take(calib_pair *p, void *into)
     for (unsigned spins = 1; !(at = rg_peek(p->rx, &len)); spins++)
         if (spins % CALIB_SPINS == 0)
             sched_yield();
-    memcpy(into, at, len);
+    transport_copy_uncounted(into, at, len);
     rg_pop(p->rx);
 }
 

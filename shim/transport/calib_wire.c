@@ -15,7 +15,7 @@
 #include "shim/base/fail.h"
 #include "shim/base/state.h"
 #include "shim/mpi/hint.h"
-#include "router/copy.h"
+#include "shim/transport/transport.h"
 #include "router/envelope.h"
 #include "router/paths.h"
 #include "router/wire.h"
@@ -60,20 +60,6 @@ static int wire_size_open(uint32_t len)
     return len > omni.job.threshold && len + RT_HDR_SIZE <= omni.job.block_cap;
 }
 
-/* A copy as the transport makes it (transport_copy), by Omnibus's own loop
- * at the page distances where memcpy was timed slower, not counted in the
- * statistics.  Timed with memcpy at such a distance (a block's item
- * header puts its payload 24 bytes past a page-aligned buffer's), a
- * 32 KiB message alone in a block took 18.7 us one way on an AMD EPYC VM
- * where the library's own path took 9 to 11. */
-static void wire_copy(void *to, const void *from, size_t n)
-{
-    if (n >= CP_MIN && cp_skew_slow(omni.tx.copy_slow_skews, to, from))
-        cp_loop(to, from, n);
-    else
-        memcpy(to, from, n);
-}
-
 static void wire_post_block(wire_pair *p)
 {
     PMPI_Irecv(p->block_in, (int)omni.job.block_cap, MPI_BYTE, MPI_ANY_SOURCE,
@@ -85,7 +71,7 @@ static void wire_post_block(wire_pair *p)
 static void wire_ship_block(wire_pair *p, uint32_t bytes, uint32_t len)
 {
     PMPI_Wait(&p->tx, MPI_STATUS_IGNORE);
-    wire_copy(p->block_out + RT_HDR_SIZE, p->user_out, len);
+    transport_copy_uncounted(p->block_out + RT_HDR_SIZE, p->user_out, len);
     PMPI_Isend(p->block_out, (int)bytes, MPI_BYTE, p->other, WIRE_TAG_BLOCK,
                p->comm, &p->tx);
 }
@@ -95,7 +81,7 @@ static void wire_ship_block(wire_pair *p, uint32_t bytes, uint32_t len)
 static void wire_take_block(wire_pair *p, uint32_t len)
 {
     PMPI_Wait(&p->rx, MPI_STATUS_IGNORE);
-    wire_copy(p->user_in, p->block_in + RT_HDR_SIZE, len);
+    transport_copy_uncounted(p->user_in, p->block_in + RT_HDR_SIZE, len);
     wire_post_block(p);
 }
 
@@ -225,8 +211,8 @@ static int wire_pair_shares_memory(MPI_Comm comm)
 }
 
 /* The pair's four buffers, mapped (not taken from malloc, for the reason
- * calib.c gives), each from a page of its own, so that wire_copy copies at
- * the distance an item header makes, as the transport does; the block
+ * calib.c gives), each from a page of its own, so that the copies are made
+ * at the distance an item header makes, as the transport's are; the block
  * receive's as large as a block, as the transport's are (the MPI
  * underneath may take longer to fill a receive larger than its message).
  * p->cap is the largest block timed.  Returns the bytes mapped from

@@ -38,6 +38,7 @@
 
 #include "shim/base/state.h"
 #include "router/copy.h"
+#include <string.h>
 
 /* Copies a message's bytes into or out of a block or node-ring record, or
  * between the program's buffers and Omnibus's own: with memcpy (or
@@ -58,6 +59,21 @@ static inline void transport_copy(void *to, const void *from, size_t n)
         return;
     }
     rt_copy(to, from, n);
+}
+
+/* The copy transport_copy makes, not counted in the statistics: for the
+ * start-up timing of the paths (calib.h), whose copies must cost what the
+ * transport's do but are not the program's.  Timed with plain memcpy at a
+ * page distance where it is slow, a path costs more than the transport
+ * makes it cost (docs/design/transport.md, Choosing a path by
+ * measurement). */
+static inline void transport_copy_uncounted(void *to, const void *from,
+                                            size_t n)
+{
+    if (n >= CP_MIN && cp_skew_slow(omni.tx.copy_slow_skews, to, from))
+        cp_loop(to, from, n);
+    else
+        memcpy(to, from, n);
 }
 
 /* Tags on wire_comm: blocks use 1; comm.c's group drain uses 2. */
