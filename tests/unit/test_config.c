@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 typedef struct {
@@ -1145,51 +1146,52 @@ static void test_ring_mpi_from_takes_sizes_from_one_byte(void)
           s.ring_mpi_from);
 }
 
-static void test_wait_from_takes_sizes_and_rejects_zero(void)
+/* A byte count that pins one of the path sizes (calib.h), the field at
+ * `off` in cfg_settings: 0 when unset (measured, or built-in), `text`
+ * giving `want`, 0 and `word` refused. */
+static void expect_pinned_size(const char *name, size_t off,
+                               const char *text, size_t want,
+                               const char *word)
 {
     cfg_settings s;
-    expect_accepted("OMNIBUS_WAIT_FROM", "16K", &s);
-    CHECK(s.wait_from == 16384,
-          "OMNIBUS_WAIT_FROM=16K must give 16384, got %zu", s.wait_from);
-    expect_refused("OMNIBUS_WAIT_FROM", "0");
-    expect_refused("OMNIBUS_WAIT_FROM", "eager");
+    char err[CFG_ERR_LEN] = "";
+    size_t got = SIZE_MAX;
+    if (load_table(NULL, 0, &s, err) == 0)
+        memcpy(&got, (const char *)&s + off, sizeof got);
+    CHECK(got == 0, "unset %s must be 0 (measured, or the built-in size); "
+                    "got %zu", name, got);
+    expect_accepted(name, text, &s);
+    memcpy(&got, (const char *)&s + off, sizeof got);
+    CHECK(got == want, "%s=%s must give %zu, got %zu", name, text, want,
+          got);
+    expect_refused(name, "0");
+    expect_refused(name, word);
+}
+
+static void test_wait_from_takes_sizes_and_rejects_zero(void)
+{
+    expect_pinned_size("OMNIBUS_WAIT_FROM", offsetof(cfg_settings, wait_from),
+                       "16K", 16384, "eager");
 }
 
 static void test_read_from_takes_sizes_and_rejects_zero(void)
 {
-    cfg_settings s;
-    char err[CFG_ERR_LEN] = "";
-    CHECK(load_table(NULL, 0, &s, err) == 0 && s.read_from == 0,
-          "unset OMNIBUS_READ_FROM must be 0 (the built-in crossover); got "
-          "%zu", s.read_from);
-    expect_accepted("OMNIBUS_READ_FROM", "64K", &s);
-    CHECK(s.read_from == 65536,
-          "OMNIBUS_READ_FROM=64K must give 65536, got %zu", s.read_from);
-    expect_accepted("OMNIBUS_READ_FROM", "1M", &s);
-    CHECK(s.read_from == 1048576,
-          "OMNIBUS_READ_FROM=1M (no read below a ring record) must give "
-          "1048576, got %zu", s.read_from);
-    expect_refused("OMNIBUS_READ_FROM", "0");
-    expect_refused("OMNIBUS_READ_FROM", "read");
+    expect_pinned_size("OMNIBUS_READ_FROM", offsetof(cfg_settings, read_from),
+                       "64K", 65536, "read");
+    /* 1M: no read below a ring record. */
+    expect_pinned_size("OMNIBUS_READ_FROM", offsetof(cfg_settings, read_from),
+                       "1M", 1048576, "read");
 }
 
 static void test_wire_alone_max_takes_sizes_and_rejects_zero(void)
 {
-    cfg_settings s;
-    char err[CFG_ERR_LEN] = "";
-    CHECK(load_table(NULL, 0, &s, err) == 0 && s.wire_alone_max == 0,
-          "unset OMNIBUS_WIRE_ALONE_MAX must be 0 (measured, or the "
-          "built-in crossover); got %zu", s.wire_alone_max);
-    expect_accepted("OMNIBUS_WIRE_ALONE_MAX", "32K", &s);
-    CHECK(s.wire_alone_max == 32768,
-          "OMNIBUS_WIRE_ALONE_MAX=32K must give 32768, got %zu",
-          s.wire_alone_max);
-    expect_accepted("OMNIBUS_WIRE_ALONE_MAX", "1", &s);
-    CHECK(s.wire_alone_max == 1,
-          "OMNIBUS_WIRE_ALONE_MAX=1 (no message alone in a block) must "
-          "give 1, got %zu", s.wire_alone_max);
-    expect_refused("OMNIBUS_WIRE_ALONE_MAX", "0");
-    expect_refused("OMNIBUS_WIRE_ALONE_MAX", "block");
+    expect_pinned_size("OMNIBUS_WIRE_ALONE_MAX",
+                       offsetof(cfg_settings, wire_alone_max), "32K", 32768,
+                       "block");
+    /* 1: no message alone in a block. */
+    expect_pinned_size("OMNIBUS_WIRE_ALONE_MAX",
+                       offsetof(cfg_settings, wire_alone_max), "1", 1,
+                       "block");
 }
 
 static void test_envelopes_default_on_and_take_off(void)
