@@ -131,6 +131,10 @@ typedef struct {
     size_t wait_from;       /* OMNIBUS_WAIT_FROM, 0 when unset: the size
                                from which the MPI underneath's own blocking
                                send waits for its receive (calib.h) */
+    size_t envelope_max;    /* OMNIBUS_ENVELOPE_MAX, 0 when unset: the
+                               largest payload a standard send to a rank
+                               reached through the MPI underneath sends
+                               without a header (calib.h) */
     int flow_ranks;         /* OMNIBUS_FLOW_RANKS (tests only): the rank
                                count the window rule uses, 0 for the job's
                                own (router/flow.h) */

@@ -403,6 +403,10 @@ void calib_paths(int crowded)
         p->at[OMNI_CX_wire_alone_max] = omni.job.cfg.wire_alone_max;
         p->source[OMNI_CX_wire_alone_max] = PA_SET;
     }
+    if (omni.job.cfg.envelope_max) {
+        p->at[OMNI_CX_envelope_max] = omni.job.cfg.envelope_max;
+        p->source[OMNI_CX_envelope_max] = PA_SET;
+    }
     if (omni.job.cfg.paths == CFG_PATHS_MEASURED) {
         /* The nodes measured apart; the job takes the smallest crossover,
          * so that no node's MPI loses to its ring, and the largest size

@@ -30,8 +30,8 @@
  * return every rank holds the same omni.tx.paths (compared over the job
  * before it returns: a difference ends the job): each crossover is its
  * built-in value (source PA_DEFAULT), OMNIBUS_RING_MPI_FROM's,
- * OMNIBUS_READ_FROM's, OMNIBUS_WAIT_FROM's or OMNIBUS_WIRE_ALONE_MAX's
- * (PA_SET), or, under OMNIBUS_PATHS=measured,
+ * OMNIBUS_READ_FROM's, OMNIBUS_WAIT_FROM's, OMNIBUS_WIRE_ALONE_MAX's or
+ * OMNIBUS_ENVELOPE_MAX's (PA_SET), or, under OMNIBUS_PATHS=measured,
  * ring_mpi_from as router/paths.h decides it from one pair of ranks per
  * node timing both paths at a few sizes, the smallest over the nodes, and
  * under_wait_from as pa_wait_from decides it from the same pair's probe of

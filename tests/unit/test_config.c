@@ -1194,6 +1194,17 @@ static void test_wire_alone_max_takes_sizes_and_rejects_zero(void)
                        "block");
 }
 
+static void test_envelope_max_takes_sizes_and_rejects_zero(void)
+{
+    /* 1: every large message keeps its header. */
+    expect_pinned_size("OMNIBUS_ENVELOPE_MAX",
+                       offsetof(cfg_settings, envelope_max), "1", 1,
+                       "header");
+    expect_pinned_size("OMNIBUS_ENVELOPE_MAX",
+                       offsetof(cfg_settings, envelope_max), "4M", 4194304,
+                       "header");
+}
+
 static void test_envelopes_default_on_and_take_off(void)
 {
     cfg_settings s;
@@ -1730,6 +1741,7 @@ int main(void)
     RUN(test_ring_mpi_from_takes_sizes_from_one_byte);
     RUN(test_ring_mpi_from_rejects_zero_and_words);
     RUN(test_wire_alone_max_takes_sizes_and_rejects_zero);
+    RUN(test_envelope_max_takes_sizes_and_rejects_zero);
     RUN(test_read_from_takes_sizes_and_rejects_zero);
     RUN(test_envelopes_default_on_and_take_off);
     RUN(test_wait_from_takes_sizes_and_rejects_zero);
