@@ -7,6 +7,7 @@
 #include "router/wire.h"
 #include <limits.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -335,9 +336,11 @@ static node_paths node_measure(void)
         memset(p.out, 1, omni.tx.ring_alone_max);
         /* The probe first: where a blocking send may wait decides which
          * path the timing holds against the ring. */
-        pa_choice w = omni.job.cfg.wait_from
-                          ? (pa_choice){omni.job.cfg.wait_from, PA_SET}
-                          : pair_wait_from(&p);
+        const omni_paths *in_force = &omni.tx.paths;
+        pa_choice w =
+            in_force->source[OMNI_CX_under_wait_from] == PA_SET
+                ? (pa_choice){in_force->at[OMNI_CX_under_wait_from], PA_SET}
+                : pair_wait_from(&p);
         found.wait_from = w.source == PA_MEASURED ? (long)w.from : LONG_MAX;
         pa_table t;
         pair_costs(&p, &t, w.from);
@@ -375,6 +378,20 @@ static void check_agreement(void)
         }
 }
 
+/* The settings that pin a crossover (PA_SET): the cfg_settings field that
+ * holds each, 0 when unset.  wire_alone_nb_max has none: it follows
+ * wire_alone_max (pa_alone_nb_max). */
+static const struct {
+    enum omni_crossover cx;
+    size_t field;
+} calib_pins[] = {
+    {OMNI_CX_ring_mpi_from, offsetof(cfg_settings, ring_mpi_from)},
+    {OMNI_CX_read_from, offsetof(cfg_settings, read_from)},
+    {OMNI_CX_under_wait_from, offsetof(cfg_settings, wait_from)},
+    {OMNI_CX_wire_alone_max, offsetof(cfg_settings, wire_alone_max)},
+    {OMNI_CX_envelope_max, offsetof(cfg_settings, envelope_max)},
+};
+
 void calib_paths(int crowded)
 {
     static const uint64_t defaults[OMNI_CX_COUNT] = {
@@ -387,25 +404,14 @@ void calib_paths(int crowded)
         p->at[i] = defaults[i];
         p->source[i] = PA_DEFAULT;
     }
-    if (omni.job.cfg.ring_mpi_from) {
-        p->at[OMNI_CX_ring_mpi_from] = omni.job.cfg.ring_mpi_from;
-        p->source[OMNI_CX_ring_mpi_from] = PA_SET;
-    }
-    if (omni.job.cfg.read_from) {
-        p->at[OMNI_CX_read_from] = omni.job.cfg.read_from;
-        p->source[OMNI_CX_read_from] = PA_SET;
-    }
-    if (omni.job.cfg.wait_from) {
-        p->at[OMNI_CX_under_wait_from] = omni.job.cfg.wait_from;
-        p->source[OMNI_CX_under_wait_from] = PA_SET;
-    }
-    if (omni.job.cfg.wire_alone_max) {
-        p->at[OMNI_CX_wire_alone_max] = omni.job.cfg.wire_alone_max;
-        p->source[OMNI_CX_wire_alone_max] = PA_SET;
-    }
-    if (omni.job.cfg.envelope_max) {
-        p->at[OMNI_CX_envelope_max] = omni.job.cfg.envelope_max;
-        p->source[OMNI_CX_envelope_max] = PA_SET;
+    for (size_t i = 0; i < sizeof calib_pins / sizeof calib_pins[0]; i++) {
+        size_t set;
+        memcpy(&set, (const char *)&omni.job.cfg + calib_pins[i].field,
+               sizeof set);
+        if (set) {
+            p->at[calib_pins[i].cx] = set;
+            p->source[calib_pins[i].cx] = PA_SET;
+        }
     }
     if (omni.job.cfg.paths == CFG_PATHS_MEASURED) {
         /* The nodes measured apart; the job takes the smallest crossover,
@@ -417,17 +423,18 @@ void calib_paths(int crowded)
             mine = node_measure();
         long both[2] = {mine.ring_mpi_from, -mine.wait_from}, least[2];
         PMPI_Allreduce(both, least, 2, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
-        if (least[0] != LONG_MAX && !omni.job.cfg.ring_mpi_from) {
+        if (least[0] != LONG_MAX &&
+            p->source[OMNI_CX_ring_mpi_from] != PA_SET) {
             p->at[OMNI_CX_ring_mpi_from] = (uint64_t)least[0];
             p->source[OMNI_CX_ring_mpi_from] = PA_MEASURED;
         }
         long wait_from = -least[1];
         if (wait_from != 0 && wait_from != LONG_MAX &&
-            !omni.job.cfg.wait_from) {
+            p->source[OMNI_CX_under_wait_from] != PA_SET) {
             p->at[OMNI_CX_under_wait_from] = (uint64_t)wait_from;
             p->source[OMNI_CX_under_wait_from] = PA_MEASURED;
         }
-        if (!omni.job.cfg.wire_alone_max) {
+        if (p->source[OMNI_CX_wire_alone_max] != PA_SET) {
             pa_choice w = calib_wire_alone(
                 crowded, p->at[OMNI_CX_wire_alone_max] + 1);
             if (w.source == PA_MEASURED) {
