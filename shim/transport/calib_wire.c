@@ -48,7 +48,6 @@ typedef struct {
     int other;    /* the other end's rank in comm */
     int leads;
     int envelope; /* apart is without a header; else header and payload */
-    uint32_t cap; /* the largest block timed */
     char *user_out, *user_in, *block_out, *block_in;
     MPI_Request tx, rx;
 } wire_pair;
@@ -215,14 +214,14 @@ static int wire_pair_shares_memory(MPI_Comm comm)
  * at the distance an item header makes, as the transport's are; the block
  * receive's as large as a block, as the transport's are (the MPI
  * underneath may take longer to fill a receive larger than its message).
- * p->cap is the largest block timed.  Returns the bytes mapped from
- * p->user_out. */
+ * Returns the bytes mapped from p->user_out. */
 static size_t wire_map(wire_pair *p)
 {
+    size_t largest = 0; /* the largest block timed */
     for (int i = 0; i < WIRE_NSIZES; i++)
         if (wire_size_open(wire_sizes[i]))
-            p->cap = wire_sizes[i] + RT_HDR_SIZE;
-    size_t page = 4096, each = (p->cap + page - 1) / page * page;
+            largest = wire_sizes[i] + RT_HDR_SIZE;
+    size_t page = 4096, each = (largest + page - 1) / page * page;
     size_t bytes = 3 * each + (omni.job.block_cap + page - 1) / page * page;
     char *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -247,7 +246,7 @@ static pa_choice wire_pair_measure(MPI_Comm comm, int crowded, uint64_t dflt)
     wire_pair p = {comm, 1 - me, me == 0,
                    omni.job.cfg.envelopes != CFG_ENVELOPES_OFF &&
                        ev_layout_for(omni.job.tag_ub).ok,
-                   0, NULL, NULL, NULL, NULL, MPI_REQUEST_NULL,
+                   NULL, NULL, NULL, NULL, MPI_REQUEST_NULL,
                    MPI_REQUEST_NULL};
     pa_choice c = {dflt, PA_DEFAULT};
     int other_crowded = 0;
@@ -278,10 +277,17 @@ pa_choice calib_wire_alone(int crowded, uint64_t dflt)
     int partner = any_open ? wire_partner() : -1;
     if (partner < 0)
         return c;
-    int me = omni.job.rank, in_pair = me == 0 || me == partner;
-    MPI_Comm pair;
-    PMPI_Comm_split(MPI_COMM_WORLD, in_pair ? 0 : MPI_UNDEFINED, me, &pair);
-    if (in_pair) {
+    /* The pair's communicator is made by the pair alone: a split of the
+     * world would be a collective over every rank of a large job. */
+    if (omni.job.rank == 0 || omni.job.rank == partner) {
+        int ends[2] = {0, partner};
+        MPI_Group world, two;
+        MPI_Comm pair;
+        PMPI_Comm_group(MPI_COMM_WORLD, &world);
+        PMPI_Group_incl(world, 2, ends, &two);
+        PMPI_Comm_create_group(MPI_COMM_WORLD, two, WIRE_TAG_GO, &pair);
+        PMPI_Group_free(&two);
+        PMPI_Group_free(&world);
         c = wire_pair_measure(pair, crowded, dflt);
         PMPI_Comm_free(&pair);
     }
