@@ -1146,63 +1146,55 @@ static void test_ring_mpi_from_takes_sizes_from_one_byte(void)
           s.ring_mpi_from);
 }
 
-/* A byte count that pins one of the path sizes (calib.h), the field at
- * `off` in cfg_settings: 0 when unset (measured, or built-in), `text`
- * giving `want`, 0 and `word` refused. */
-static void expect_pinned_size(const char *name, size_t off,
-                               const char *text, size_t want,
-                               const char *word)
-{
-    cfg_settings s;
-    char err[CFG_ERR_LEN] = "";
-    size_t got = SIZE_MAX;
-    if (load_table(NULL, 0, &s, err) == 0)
-        memcpy(&got, (const char *)&s + off, sizeof got);
-    CHECK(got == 0, "unset %s must be 0 (measured, or the built-in size); "
-                    "got %zu", name, got);
-    expect_accepted(name, text, &s);
-    memcpy(&got, (const char *)&s + off, sizeof got);
-    CHECK(got == want, "%s=%s must give %zu, got %zu", name, text, want,
-          got);
-    expect_refused(name, "0");
-    expect_refused(name, word);
-}
-
-static void test_wait_from_takes_sizes_and_rejects_zero(void)
-{
-    expect_pinned_size("OMNIBUS_WAIT_FROM", offsetof(cfg_settings, wait_from),
-                       "16K", 16384, "eager");
-}
-
-static void test_read_from_takes_sizes_and_rejects_zero(void)
-{
-    expect_pinned_size("OMNIBUS_READ_FROM", offsetof(cfg_settings, read_from),
-                       "64K", 65536, "read");
+/* The settings that pin one of the path sizes (calib.h), each a byte
+ * count held in the cfg_settings field at `off`: 0 when unset (measured,
+ * or built-in), `text` giving `want`, 0 and `word` refused. */
+static const struct {
+    const char *name;
+    size_t off;
+    const char *text;
+    size_t want;
+    const char *word;
+} pinned_sizes[] = {
+    {"OMNIBUS_WAIT_FROM", offsetof(cfg_settings, wait_from), "16K", 16384,
+     "eager"},
+    {"OMNIBUS_READ_FROM", offsetof(cfg_settings, read_from), "64K", 65536,
+     "read"},
     /* 1M: no read below a ring record. */
-    expect_pinned_size("OMNIBUS_READ_FROM", offsetof(cfg_settings, read_from),
-                       "1M", 1048576, "read");
-}
-
-static void test_wire_alone_max_takes_sizes_and_rejects_zero(void)
-{
-    expect_pinned_size("OMNIBUS_WIRE_ALONE_MAX",
-                       offsetof(cfg_settings, wire_alone_max), "32K", 32768,
-                       "block");
+    {"OMNIBUS_READ_FROM", offsetof(cfg_settings, read_from), "1M", 1048576,
+     "read"},
+    {"OMNIBUS_WIRE_ALONE_MAX", offsetof(cfg_settings, wire_alone_max), "32K",
+     32768, "block"},
     /* 1: no message alone in a block. */
-    expect_pinned_size("OMNIBUS_WIRE_ALONE_MAX",
-                       offsetof(cfg_settings, wire_alone_max), "1", 1,
-                       "block");
-}
-
-static void test_envelope_max_takes_sizes_and_rejects_zero(void)
-{
+    {"OMNIBUS_WIRE_ALONE_MAX", offsetof(cfg_settings, wire_alone_max), "1", 1,
+     "block"},
     /* 1: every large message keeps its header. */
-    expect_pinned_size("OMNIBUS_ENVELOPE_MAX",
-                       offsetof(cfg_settings, envelope_max), "1", 1,
-                       "header");
-    expect_pinned_size("OMNIBUS_ENVELOPE_MAX",
-                       offsetof(cfg_settings, envelope_max), "4M", 4194304,
-                       "header");
+    {"OMNIBUS_ENVELOPE_MAX", offsetof(cfg_settings, envelope_max), "1", 1,
+     "header"},
+    {"OMNIBUS_ENVELOPE_MAX", offsetof(cfg_settings, envelope_max), "4M",
+     4194304, "header"},
+};
+
+static void test_path_size_pins_take_sizes_and_reject_zero_and_words(void)
+{
+    for (size_t i = 0; i < sizeof pinned_sizes / sizeof pinned_sizes[0];
+         i++) {
+        const char *name = pinned_sizes[i].name;
+        size_t off = pinned_sizes[i].off;
+        cfg_settings s;
+        char err[CFG_ERR_LEN] = "";
+        size_t got = SIZE_MAX;
+        if (load_table(NULL, 0, &s, err) == 0)
+            memcpy(&got, (const char *)&s + off, sizeof got);
+        CHECK(got == 0, "unset %s must be 0 (measured, or the built-in "
+                        "size); got %zu", name, got);
+        expect_accepted(name, pinned_sizes[i].text, &s);
+        memcpy(&got, (const char *)&s + off, sizeof got);
+        CHECK(got == pinned_sizes[i].want, "%s=%s must give %zu, got %zu",
+              name, pinned_sizes[i].text, pinned_sizes[i].want, got);
+        expect_refused(name, "0");
+        expect_refused(name, pinned_sizes[i].word);
+    }
 }
 
 static void test_envelopes_default_on_and_take_off(void)
@@ -1740,11 +1732,8 @@ int main(void)
     RUN(test_paths_rejects_other_values);
     RUN(test_ring_mpi_from_takes_sizes_from_one_byte);
     RUN(test_ring_mpi_from_rejects_zero_and_words);
-    RUN(test_wire_alone_max_takes_sizes_and_rejects_zero);
-    RUN(test_envelope_max_takes_sizes_and_rejects_zero);
-    RUN(test_read_from_takes_sizes_and_rejects_zero);
+    RUN(test_path_size_pins_take_sizes_and_reject_zero_and_words);
     RUN(test_envelopes_default_on_and_take_off);
-    RUN(test_wait_from_takes_sizes_and_rejects_zero);
 
     RUN(test_message_shows_trailing_space_in_quotes);
     RUN(test_message_escapes_newline_to_stay_one_line);
