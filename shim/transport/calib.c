@@ -7,7 +7,6 @@
 #include "router/wire.h"
 #include <limits.h>
 #include <sched.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -378,18 +377,18 @@ static void check_agreement(void)
         }
 }
 
-/* The settings that pin a crossover (PA_SET): the cfg_settings field that
- * holds each, 0 when unset.  wire_alone_nb_max has none: it follows
- * wire_alone_max (pa_alone_nb_max). */
+/* The settings that pin a crossover (PA_SET), each 0 when unset.
+ * wire_alone_nb_max has none: it follows wire_alone_max
+ * (pa_alone_nb_max). */
 static const struct {
     enum omni_crossover cx;
-    size_t field;
+    const size_t *pin;
 } calib_pins[] = {
-    {OMNI_CX_ring_mpi_from, offsetof(cfg_settings, ring_mpi_from)},
-    {OMNI_CX_read_from, offsetof(cfg_settings, read_from)},
-    {OMNI_CX_under_wait_from, offsetof(cfg_settings, wait_from)},
-    {OMNI_CX_wire_alone_max, offsetof(cfg_settings, wire_alone_max)},
-    {OMNI_CX_envelope_max, offsetof(cfg_settings, envelope_max)},
+    {OMNI_CX_ring_mpi_from, &omni.job.cfg.ring_mpi_from},
+    {OMNI_CX_read_from, &omni.job.cfg.read_from},
+    {OMNI_CX_under_wait_from, &omni.job.cfg.wait_from},
+    {OMNI_CX_wire_alone_max, &omni.job.cfg.wire_alone_max},
+    {OMNI_CX_envelope_max, &omni.job.cfg.envelope_max},
 };
 
 void calib_paths(int crowded)
@@ -405,9 +404,7 @@ void calib_paths(int crowded)
         p->source[i] = PA_DEFAULT;
     }
     for (size_t i = 0; i < sizeof calib_pins / sizeof calib_pins[0]; i++) {
-        size_t set;
-        memcpy(&set, (const char *)&omni.job.cfg + calib_pins[i].field,
-               sizeof set);
+        size_t set = *calib_pins[i].pin;
         if (set) {
             p->at[calib_pins[i].cx] = set;
             p->source[calib_pins[i].cx] = PA_SET;
