@@ -82,6 +82,16 @@ typedef enum {
                           is timed */
 } cfg_copies;
 
+/* Whether a pair's large blocking sends learn their path while the job
+ * runs (OMNIBUS_LEARN; router/learn.h). */
+typedef enum {
+    CFG_LEARN_ON,       /* from the time between sends, where the crossover
+                           in force was not set */
+    CFG_LEARN_OFF,      /* the crossovers in force decide alone */
+    CFG_LEARN_ALTERNATE /* for tests: the two paths in turns, whatever the
+                           crossovers */
+} cfg_learn;
+
 typedef struct {
     cfg_topo_kind topo_kind;
     int ndims;              /* BALANCED and EXPLICIT: number of dimensions */
@@ -116,6 +126,7 @@ typedef struct {
     cfg_paths paths;        /* OMNIBUS_PATHS=measured|default */
     cfg_envelopes envelopes; /* OMNIBUS_ENVELOPES=on|off */
     cfg_copies copies;      /* OMNIBUS_COPIES=timed|memcpy|loop */
+    cfg_learn learn;        /* OMNIBUS_LEARN=on|off|alternate */
     size_t ring_mpi_from;   /* OMNIBUS_RING_MPI_FROM, 0 when unset: the
                                payload bytes from which a blocking send to
                                a rank of the node goes through the MPI

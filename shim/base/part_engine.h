@@ -12,6 +12,7 @@
 #include "shim/base/pending.h"
 #include "shim/mpi/gclass.h"
 #include "router/envelope.h"
+#include "router/learn.h"
 
 /* Blocking sends offered for a single-copy read that one rank holds,
  * unmatched, as candidates for an early read (recv.c); more wait like a
@@ -98,6 +99,9 @@ typedef struct omni_eng {
 
     omni_envelopes env;
     int parked_poller;      /* deliver_poll_parked's id */
+
+    /* the paths of large blocking sends, learned per pair (send.c) */
+    ln_table lanes;
 } omni_eng;
 
 #endif

@@ -226,7 +226,9 @@ static void print_summary(const uint64_t *t)
             pa_source_name((enum pa_source)t[S_cx_##name##_source]));
     OMNI_CROSSOVERS(STATS_CX)
 #undef STATS_CX
-    fputc('\n', stderr);
+    fprintf(stderr, "; pairs tried the other path %llu times, took it %llu\n",
+            (unsigned long long)t[S_path_trials],
+            (unsigned long long)t[S_path_switches]);
     fprintf(stderr,
             "omnibus: copies: %llu by Omnibus's own loop, at up to %llu page "
             "distances where memcpy was timed slower\n",

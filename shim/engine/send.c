@@ -134,12 +134,13 @@ send_eager(const void *buf, MPI_Count count, MPI_Datatype dtype, int builtin,
  * this path (unless the receiver reads it early, within its pool), so it
  * takes it only where the underlying MPI's own MPI_Send would have waited
  * too, from under_wait_from (probed at MPI_Init), and where the ring is
- * not the faster path, from ring_mpi_from; or when it is too large for a
- * ring record.  Below, what the ring does not take goes as header and
- * payload, and the MPI underneath decides whether it waits
- * (docs/design/transport.md, Single-copy reads). */
+ * not its path (`path`, send_blocking_path: PA_APART; -1 when it does not
+ * fit a ring record); or when it is too large for a ring record.  Below,
+ * what the ring does not take goes as header and payload, and the MPI
+ * underneath decides whether it waits (docs/design/transport.md,
+ * Single-copy reads). */
 static inline int send_by_read_ok(MPI_Count bytes, int builtin, int dst,
-                                  enum send_mode mode, int blocking)
+                                  enum send_mode mode, int blocking, int path)
 {
     const uint64_t *at = omni.tx.paths.at;
     if (!builtin || !omni.tx.read_pid || !omni.tx.read_pid[dst] ||
@@ -150,7 +151,36 @@ static inline int send_by_read_ok(MPI_Count bytes, int builtin, int dst,
     return mode == SEND_STANDARD &&
            (!transport_ring_fits(dst, (size_t)bytes) ||
             ((uint64_t)bytes >= at[OMNI_CX_under_wait_from] &&
-             (uint64_t)bytes >= at[OMNI_CX_ring_mpi_from]));
+             path == PA_APART));
+}
+
+/* The path of a blocking standard send of `bytes` above the threshold to
+ * dst that fits both (transport_alone_fits): learned by its pair while the
+ * job runs (router/learn.h), starting from the crossover in force, unless
+ * a setting pinned that crossover, OMNIBUS_PATHS=default or
+ * OMNIBUS_LEARN=off leave it to the crossover.  Either path waits only
+ * where the MPI underneath's own send would (send_by_read_ok), and the
+ * receiver takes either in its place in the pair's order, so the choice
+ * changes the time a send takes, nothing a program can see
+ * (docs/design/transport.md, Learning a pair's path while the job runs). */
+static enum pa_path send_blocking_path(int dst, MPI_Count bytes)
+{
+    const cfg_settings *cfg = &omni.job.cfg;
+    enum pa_path prior = transport_alone_by_crossover(dst, (size_t)bytes)
+                             ? PA_ALONE
+                             : PA_APART;
+    if (cfg->learn == CFG_LEARN_OFF ||
+        (cfg->learn == CFG_LEARN_ON &&
+         (cfg->paths != CFG_PATHS_MEASURED ||
+          omni.tx.paths.source[transport_blocking_crossover(dst)] == PA_SET)))
+        return prior;
+    ln_table *t = &omni.eng.lanes;
+    enum pa_path p =
+        ln_pick(t, ln_lane_of(t, dst, ln_class((uint64_t)bytes), prior),
+                omni_now_ns());
+    omni.stats.path_trials = t->trials;
+    omni.stats.path_switches = t->switches;
+    return p;
 }
 
 /* A message above the threshold to a peer that is its own next hop
@@ -442,9 +472,17 @@ send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
         return omni_raise(c->handle, MPI_ERR_BUFFER);
     int rc = MPI_SUCCESS;
     if ((size_t)bytes > omni.job.threshold) {
-        int alone = mode != SEND_SYNC &&
-                    transport_alone_ok(dst, (size_t)bytes, blocking);
-        if (send_by_read_ok(bytes, builtin, dst, mode, blocking))
+        /* a blocking standard send that fits both paths has one chosen
+         * for it; every other send follows the crossovers (-1) */
+        int path = mode == SEND_STANDARD && blocking &&
+                           transport_alone_fits(dst, (size_t)bytes, 1)
+                       ? (int)send_blocking_path(dst, bytes)
+                       : -1;
+        int alone = path >= 0 ? path == PA_ALONE
+                              : mode != SEND_SYNC &&
+                                    transport_alone_ok(dst, (size_t)bytes,
+                                                       blocking);
+        if (send_by_read_ok(bytes, builtin, dst, mode, blocking, path))
             return rndv_start_read(buf, bytes, dst, tag, c, mode, req);
         int went = alone
                        ? send_alone(buf, count, dtype, builtin, (uint32_t)bytes,
@@ -515,6 +553,9 @@ int send_init(void)
     omni.eng.sync_cap = 0;
     omni.eng.sync_free = -1;
     omni.eng.sent_to = calloc((size_t)omni.job.size, sizeof *omni.eng.sent_to);
+    ln_init(&omni.eng.lanes, omni.job.cfg.learn == CFG_LEARN_ALTERNATE
+                                 ? LN_ALTERNATE
+                                 : LN_LEARN);
     return omni.eng.sent_to ? 0 : -1;
 }
 

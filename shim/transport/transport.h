@@ -173,25 +173,47 @@ static inline int transport_ring_fits(int dst, size_t bytes)
            bytes + RT_HDR_SIZE <= omni.tx.ring_alone_max;
 }
 
-/* Whether a message of `bytes` above the threshold goes eagerly, as one
+/* Whether a message of `bytes` above the threshold can go eagerly, as one
  * item alone, to world rank dst: dst is another rank and its own next hop,
- * and, for a node-ring peer, the item fits a ring record
- * (transport_ring_fits) and, when the caller waits for the send
- * (`blocking`), is below the crossover ring_mpi_from; for a peer reached
- * through the MPI underneath, it fits one block and wire_alone_max, or
- * wire_alone_nb_max unless `blocking` (omni.tx.paths, set at MPI_Init by
+ * and the item fits a ring record (transport_ring_fits) for a node-ring
+ * peer, or one block and, unless `blocking`, wire_alone_nb_max for a peer
+ * reached through the MPI underneath (omni.tx.paths, set at MPI_Init by
  * calib.h; docs/design/transport.md, Messages above the threshold). */
-static inline int transport_alone_ok(int dst, size_t bytes, int blocking)
+static inline int transport_alone_fits(int dst, size_t bytes, int blocking)
 {
     if (omni.job.route_len[dst] != 1)
         return 0;
-    const uint64_t *at = omni.tx.paths.at;
     if (transport_by_ring(dst))
-        return transport_ring_fits(dst, bytes) &&
-               (!blocking || bytes < at[OMNI_CX_ring_mpi_from]);
-    return bytes <= (blocking ? at[OMNI_CX_wire_alone_max]
-                              : at[OMNI_CX_wire_alone_nb_max]) &&
+        return transport_ring_fits(dst, bytes);
+    return (blocking ||
+            bytes <= omni.tx.paths.at[OMNI_CX_wire_alone_nb_max]) &&
            bytes + RT_HDR_SIZE <= omni.job.block_cap;
+}
+
+/* The crossover that says whether a blocking send to dst that fits both
+ * paths goes alone: ring_mpi_from to a node-ring peer, wire_alone_max to
+ * one reached through the MPI underneath. */
+static inline enum omni_crossover transport_blocking_crossover(int dst)
+{
+    return transport_by_ring(dst) ? OMNI_CX_ring_mpi_from
+                                  : OMNI_CX_wire_alone_max;
+}
+
+/* Whether that crossover sends a blocking send of `bytes` alone. */
+static inline int transport_alone_by_crossover(int dst, size_t bytes)
+{
+    const uint64_t *at = omni.tx.paths.at;
+    return transport_by_ring(dst) ? bytes < at[OMNI_CX_ring_mpi_from]
+                                  : bytes <= at[OMNI_CX_wire_alone_max];
+}
+
+/* Whether a message of `bytes` above the threshold goes alone to dst by
+ * the crossovers in force: it fits (transport_alone_fits) and, when the
+ * caller waits for the send (`blocking`), its crossover says so. */
+static inline int transport_alone_ok(int dst, size_t bytes, int blocking)
+{
+    return transport_alone_fits(dst, bytes, blocking) &&
+           (!blocking || transport_alone_by_crossover(dst, bytes));
 }
 
 /* A block of its own for one item of `size` bytes towards world rank dst
