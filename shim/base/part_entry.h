@@ -26,6 +26,8 @@ typedef struct omni_job {
     size_t threshold;       /* effective: fits a block with its header */
     size_t block_cap;
     int yield;              /* sched_yield in wait loops */
+    int crowded;            /* this node runs more ranks than its ranks
+                               have cores (init.c) */
     cfg_neighbor nbr_mode;  /* OMNIBUS_NEIGHBOR in force, the same on every
                                rank (init.c, cfg_neighbor_mode) */
 

@@ -158,7 +158,9 @@ static inline int send_by_read_ok(MPI_Count bytes, int builtin, int dst,
  * dst that fits both (transport_alone_fits): learned by its pair while the
  * job runs (router/learn.h), starting from the crossover in force, unless
  * a setting pinned that crossover, OMNIBUS_PATHS=default or
- * OMNIBUS_LEARN=off leave it to the crossover.  Either path waits only
+ * OMNIBUS_LEARN=off leave it to the crossover, or the node is crowded:
+ * with more ranks than cores the time between sends is the scheduler's,
+ * as it is for the timing at MPI_Init (calib.h).  Either path waits only
  * where the MPI underneath's own send would (send_by_read_ok), and the
  * receiver takes either in its place in the pair's order, so the choice
  * changes the time a send takes, nothing a program can see
@@ -171,7 +173,7 @@ static enum pa_path send_blocking_path(int dst, MPI_Count bytes)
                              : PA_APART;
     if (cfg->learn == CFG_LEARN_OFF ||
         (cfg->learn == CFG_LEARN_ON &&
-         (cfg->paths != CFG_PATHS_MEASURED ||
+         (cfg->paths != CFG_PATHS_MEASURED || omni.job.crowded ||
           omni.tx.paths.source[transport_blocking_crossover(dst)] == PA_SET)))
         return prior;
     ln_table *t = &omni.eng.lanes;

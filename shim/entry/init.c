@@ -170,7 +170,8 @@ static int node_crowded(void)
  * looks like.  Returns whether this node is crowded. */
 static int choose_yield_and_neighbor_mode(void)
 {
-    int crowded = node_crowded(), crowded_anywhere = crowded;
+    int crowded = omni.job.crowded = node_crowded(),
+        crowded_anywhere = crowded;
     PMPI_Allreduce(&crowded, &crowded_anywhere, 1, MPI_INT, MPI_MAX,
                    MPI_COMM_WORLD);
     omni.job.nbr_mode = cfg_neighbor_mode(&omni.job.cfg, rt_grid_one_hop(&omni.job.grid),

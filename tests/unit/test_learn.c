@@ -47,8 +47,8 @@ static ln_table fresh(enum ln_mode mode)
 static void test_a_right_prior_is_kept_and_the_other_path_seldom_tried(void)
 {
     ln_table t = fresh(LN_LEARN);
-    machine ring_wins = {{5000, 12000}, {0, 0}, -1};
-    tally y = run(&t, ring_wins, PA_ALONE, 200000, -1);
+    machine alone_wins = {{5000, 12000}, {0, 0}, -1};
+    tally y = run(&t, alone_wins, PA_ALONE, 200000, -1);
     CHECK(t.switches == 0,
           "a lane whose first path is 2.4x faster keeps it; switched %llu "
           "times", (unsigned long long)t.switches);
@@ -61,8 +61,8 @@ static void test_a_right_prior_is_kept_and_the_other_path_seldom_tried(void)
 static void test_a_wrong_prior_is_left_after_the_first_cycle(void)
 {
     ln_table t = fresh(LN_LEARN);
-    machine mpi_wins = {{20000, 12000}, {0, 0}, -1};
-    tally y = run(&t, mpi_wins, PA_ALONE, 20000, -1);
+    machine apart_wins = {{20000, 12000}, {0, 0}, -1};
+    tally y = run(&t, apart_wins, PA_ALONE, 20000, -1);
     CHECK(t.switches == 1,
           "the first trial of the faster path takes it, once; switched "
           "%llu times", (unsigned long long)t.switches);
@@ -140,8 +140,8 @@ static void test_lanes_of_two_pairs_are_apart(void)
 static void test_a_lane_taken_by_another_pair_restarts_from_its_prior(void)
 {
     ln_table t = fresh(LN_LEARN);
-    machine mpi_wins = {{20000, 12000}, {0, 0}, -1};
-    run(&t, mpi_wins, PA_ALONE, 1000, -1);
+    machine apart_wins = {{20000, 12000}, {0, 0}, -1};
+    run(&t, apart_wins, PA_ALONE, 1000, -1);
     ln_lane *l = ln_lane_of(&t, 3, ln_class(65536), PA_ALONE);
     int learned = ln_pick(&t, l, 1u << 30) == PA_APART;
     int peer = 4;
