@@ -13,12 +13,7 @@ void ln_init(ln_table *t, enum ln_mode mode)
 
 int ln_class(uint64_t bytes)
 {
-    int c = 0;
-    while (bytes > 1) {
-        bytes >>= 1;
-        c++;
-    }
-    return c;
+    return 63 - __builtin_clzll(bytes | 1);
 }
 
 static unsigned slot_of(int peer, int cls)
@@ -38,7 +33,6 @@ ln_lane *ln_lane_of(ln_table *t, int peer, int cls, enum pa_path prior)
     l->peer = peer;
     l->cls = cls;
     l->path = (uint8_t)prior;
-    l->last = (uint8_t)!prior; /* LN_ALTERNATE then answers prior first */
     l->phase = LN_KEEP;
     l->keep = LN_KEEP_MIN;
     l->left = LN_KEEP_MIN;
@@ -88,8 +82,9 @@ static void charge(ln_lane *l, uint64_t now_ns)
 enum pa_path ln_pick(ln_table *t, ln_lane *l, uint64_t now_ns)
 {
     if (t->mode == LN_ALTERNATE) {
-        l->last = (uint8_t)!l->last;
-        return (enum pa_path)l->last;
+        enum pa_path p = (enum pa_path)l->path;
+        l->path = (uint8_t)!p;
+        return p;
     }
     charge(l, now_ns);
     switch ((enum ln_phase)l->phase) {
@@ -113,6 +108,5 @@ enum pa_path ln_pick(ln_table *t, ln_lane *l, uint64_t now_ns)
             decide(t, l);
         break;
     }
-    l->last = (uint8_t)(l->phase == LN_TRY ? !l->path : l->path);
-    return (enum pa_path)l->last;
+    return (enum pa_path)(l->phase == LN_TRY ? !l->path : l->path);
 }

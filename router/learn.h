@@ -67,9 +67,9 @@ enum ln_phase { LN_KEEP, LN_BASE, LN_TRY };
 typedef struct {
     int peer;               /* -1: unused */
     int cls;
-    uint8_t path;           /* enum pa_path in force */
+    uint8_t path;           /* enum pa_path in force (LN_ALTERNATE: the
+                               next call's answer) */
     uint8_t phase;          /* enum ln_phase of the previous call */
-    uint8_t last;           /* the path the previous call answered */
     uint8_t n;              /* intervals timed in this phase */
     uint32_t keep;          /* the length of the next KEEP */
     uint32_t left;          /* sends left in this KEEP */
@@ -87,7 +87,7 @@ typedef struct {
 
 void ln_init(ln_table *t, enum ln_mode mode);
 
-/* The class of a message of `bytes` (at least 1): floor(log2 bytes). */
+/* The class of a message of `bytes`: floor(log2 bytes), 0 for 0 and 1. */
 int ln_class(uint64_t bytes);
 
 /* The lane of (peer, cls), started from `prior` when it was unused or

@@ -69,6 +69,8 @@ static void settle(omni_counters *c)
     c->memory_budget = omni.job.cfg.memory;
     c->window_base = omni.credit.window;
     c->copy_slow_skews = (uint64_t)__builtin_popcountll(omni.tx.copy_slow_skews);
+    c->path_trials = omni.eng.lanes.trials;
+    c->path_switches = omni.eng.lanes.switches;
 #define STATS_CX(name, dflt)                                                   \
     c->cx_##name = omni.tx.paths.at[OMNI_CX_##name];                           \
     c->cx_##name##_source = (uint64_t)omni.tx.paths.source[OMNI_CX_##name];

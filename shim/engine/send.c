@@ -177,12 +177,8 @@ static enum pa_path send_blocking_path(int dst, MPI_Count bytes)
           omni.tx.paths.source[transport_blocking_crossover(dst)] == PA_SET)))
         return prior;
     ln_table *t = &omni.eng.lanes;
-    enum pa_path p =
-        ln_pick(t, ln_lane_of(t, dst, ln_class((uint64_t)bytes), prior),
-                omni_now_ns());
-    omni.stats.path_trials = t->trials;
-    omni.stats.path_switches = t->switches;
-    return p;
+    return ln_pick(t, ln_lane_of(t, dst, ln_class((uint64_t)bytes), prior),
+                   omni_now_ns());
 }
 
 /* A message above the threshold to a peer that is its own next hop
