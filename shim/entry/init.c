@@ -167,8 +167,8 @@ static int node_crowded(void)
  * being waited for must get a core (docs/design/progress.md, Yielding).
  * The neighbourhood mode takes whether any node is: every member of a
  * communicator must build the same kind of schedule, whatever its own node
- * looks like.  Returns whether this node is crowded. */
-static int choose_yield_and_neighbor_mode(void)
+ * looks like.  Sets omni.job.crowded for this node. */
+static void choose_yield_and_neighbor_mode(void)
 {
     int crowded = omni.job.crowded = node_crowded(),
         crowded_anywhere = crowded;
@@ -186,7 +186,6 @@ static int choose_yield_and_neighbor_mode(void)
     default:
         omni.job.yield = crowded;
     }
-    return crowded;
 }
 
 /* The work progress rounds do besides the transport's, in the order a
@@ -250,7 +249,7 @@ static void omni_setup(int app_level, int real_level)
     /* An item and its header must fit one block. */
     size_t room = omni.job.block_cap - RT_HDR_SIZE;
     omni.job.threshold = omni.job.cfg.threshold < room ? omni.job.cfg.threshold : room;
-    int crowded = choose_yield_and_neighbor_mode();
+    choose_yield_and_neighbor_mode();
     mprobe_init();
     recv_init();
     env_init(deliver_header);
@@ -261,7 +260,7 @@ static void omni_setup(int app_level, int real_level)
         transport_init(deliver_block, deliver_in_place) != 0 ||
         prog_init() != 0)
         omni_out_of_memory("its state at start-up");
-    calib_paths(crowded);
+    calib_paths();
     register_pollers();
     omni.job.on = 1;
     if (omni.job.cfg.progress == CFG_PROGRESS_THREAD) {

@@ -391,13 +391,14 @@ static const struct {
     {OMNI_CX_envelope_max, &omni.job.cfg.envelope_max},
 };
 
-void calib_paths(int crowded)
+void calib_paths(void)
 {
     static const uint64_t defaults[OMNI_CX_COUNT] = {
 #define CALIB_DEFAULT(name, dflt) [OMNI_CX_##name] = dflt,
         OMNI_CROSSOVERS(CALIB_DEFAULT)
 #undef CALIB_DEFAULT
     };
+    int crowded = omni.job.crowded;
     omni_paths *p = &omni.tx.paths;
     for (int i = 0; i < OMNI_CX_COUNT; i++) {
         p->at[i] = defaults[i];

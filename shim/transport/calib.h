@@ -40,7 +40,7 @@
  * wire_alone_max one less than calib_wire_alone's crossover.
  * wire_alone_nb_max follows wire_alone_max where that is smaller
  * (pa_alone_nb_max).  A node that runs more ranks than it
- * has cores (`crowded`, the same on all its ranks) has no say: a round
+ * has cores (omni.job.crowded, the same on all its ranks) has no say: a round
  * trip there times the scheduler, not the path.  The timing goes through
  * the pair's rings and the MPI underneath's point-to-point calls on the
  * node communicator, and leaves both as it found them; it takes a few
@@ -55,7 +55,7 @@
 
 #include "router/paths.h"
 
-void calib_paths(int crowded);
+void calib_paths(void);
 
 /* calib_wire.c, for calib_paths: the size from which a blocking send to a
  * rank reached through the MPI underneath is cheaper apart (without a
