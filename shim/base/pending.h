@@ -7,6 +7,8 @@
  * underneath, never generalized ones), starting where the previous call
  * stopped, so a progress round costs the same whether ten or ten thousand
  * payloads are in flight, and every request is still tested every few rounds.
+ * A set of one is looked at instead of tested: the engine of the MPI
+ * underneath turns only while that request is incomplete.
  * A completed request leaves the set before its owner's callback runs; the
  * callback may add to the set.
  */

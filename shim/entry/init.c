@@ -189,15 +189,19 @@ static void choose_yield_and_neighbor_mode(void)
 }
 
 /* The work progress rounds do besides the transport's, in the order a
- * round does it (progress.h). */
+ * round does it (progress.h).  The probe for messages without a header
+ * comes before the tests of payloads: PMPI_Iprobe turns the engine of the
+ * MPI underneath after it has looked, so what that turn reads is seen by
+ * the next test in the same round, not by the next round
+ * (docs/design/progress.md, a progress round). */
 static void register_pollers(void)
 {
+    env_add_poller();
     recv_add_poller();
     isendrecv_add_poller();
     send_add_poller();
     nbr_add_poller();
     credit_add_poller();
-    env_add_poller();
     deliver_add_poller();
 }
 
