@@ -134,7 +134,7 @@ YIELD_LIB  := $(BUILD)/libyieldonly.so
 
 
 .PHONY: FORCE all deps lib leg-tests openmpi-leg smallcap-lib bench-kernels install install-all uninstall unit mpitests benches test demo bench clean generate longrun \
-        sanitize valgrind stress report calibrate results $(RESULTS_PARTS) release-check cluster-test profile profile-time ffi-cost core-pair large-protocols
+        sanitize valgrind stress report calibrate results $(RESULTS_PARTS) release-check cluster-test profile profile-time ffi-cost core-pair large-protocols turns
 
 all: lib $(PLAN)
 
@@ -376,6 +376,14 @@ profile: lib $(BUILD)/profile/paths
 profile-time: benches
 	@scripts/setup/ensure-deps perf
 	@scripts/measure/profile-time $(PROFILE_TIME_ARGS)
+
+# How many turns of the MPI underneath's engine a large message's ping-pong
+# over TCP waits for on its latency path, plain MPI against Omnibus, counted
+# with strace (docs/design/progress.md, A progress round); TURNS_ARGS="...".
+# A minute; counts, not timings.
+turns: lib benches
+	@scripts/setup/ensure-deps strace
+	@scripts/measure/turns $(TURNS_ARGS)
 
 # A call forwarded through a libffi closure against a direct call: the
 # figure behind not using libffi (docs/design/decisions.md, No libffi).
