@@ -21,27 +21,34 @@ void pending_add(pending_set *s, void *owner, MPI_Request req)
     s->n++;
 }
 
-/* A set of one is looked at with PMPI_Request_get_status, which turns the
- * engine of the MPI underneath only while the request is incomplete, where
- * PMPI_Testsome turns it before it looks (MPICH 4.0): a payload whose last
- * packet an earlier call of the round read is then taken without one more
- * turn, which over TCP is an epoll_wait per interface on the latency path
- * of every large message (docs/design/progress.md, a progress round).
- * PMPI_Wait frees a complete request without a turn. */
+int pending_take_if_done(MPI_Request *req, MPI_Status *st, int *rc)
+{
+    int done = 0;
+    PMPI_Request_get_status(*req, &done, MPI_STATUS_IGNORE);
+    if (done) {
+        int err = PMPI_Wait(req, st);
+        if (rc)
+            *rc = err;
+    }
+    return done;
+}
+
+/* A set of one is taken if done (pending_take_if_done), where PMPI_Testsome
+ * would turn the engine before it looks: a payload whose last packet an
+ * earlier call of the round read is then taken without one more turn,
+ * which over TCP is an epoll_wait per interface on the latency path of
+ * every large message (docs/design/progress.md, a progress round). */
 static void pending_poll_one(pending_set *s,
                              void (*done)(void *owner, const MPI_Status *st,
                                           int rc))
 {
-    int flag = 0;
     MPI_Status st;
-    PMPI_Request_get_status(s->reqs[0], &flag, &st);
-    if (!flag)
-        return;
+    int rc = MPI_SUCCESS;
     void *owner = s->owners[0];
-    MPI_Request req = s->reqs[0];
+    if (!pending_take_if_done(&s->reqs[0], &st, &rc))
+        return;
     s->n = 0;
     s->cursor = 0;
-    int rc = PMPI_Wait(&req, &st);
     done(owner, &st, rc);
 }
 

@@ -5,6 +5,7 @@
 #include "router/flow.h"
 #include "router/pool.h"
 #include "shim/base/fail.h"
+#include "shim/base/pending.h"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -512,30 +513,13 @@ void transport_flush_stale(int sent, int waiting)
     omni.tx.rounds++;
 }
 
-/* Whether *req, a request of the MPI underneath, is complete; if it is, frees
- * it, with its status in *st.  MPICH 4.0 turns its progress engine in every
- * PMPI_Test, even of a complete request (534 ns over TCP), while
- * PMPI_Request_get_status turns it only for an incomplete one and
- * PMPI_Wait of a complete one does not: measured over TCP, 42 ns for a
- * complete request against 544, and the same turn as PMPI_Test (482 ns)
- * for an incomplete one.  So a send that completed in an earlier turn is
- * reaped, and a block that arrived in one is taken, without another. */
-static int under_take_if_done(MPI_Request *req, MPI_Status *st)
-{
-    int done = 0;
-    PMPI_Request_get_status(*req, &done, st);
-    if (done)
-        PMPI_Wait(req, MPI_STATUS_IGNORE);
-    return done;
-}
-
 void transport_reap_sends(void)
 {
     if (omni.tx.ring_backlogs > 0)
         ring_push_backlogs();
     while (omni.tx.inflight_count > 0) {
         omni_inflight *f = &omni.tx.inflight[omni.tx.inflight_head];
-        if (!under_take_if_done(&f->req, MPI_STATUS_IGNORE))
+        if (!pending_take_if_done(&f->req, MPI_STATUS_IGNORE, NULL))
             return;
         block_put(f->block);
         omni.tx.inflight_head = (omni.tx.inflight_head + 1) % omni.tx.inflight_cap;
@@ -604,7 +588,7 @@ static void rings_poll(void)
 
 /* At most one block per call, from the oldest posted receive: every test
  * call turns the progress engine, even of a request already complete
- * (under_take_if_done; an epoll_wait over TCP), so testing
+ * (pending_take_if_done; an epoll_wait over TCP), so testing
  * the next slot after taking a block paid a second turn on the latency
  * path of every reply, and PMPI_Testsome over all slots costs twice a
  * PMPI_Test over shared memory (40 ns against 20).  A round makes one turn
@@ -624,7 +608,7 @@ void transport_poll_arrivals(void)
     omni_inflight *slot = &omni.tx.rx[omni.tx.rx_head];
     int bytes = 0;
     MPI_Status st;
-    if (!under_take_if_done(&slot->req, &st))
+    if (!pending_take_if_done(&slot->req, &st, NULL))
         return;
     PMPI_Get_count(&st, MPI_BYTE, &bytes);
     omni_block *b = slot->block;
