@@ -134,7 +134,7 @@ YIELD_LIB  := $(BUILD)/libyieldonly.so
 
 
 .PHONY: FORCE all deps lib leg-tests openmpi-leg smallcap-lib bench-kernels install install-all uninstall unit mpitests benches test demo bench clean generate longrun \
-        sanitize valgrind stress report calibrate results $(RESULTS_PARTS) release-check cluster-test profile profile-time ffi-cost core-pair large-protocols turns
+        sanitize valgrind stress report calibrate results $(RESULTS_PARTS) release-check cluster-test profile profile-time ffi-cost core-pair large-protocols turns by-state
 
 all: lib $(PLAN)
 
@@ -393,6 +393,14 @@ profile-time: benches
 turns: lib benches
 	@scripts/setup/ensure-deps strace
 	@scripts/measure/turns $(TURNS_ARGS)
+
+# A ping-pong under plain MPI and under Omnibus with chosen settings, each run
+# stamped with the host's state of the two cores (core_pair's cache-line
+# round trip before and after) and compared within its state
+# (bench/results/log.md, 2026-12-04, the 128 KiB ping-pong over TCP by the
+# host's state); BY_STATE_ARGS="--tcp --mode NAME=VAR=VALUE".  Minutes.
+by-state: lib benches $(BUILD)/profile/core_pair
+	@scripts/measure/by-state $(BY_STATE_ARGS)
 
 # A call forwarded through a libffi closure against a direct call: the
 # figure behind not using libffi (docs/design/decisions.md, No libffi).

@@ -17,7 +17,9 @@
  * and sometimes not, both figures move together from one start to the
  * next.  Plain C; built and run by `make core-pair`, never by `make test`.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
