@@ -24,7 +24,7 @@ static unsigned slot_of(int peer, int cls)
 
 _Static_assert(LN_SLOTS == 64, "slot_of keeps the top log2(LN_SLOTS) bits");
 
-ln_lane *ln_lane_of(ln_table *t, int peer, int cls, enum pa_path prior)
+ln_lane *ln_lane_of(ln_table *t, int peer, int cls, int prior)
 {
     ln_lane *l = &t->lane[slot_of(peer, cls)];
     if (l->peer == peer && l->cls == cls)
@@ -32,7 +32,7 @@ ln_lane *ln_lane_of(ln_table *t, int peer, int cls, enum pa_path prior)
     memset(l, 0, sizeof *l);
     l->peer = peer;
     l->cls = cls;
-    l->path = (uint8_t)prior;
+    l->path = (uint8_t)(prior != 0);
     l->phase = LN_KEEP;
     l->keep = LN_KEEP_MIN;
     l->left = LN_KEEP_MIN;
@@ -79,10 +79,10 @@ static void charge(ln_lane *l, uint64_t now_ns)
     l->last_ns = now_ns;
 }
 
-enum pa_path ln_pick(ln_table *t, ln_lane *l, uint64_t now_ns)
+int ln_pick(ln_table *t, ln_lane *l, uint64_t now_ns)
 {
     if (t->mode == LN_ALTERNATE) {
-        enum pa_path p = (enum pa_path)l->path;
+        int p = l->path;
         l->path = (uint8_t)!p;
         return p;
     }
@@ -108,5 +108,5 @@ enum pa_path ln_pick(ln_table *t, ln_lane *l, uint64_t now_ns)
             decide(t, l);
         break;
     }
-    return (enum pa_path)(l->phase == LN_TRY ? !l->path : l->path);
+    return l->phase == LN_TRY ? !l->path : l->path;
 }

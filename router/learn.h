@@ -1,7 +1,13 @@
-/* learn: which of its two paths (paths.h: PA_ALONE, PA_APART) one pair's
- * blocking sends of one size class take, learned while the job runs from
- * the time between those sends.  No MPI here; tests/unit/test_learn.c
- * (docs/design/transport.md, Learning a pair's path while the job runs).
+/* learn: which of two ways one pair's blocking sends of one size class
+ * take, learned while the job runs from the time between those sends.  No
+ * MPI here; tests/unit/test_learn.c (docs/design/transport.md, Learning a
+ * pair's path while the job runs).
+ *
+ * A way is 0 or 1, and the caller says what each is: the lanes of
+ * send.c's blocking sends that fit both paths hold paths.h's PA_ALONE and
+ * PA_APART; those of its blocking sends to a neighbour through the MPI
+ * underneath too large for a block hold whether the message carries a
+ * header (shim/engine/envelope.h).  Both are "paths" below.
  *
  * The crossovers in force (paths.h, timed at MPI_Init or built in) give
  * every lane its first path, its prior.  A timing at start-up meets one
@@ -49,8 +55,6 @@
 
 #include <stdint.h>
 
-#include "router/paths.h"
-
 #define LN_EPOCH 8
 #define LN_KEEP_MIN 64u
 #define LN_KEEP_MAX 16384u
@@ -67,8 +71,8 @@ enum ln_phase { LN_KEEP, LN_BASE, LN_TRY };
 typedef struct {
     int peer;               /* -1: unused */
     int cls;
-    uint8_t path;           /* enum pa_path in force (LN_ALTERNATE: the
-                               next call's answer) */
+    uint8_t path;           /* the way in force, 0 or 1 (LN_ALTERNATE:
+                               the next call's answer) */
     uint8_t phase;          /* enum ln_phase of the previous call */
     uint8_t n;              /* intervals timed in this phase */
     uint32_t keep;          /* the length of the next KEEP */
@@ -92,10 +96,10 @@ int ln_class(uint64_t bytes);
 
 /* The lane of (peer, cls), started from `prior` when it was unused or
  * held another pair. */
-ln_lane *ln_lane_of(ln_table *t, int peer, int cls, enum pa_path prior);
+ln_lane *ln_lane_of(ln_table *t, int peer, int cls, int prior);
 
-/* The path of the lane's next send, which starts at `now_ns` (see the
- * contract above).  Counts t's trials and switches. */
-enum pa_path ln_pick(ln_table *t, ln_lane *l, uint64_t now_ns);
+/* The way, 0 or 1, of the lane's next send, which starts at `now_ns` (see
+ * the contract above).  Counts t's trials and switches. */
+int ln_pick(ln_table *t, ln_lane *l, uint64_t now_ns);
 
 #endif

@@ -100,8 +100,11 @@ typedef struct omni_eng {
     omni_envelopes env;
     int parked_poller;      /* deliver_poll_parked's id */
 
-    /* the paths of large blocking sends, learned per pair (send.c) */
+    /* the paths of large blocking sends, learned per pair (send.c): alone
+     * or apart where both fit, with or without a header above a block to
+     * a neighbour through the MPI underneath */
     ln_table lanes;
+    ln_table header_lanes;
 } omni_eng;
 
 #endif

@@ -71,6 +71,8 @@ static void settle(omni_counters *c)
     c->copy_slow_skews = (uint64_t)__builtin_popcountll(omni.tx.copy_slow_skews);
     c->path_trials = omni.eng.lanes.trials;
     c->path_switches = omni.eng.lanes.switches;
+    c->header_trials = omni.eng.header_lanes.trials;
+    c->header_switches = omni.eng.header_lanes.switches;
 #define STATS_CX(name, dflt)                                                   \
     c->cx_##name = omni.tx.paths.at[OMNI_CX_##name];                           \
     c->cx_##name##_source = (uint64_t)omni.tx.paths.source[OMNI_CX_##name];

@@ -57,35 +57,33 @@ static int env_wire_neighbour(int r)
            !transport_by_ring(r);
 }
 
-int env_send(const void *buf, MPI_Count count, MPI_Datatype dtype,
-             MPI_Count bytes, int dst, int tag, comm_rec *c, MPI_Request *req,
-             int user_req, int *rc)
+int env_possible(int dst, int tag, const comm_rec *c)
+{
+    const omni_envelopes *e = &omni.eng.env;
+    return e->layout.ok && env_wire_neighbour(dst) &&
+           e->ready[omni.job.hop_slot[dst]] &&
+           ev_tag(&e->layout, c->id, tag, 0) >= 0;
+}
+
+int env_send(const void *buf, MPI_Count count, MPI_Datatype dtype, int dst,
+             int tag, comm_rec *c, MPI_Request *req, int user_req)
 {
     omni_envelopes *e = &omni.eng.env;
-    if (!e->layout.ok ||
-        (uint64_t)bytes > omni.tx.paths.at[OMNI_CX_envelope_max] ||
-        !env_wire_neighbour(dst) ||
-        !e->ready[omni.job.hop_slot[dst]] || ev_tag(&e->layout, c->id, tag, 0) < 0)
-        return 0;
     transport_push_towards(dst);
     int t = ev_tag(&e->layout, c->id, tag, transport_blocks_out(dst));
     MPI_Request sent;
     int err = omni_Isend_c(buf, count, dtype, dst, t, omni.job.wire_comm, &sent);
-    if (err != MPI_SUCCESS) {
-        *rc = omni_raise(c->handle, err);
-        return 1;
-    }
+    if (err != MPI_SUCCESS)
+        return omni_raise(c->handle, err);
     transport_mark_next(dst, ++e->sent[omni.job.hop_slot[dst]]);
     omni.eng.sent_to[dst]++;
     omni.stats.direct_sends++;
     omni.stats.envelope_sends++;
     if (req) {
         *req = user_req ? preq_wrap_send(sent, c->handle) : sent;
-        *rc = MPI_SUCCESS;
-        return 1;
+        return MPI_SUCCESS;
     }
-    *rc = prog_wait(&sent, MPI_STATUS_IGNORE);
-    return 1;
+    return prog_wait(&sent, MPI_STATUS_IGNORE);
 }
 
 void env_sent_header(int dst)

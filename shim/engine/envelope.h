@@ -8,13 +8,16 @@
  * network a header is one more message per send: the ping-pong paid it
  * at every size (docs/design/transport.md, Messages whose envelope is
  * their header).  Synchronous and buffered sends, relayed messages, and
- * tags or communicators the tag has no room for keep their header, and so
- * do messages above the crossover envelope_max (omni.tx.paths): over TCP
- * loopback a 1 MiB ping-pong took 217 us without a header, 156 to 160
- * with one (plain MPICH 130 to 172), for a reason not yet found.
+ * tags or communicators the tag has no room for keep their header
+ * (env_possible).  Among the rest the sender chooses (send.c): up to the
+ * crossover envelope_max (omni.tx.paths) without a header, above it with
+ * one, unless the pair learns the choice for its blocking sends too large
+ * for a block.  Either way the receiver takes the message in its place in
+ * the pair's order.
  *
- * Contract, sender (env_send): the buffer filling for the receiver ships
- * first, so every item sent before the message is in a block before it;
+ * Contract, sender (env_send, once env_possible said yes): the buffer
+ * filling for the receiver ships first, so every item sent before the
+ * message is in a block before it;
  * the next block on the link goes after a mark that counts the messages
  * sent so (transport_mark_next).  The message is an injected item like a
  * header (omni.eng.sent_to), so MPI_Finalize waits for its delivery.
@@ -53,13 +56,17 @@ typedef void (*env_deliver_fn)(const rt_item_hdr *h, const char *body,
 void env_init(env_deliver_fn deliver);
 void env_finalize(void);
 
-/* Sends a standard-mode large message to world rank dst without a header
- * when it can, and returns 1 with *rc the send's result (a blocking one,
- * req NULL, has waited for the MPI underneath to free the buffer);
- * returns 0 when the message must take the header path. */
-int env_send(const void *buf, MPI_Count count, MPI_Datatype dtype,
-             MPI_Count bytes, int dst, int tag, comm_rec *c, MPI_Request *req,
-             int user_req, int *rc);
+/* Whether a standard-mode large message to world rank dst under (c, tag)
+ * can go without a header now: dst is a neighbour through the MPI
+ * underneath that has been sent a header, and the tag has room for c's id
+ * and tag. */
+int env_possible(int dst, int tag, const comm_rec *c);
+
+/* Sends such a message without a header (env_possible said it can) and
+ * returns the send's result: a blocking one, req NULL, has waited for the
+ * MPI underneath to free the buffer. */
+int env_send(const void *buf, MPI_Count count, MPI_Datatype dtype, int dst,
+             int tag, comm_rec *c, MPI_Request *req, int user_req);
 
 /* A LARGE header went to world rank dst: from now on dst polls for
  * messages without one, when it is a neighbour through the MPI

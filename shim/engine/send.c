@@ -154,31 +154,69 @@ static inline int send_by_read_ok(MPI_Count bytes, int builtin, int dst,
              path == PA_APART));
 }
 
-/* The path of a blocking standard send of `bytes` above the threshold to
- * dst that fits both (transport_alone_fits): learned by its pair while the
- * job runs (router/learn.h), starting from the crossover in force, unless
- * a setting pinned that crossover, OMNIBUS_PATHS=default or
- * OMNIBUS_LEARN=off leave it to the crossover, or the node is crowded:
- * with more ranks than cores the time between sends is the scheduler's,
- * as it is for the timing at MPI_Init (calib.h).  Either path waits only
- * where the MPI underneath's own send would (send_by_read_ok), and the
- * receiver takes either in its place in the pair's order, so the choice
- * changes the time a send takes, nothing a program can see
- * (docs/design/transport.md, Learning a pair's path while the job runs). */
-static enum pa_path send_blocking_path(int dst, MPI_Count bytes)
+/* Whether a pair's blocking standard sends learn what the crossover cx
+ * decides for them (router/learn.h): not where a setting pinned it, under
+ * OMNIBUS_PATHS=default or OMNIBUS_LEARN=off, nor on a crowded node: with
+ * more ranks than cores the time between sends is the scheduler's, as it
+ * is for the timing at MPI_Init (calib.h).  OMNIBUS_LEARN=alternate
+ * learns everywhere, taking the two ways in turns. */
+static int send_learns(enum omni_crossover cx)
 {
     const cfg_settings *cfg = &omni.job.cfg;
+    if (cfg->learn != CFG_LEARN_ON)
+        return cfg->learn == CFG_LEARN_ALTERNATE;
+    return cfg->paths == CFG_PATHS_MEASURED && !omni.job.crowded &&
+           omni.tx.paths.source[cx] != PA_SET;
+}
+
+/* The way of the lane (dst, size class of `bytes`) in table t, started
+ * from `prior`. */
+static int send_lane_pick(ln_table *t, int dst, MPI_Count bytes, int prior)
+{
+    return ln_pick(t, ln_lane_of(t, dst, ln_class((uint64_t)bytes), prior),
+                   omni_now_ns());
+}
+
+/* The path of a blocking standard send of `bytes` above the threshold to
+ * dst that fits both (transport_alone_fits): learned by its pair while the
+ * job runs, starting from the crossover in force (send_learns says
+ * where).  Either path waits only where the MPI underneath's own send
+ * would (send_by_read_ok), and the receiver takes either in its place in
+ * the pair's order, so the choice changes the time a send takes, nothing
+ * a program can see (docs/design/transport.md, Learning a pair's path
+ * while the job runs). */
+static enum pa_path send_blocking_path(int dst, MPI_Count bytes)
+{
     enum pa_path prior = transport_alone_by_crossover(dst, (size_t)bytes)
                              ? PA_ALONE
                              : PA_APART;
-    if (cfg->learn == CFG_LEARN_OFF ||
-        (cfg->learn == CFG_LEARN_ON &&
-         (cfg->paths != CFG_PATHS_MEASURED || omni.job.crowded ||
-          omni.tx.paths.source[transport_blocking_crossover(dst)] == PA_SET)))
+    if (!send_learns(transport_blocking_crossover(dst)))
         return prior;
-    ln_table *t = &omni.eng.lanes;
-    return ln_pick(t, ln_lane_of(t, dst, ln_class((uint64_t)bytes), prior),
-                   omni_now_ns());
+    return (enum pa_path)send_lane_pick(&omni.eng.lanes, dst, bytes, prior);
+}
+
+/* The two ways of a lane of omni.eng.header_lanes. */
+enum { SEND_BARE, SEND_WITH_HEADER };
+
+/* Whether a standard send of `bytes` to dst that can go without a header
+ * (env_possible) does: up to the crossover envelope_max, with a header
+ * above.  A blocking one too large for a block, which has no alone path
+ * to learn, has the choice learned by its pair instead, starting from
+ * envelope_max: which of the two costs less over a network is the
+ * network's and its MPI's (a 1 MiB ping-pong over TCP loopback took a
+ * third longer without a header on one machine and was no slower on
+ * another; docs/design/transport.md, Messages whose envelope is their
+ * header).  The receiver takes either in its place in the pair's order. */
+static int send_goes_bare(int dst, MPI_Count bytes, int blocking)
+{
+    int prior = (uint64_t)bytes <= omni.tx.paths.at[OMNI_CX_envelope_max]
+                    ? SEND_BARE
+                    : SEND_WITH_HEADER;
+    if (!blocking || transport_alone_fits(dst, (size_t)bytes, 1) ||
+        !send_learns(OMNI_CX_envelope_max))
+        return prior == SEND_BARE;
+    return send_lane_pick(&omni.eng.header_lanes, dst, bytes, prior) ==
+           SEND_BARE;
 }
 
 /* A message above the threshold to a peer that is its own next hop
@@ -292,13 +330,12 @@ static int send_poll_bsends(void)
  * behind that nothing would follow. */
 static int send_large(const void *buf, MPI_Count count, MPI_Datatype dtype,
                       MPI_Count bytes, int dst, int tag, comm_rec *c,
-                      enum send_mode mode, MPI_Request *req, int user_req)
+                      enum send_mode mode, MPI_Request *req, int user_req,
+                      int blocking)
 {
-    int sent_rc;
-    if (mode == SEND_STANDARD &&
-        env_send(buf, count, dtype, bytes, dst, tag, c, req, user_req,
-                 &sent_rc))
-        return sent_rc;
+    if (mode == SEND_STANDARD && env_possible(dst, tag, c) &&
+        send_goes_bare(dst, bytes, blocking))
+        return env_send(buf, count, dtype, dst, tag, c, req, user_req);
     uint32_t ptag = omni.eng.next_payload_tag;
     omni.eng.next_payload_tag =
         ptag >= (uint32_t)omni.job.payload_tag_max ? 0 : ptag + 1;
@@ -415,7 +452,8 @@ static int send_past_window(const void *buf, MPI_Count count,
             return send_copied(c, req, 0);
     }
     omni.stats.window_fallbacks++;
-    return send_large(buf, count, dtype, bytes, dst, tag, c, mode, req, 0);
+    return send_large(buf, count, dtype, bytes, dst, tag, c, mode, req, 0,
+                      blocking);
 }
 
 /* A message above the threshold that could go alone (send_alone) but does
@@ -494,7 +532,7 @@ send_dispatch(const void *buf, MPI_Count count, MPI_Datatype dtype, int dest,
             return omni_raise(c->handle, rc);
         if (went == 0)
             return send_large(buf, count, dtype, bytes, dst, tag, c, mode,
-                              req, user_req);
+                              req, user_req, blocking);
         return send_copied(c, req, user_req);
     }
     int went = mode == SEND_SYNC
@@ -551,9 +589,11 @@ int send_init(void)
     omni.eng.sync_cap = 0;
     omni.eng.sync_free = -1;
     omni.eng.sent_to = calloc((size_t)omni.job.size, sizeof *omni.eng.sent_to);
-    ln_init(&omni.eng.lanes, omni.job.cfg.learn == CFG_LEARN_ALTERNATE
-                                 ? LN_ALTERNATE
-                                 : LN_LEARN);
+    enum ln_mode learn = omni.job.cfg.learn == CFG_LEARN_ALTERNATE
+                             ? LN_ALTERNATE
+                             : LN_LEARN;
+    ln_init(&omni.eng.lanes, learn);
+    ln_init(&omni.eng.header_lanes, learn);
     return omni.eng.sent_to ? 0 : -1;
 }
 

@@ -2,6 +2,7 @@
  * (router/learn.h), on machines made of injected costs: each send takes
  * the cost of the path it was given, on a clock of the test's own. */
 #include "router/learn.h"
+#include "router/paths.h"
 #include "tests/unit/check.h"
 
 /* A machine: what one send costs, in ns, on each path; `until` sends in,

@@ -1,0 +1,93 @@
+/* learned_headers: one pair's blocking sends too large for a block keep
+ * MPI's order, statuses and probes while they go with a header and
+ * without one by turns.
+ *
+ * Under Omnibus a large standard send to a rank reached through the MPI
+ * underneath goes without a header up to envelope_max and with one above;
+ * a pair's blocking sends too large for a block learn that choice while
+ * the job runs, trying the other way now and then
+ * (docs/design/transport.md, Learning a pair's path while the job runs).
+ * run-tests runs this test with OMNIBUS_SHM=off (enough sends of each
+ * size class for the pair to try the other way, which the statistics
+ * check counts) and under OMNIBUS_LEARN=alternate with OMNIBUS_FAKE_NODES=2,
+ * where each such send takes the other way from the one before:
+ *   - a stream of blocking sends of about 290 KiB (below envelope_max,
+ *     above a block) and 580 KiB (above envelope_max), each followed by an
+ *     8-byte one, arrives in the order sent at MPI_ANY_SOURCE /
+ *     MPI_ANY_TAG receives (MPI 4.1 §3.5, non-overtaking), with source,
+ *     tag and size in the status and the bytes intact; every tenth message
+ *     is probed first (MPI_Probe), and the probe names the message the
+ *     receive then gets.
+ * The ranks run in pairs (testlib.h): the leader streams, its partner
+ * receives.
+ */
+#include "testlib.h"
+
+#define STREAM 400     /* messages: large at even k, 8 bytes at odd k */
+#define BELOW 300000   /* above a block of 256 KiB, below envelope_max */
+#define ABOVE 600000   /* above envelope_max (512 KiB) */
+#define SMALL 8
+
+enum { TAG_BELOW = 1, TAG_ABOVE = 2, TAG_SMALL = 3 };
+
+static int msg_len(int k)
+{
+    if (k % 2)
+        return SMALL;
+    return (k % 4 ? ABOVE : BELOW) - k;
+}
+
+static int msg_tag(int k)
+{
+    if (k % 2)
+        return TAG_SMALL;
+    return k % 4 ? TAG_ABOVE : TAG_BELOW;
+}
+
+static void stream_out(int peer)
+{
+    unsigned char *buf = tl_malloc(ABOVE);
+    for (int k = 0; k < STREAM; k++) {
+        tl_fill(buf, (size_t)msg_len(k), tl_rank(), k);
+        CHECK_MPI(MPI_Send(buf, msg_len(k), MPI_BYTE, peer, msg_tag(k),
+                           MPI_COMM_WORLD));
+    }
+    free(buf);
+}
+
+static void stream_in(int peer)
+{
+    unsigned char *buf = tl_malloc(ABOVE + 64);
+    for (int k = 0; k < STREAM; k++) {
+        MPI_Status st;
+        if (k % 10 == 0) {
+            CHECK_MPI(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
+                                &st));
+            CHECK_STATUS(st, peer, msg_tag(k), msg_len(k),
+                         "MPI_Probe before message %d (%d bytes): a probe "
+                         "names the oldest message the receive would match",
+                         k, msg_len(k));
+        }
+        CHECK_MPI(MPI_Recv(buf, ABOVE + 64, MPI_BYTE, MPI_ANY_SOURCE,
+                           MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+        CHECK_STATUS(st, peer, msg_tag(k), msg_len(k),
+                     "message %d (%d bytes) at an MPI_ANY_SOURCE/MPI_ANY_TAG "
+                     "receive: one sender's messages match in the order "
+                     "sent, with a header or without", k, msg_len(k));
+        CHECK_PATTERN(buf, (size_t)msg_len(k), peer, k, "message %d", k);
+    }
+    free(buf);
+}
+
+int main(int argc, char **argv)
+{
+    tl_init(&argc, &argv, 2, TL_MAX_RANKS);
+    int peer = tl_partner();
+    if (peer != MPI_PROC_NULL) {
+        if (tl_leads())
+            stream_out(peer);
+        else
+            stream_in(peer);
+    }
+    return tl_finalize();
+}
