@@ -46,48 +46,16 @@ static int msg_tag(int k)
 
 static void stream_out(int peer)
 {
-    unsigned char *buf = tl_malloc(ABOVE);
-    for (int k = 0; k < STREAM; k++) {
-        tl_fill(buf, (size_t)msg_len(k), tl_rank(), k);
-        CHECK_MPI(MPI_Send(buf, msg_len(k), MPI_BYTE, peer, msg_tag(k),
-                           MPI_COMM_WORLD));
-    }
-    free(buf);
+    tl_stream_out(peer, STREAM, msg_len, msg_tag, ABOVE);
 }
 
 static void stream_in(int peer)
 {
-    unsigned char *buf = tl_malloc(ABOVE + 64);
-    for (int k = 0; k < STREAM; k++) {
-        MPI_Status st;
-        if (k % 10 == 0) {
-            CHECK_MPI(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
-                                &st));
-            CHECK_STATUS(st, peer, msg_tag(k), msg_len(k),
-                         "MPI_Probe before message %d (%d bytes): a probe "
-                         "names the oldest message the receive would match",
-                         k, msg_len(k));
-        }
-        CHECK_MPI(MPI_Recv(buf, ABOVE + 64, MPI_BYTE, MPI_ANY_SOURCE,
-                           MPI_ANY_TAG, MPI_COMM_WORLD, &st));
-        CHECK_STATUS(st, peer, msg_tag(k), msg_len(k),
-                     "message %d (%d bytes) at an MPI_ANY_SOURCE/MPI_ANY_TAG "
-                     "receive: one sender's messages match in the order "
-                     "sent, with a header or without", k, msg_len(k));
-        CHECK_PATTERN(buf, (size_t)msg_len(k), peer, k, "message %d", k);
-    }
-    free(buf);
+    tl_stream_in(peer, STREAM, msg_len, msg_tag, ABOVE,
+                 "with a header or without");
 }
 
 int main(int argc, char **argv)
 {
-    tl_init(&argc, &argv, 2, TL_MAX_RANKS);
-    int peer = tl_partner();
-    if (peer != MPI_PROC_NULL) {
-        if (tl_leads())
-            stream_out(peer);
-        else
-            stream_in(peer);
-    }
-    return tl_finalize();
+    return tl_run_pairs(&argc, &argv, stream_out, stream_in);
 }

@@ -113,13 +113,5 @@ static void partner(int peer)
 
 int main(int argc, char **argv)
 {
-    tl_init(&argc, &argv, 2, TL_MAX_RANKS);
-    int peer = tl_partner();
-    if (peer != MPI_PROC_NULL) {
-        if (tl_leads())
-            leader(peer);
-        else
-            partner(peer);
-    }
-    return tl_finalize();
+    return tl_run_pairs(&argc, &argv, leader, partner);
 }

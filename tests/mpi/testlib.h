@@ -12,6 +12,8 @@
  * Usage:
  *   tl_init(&argc, &argv, min_ranks, max_ranks);  usually 2, TL_MAX_RANKS
  *   tl_partner(), tl_leads()   the pairs of the two-party tests (below)
+ *   return tl_run_pairs(...);  a two-party test's whole main (below)
+ *   tl_stream_out/_in(...)     one sender's stream, checked in order
  *   tl_right(k), tl_left(k)    ring neighbours
  *   CHECK(cond, "fmt", ...);   counts an assertion, fails when cond is false
  *   CHECK_MPI(call);              the call must return MPI_SUCCESS
@@ -384,6 +386,62 @@ static inline int tl_finalize(void)
     MPI_Finalize();
     alarm(0);
     return 0;
+}
+
+/* A two-party test's main: each pair's leader runs lead(partner), the
+ * other follow(partner), and the rank that sits out only finalizes. */
+static inline int tl_run_pairs(int *argc, char ***argv, void (*lead)(int),
+                               void (*follow)(int))
+{
+    tl_init(argc, argv, 2, TL_MAX_RANKS);
+    int peer = tl_partner();
+    if (peer != MPI_PROC_NULL)
+        (tl_leads() ? lead : follow)(peer);
+    return tl_finalize();
+}
+
+/* One sender's stream on MPI_COMM_WORLD: message k of n, len(k) bytes
+ * (at most cap) under tag(k), sent by MPI_Send and filled by tl_fill. */
+static inline void tl_stream_out(int peer, int n, int (*len)(int),
+                                 int (*tag)(int), int cap)
+{
+    unsigned char *buf = tl_malloc((size_t)cap);
+    for (int k = 0; k < n; k++) {
+        tl_fill(buf, (size_t)len(k), tl_rank(), k);
+        CHECK_MPI(MPI_Send(buf, len(k), MPI_BYTE, peer, tag(k),
+                           MPI_COMM_WORLD));
+    }
+    free(buf);
+}
+
+/* Its receiver: each message at an MPI_ANY_SOURCE / MPI_ANY_TAG receive
+ * names its sender, tag and size and holds its bytes, in the order sent
+ * (MPI 4.1 §3.5, non-overtaking), every tenth probed first (MPI_Probe
+ * names the message the receive then gets); `paths` says what varied
+ * between the messages, for the failure message. */
+static inline void tl_stream_in(int peer, int n, int (*len)(int),
+                                int (*tag)(int), int cap, const char *paths)
+{
+    unsigned char *buf = tl_malloc((size_t)cap + 64);
+    for (int k = 0; k < n; k++) {
+        MPI_Status st;
+        if (k % 10 == 0) {
+            CHECK_MPI(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
+                                &st));
+            CHECK_STATUS(st, peer, tag(k), len(k),
+                         "MPI_Probe before message %d (%d bytes): a probe "
+                         "names the oldest message the receive would match",
+                         k, len(k));
+        }
+        CHECK_MPI(MPI_Recv(buf, cap + 64, MPI_BYTE, MPI_ANY_SOURCE,
+                           MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+        CHECK_STATUS(st, peer, tag(k), len(k),
+                     "message %d (%d bytes) at an MPI_ANY_SOURCE/MPI_ANY_TAG "
+                     "receive: one sender's messages match in the order "
+                     "sent, %s", k, len(k), paths);
+        CHECK_PATTERN(buf, (size_t)len(k), peer, k, "message %d", k);
+    }
+    free(buf);
 }
 
 /* This rank's partner; the rank that sits out of the pairs instead meets
