@@ -35,7 +35,7 @@ static int msg_tag(int k) { return k % 2 ? TAG_SMALL : TAG_LARGE; }
 
 static void stream_out(int peer)
 {
-    tl_stream_out(peer, STREAM, msg_len, msg_tag, LARGE);
+    tl_stream_out(peer, STREAM, msg_len, msg_tag, LARGE, NULL);
 }
 
 static void stream_in(int peer)

@@ -401,15 +401,25 @@ static inline int tl_run_pairs(int *argc, char ***argv, void (*lead)(int),
 }
 
 /* One sender's stream on MPI_COMM_WORLD: message k of n, len(k) bytes
- * (at most cap) under tag(k), sent by MPI_Send and filled by tl_fill. */
+ * (at most cap) under tag(k), filled by tl_fill and sent by MPI_Send, or
+ * by MPI_Isend and MPI_Wait where by_request(k) says so (by_request NULL:
+ * never). */
 static inline void tl_stream_out(int peer, int n, int (*len)(int),
-                                 int (*tag)(int), int cap)
+                                 int (*tag)(int), int cap,
+                                 int (*by_request)(int))
 {
     unsigned char *buf = tl_malloc((size_t)cap);
     for (int k = 0; k < n; k++) {
         tl_fill(buf, (size_t)len(k), tl_rank(), k);
-        CHECK_MPI(MPI_Send(buf, len(k), MPI_BYTE, peer, tag(k),
-                           MPI_COMM_WORLD));
+        if (by_request && by_request(k)) {
+            MPI_Request r;
+            CHECK_MPI(MPI_Isend(buf, len(k), MPI_BYTE, peer, tag(k),
+                                MPI_COMM_WORLD, &r));
+            CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        } else {
+            CHECK_MPI(MPI_Send(buf, len(k), MPI_BYTE, peer, tag(k),
+                               MPI_COMM_WORLD));
+        }
     }
     free(buf);
 }
