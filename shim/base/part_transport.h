@@ -57,7 +57,10 @@ typedef struct {
  *  read_from          a nonblocking or synchronous send to a node-ring
  *                     peer goes by single-copy read from here
  *  wire_alone_max     a blocking send to a peer reached through the MPI
- *                     underneath goes alone in a block up to here
+ *                     underneath goes alone in a block up to here (the
+ *                     value for a job whose messages apart go without a
+ *                     header; calib.h's CALIB_WIRE_ALONE_WITH_HEADER for
+ *                     one whose cannot)
  *  wire_alone_nb_max  the same for a send whose caller goes on
  *  under_wait_from    the MPI underneath's own standard send waits for its
  *                     receive from this size on (its rendezvous): from
@@ -70,7 +73,7 @@ typedef struct {
 #define OMNI_CROSSOVERS(X)                                                     \
     X(ring_mpi_from, 131072)                                                   \
     X(read_from, 16384)                                                        \
-    X(wire_alone_max, 65536)                                                   \
+    X(wire_alone_max, 16384)                                                   \
     X(wire_alone_nb_max, 16384)                                                \
     X(under_wait_from, 131072)                                                 \
     X(envelope_max, 524288)

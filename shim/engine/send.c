@@ -177,20 +177,32 @@ static int send_lane_pick(ln_table *t, int dst, MPI_Count bytes, int prior)
                    omni_now_ns());
 }
 
+/* The largest message whose path a pair learns towards a rank reached
+ * through the MPI underneath.  A trial of the alone path sends blocks of
+ * the message's size, and over TCP a few blocks above 64 KiB let the
+ * kernel grow the pair's socket buffers for the rest of the job, which
+ * then took every large message of the pair a few percent slower
+ * (docs/design/transport.md, What a start-up leaves in the sockets); the
+ * wire timing at start-up stops at the same size (calib_wire.c). */
+#define SEND_WIRE_LEARN_MAX 65536
+
 /* The path of a blocking standard send of `bytes` above the threshold to
  * dst that fits both (transport_alone_fits): learned by its pair while the
  * job runs, starting from the crossover in force (send_learns says
- * where).  Either path waits only where the MPI underneath's own send
- * would (send_by_read_ok), and the receiver takes either in its place in
- * the pair's order, so the choice changes the time a send takes, nothing
- * a program can see (docs/design/transport.md, Learning a pair's path
- * while the job runs). */
+ * where), up to SEND_WIRE_LEARN_MAX towards a rank reached through the
+ * MPI underneath.  Either path waits only where the MPI underneath's own
+ * send would (send_by_read_ok), and the receiver takes either in its
+ * place in the pair's order, so the choice changes the time a send takes,
+ * nothing a program can see (docs/design/transport.md, Learning a pair's
+ * path while the job runs). */
 static enum pa_path send_blocking_path(int dst, MPI_Count bytes)
 {
     enum pa_path prior = transport_alone_by_crossover(dst, (size_t)bytes)
                              ? PA_ALONE
                              : PA_APART;
-    if (!send_learns(transport_blocking_crossover(dst)))
+    if (!send_learns(transport_blocking_crossover(dst)) ||
+        (omni.job.cfg.learn == CFG_LEARN_ON && !transport_by_ring(dst) &&
+         bytes > SEND_WIRE_LEARN_MAX))
         return prior;
     return (enum pa_path)send_lane_pick(&omni.eng.lanes, dst, bytes, prior);
 }

@@ -404,6 +404,8 @@ void calib_paths(void)
         p->at[i] = defaults[i];
         p->source[i] = PA_DEFAULT;
     }
+    if (!calib_apart_is_bare())
+        p->at[OMNI_CX_wire_alone_max] = CALIB_WIRE_ALONE_WITH_HEADER;
     for (size_t i = 0; i < sizeof calib_pins / sizeof calib_pins[0]; i++) {
         size_t set = *calib_pins[i].pin;
         if (set) {

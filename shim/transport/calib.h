@@ -13,10 +13,16 @@
  *  - read_from, 16 KiB: below, the ring's two copies cost less than the
  *    single-copy read's round trip (a 64-send window at 8 KiB: the read
  *    at plain MPICH's rate, the ring at about twice it).
- *  - wire_alone_max, 64 KiB: up to here a message alone in a block waits
- *    less for its two copies than a header's payload waits for the header
- *    to match (the TCP ping-pong).  Measured against the message without
- *    a header, which came later (calib_wire.c).
+ *  - wire_alone_max, 16 KiB: above it a message apart without a header,
+ *    found by the receiver's matched probe and received into the
+ *    program's buffer, costs less than alone in a block with its two
+ *    copies: in plain MPI over TCP loopback on an Intel Xeon VM the two
+ *    tied at 16 KiB and the probe won from 32 to 128 KiB; in Omnibus on
+ *    an AMD EPYC VM apart beat alone at 32 and 64 KiB.  Where the job
+ *    cannot send without a header (envelopes off, or a tag bound too
+ *    small for them) apart means header and payload, and alone holds to
+ *    CALIB_WIRE_ALONE_WITH_HEADER.  Timed at start-up where the job
+ *    talks through a network (calib_wire.c), and learned by each pair.
  *  - wire_alone_nb_max, 16 KiB: with several nonblocking sends in flight
  *    the two copies cost more than the header, and the MPI underneath
  *    moves the payloads without them.
@@ -56,6 +62,19 @@
 #include "router/paths.h"
 
 void calib_paths(void);
+
+/* wire_alone_max's built-in value where messages apart carry a header:
+ * up to 64 KiB a message alone in a block waited less for its two copies
+ * than a header's payload waits for the header to match (a TCP ping-pong
+ * on an Intel Xeon VM: 55.5 us alone, 60.6 as header and payload, at
+ * 64 KiB). */
+#define CALIB_WIRE_ALONE_WITH_HEADER 65536
+
+/* calib_wire.c: whether a message apart to a rank reached through the MPI
+ * underneath goes without a header in this job (shim/engine/envelope.h):
+ * envelopes are not off and the MPI underneath's tag bound leaves room
+ * for them.  The same on every rank. */
+int calib_apart_is_bare(void);
 
 /* calib_wire.c, for calib_paths: the size from which a blocking send to a
  * rank reached through the MPI underneath is cheaper apart (without a
