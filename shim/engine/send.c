@@ -154,19 +154,24 @@ static inline int send_by_read_ok(MPI_Count bytes, int builtin, int dst,
              path == PA_APART));
 }
 
-/* Whether a pair's blocking standard sends learn what the crossover cx
- * decides for them (router/learn.h): not where a setting pinned it, under
- * OMNIBUS_PATHS=default or OMNIBUS_LEARN=off, nor on a crowded node: with
- * more ranks than cores the time between sends is the scheduler's, as it
- * is for the timing at MPI_Init (calib.h).  OMNIBUS_LEARN=alternate
- * learns everywhere, taking the two ways in turns. */
-static int send_learns(enum omni_crossover cx)
+/* Whether a pair's blocking standard sends of `bytes` learn what the
+ * crossover cx decides for them (router/learn.h): not where a setting
+ * pinned it, under OMNIBUS_PATHS=default or OMNIBUS_LEARN=off, nor on a
+ * crowded node: with more ranks than cores the time between sends is the
+ * scheduler's, as it is for the timing at MPI_Init (calib.h); nor, for
+ * wire_alone_max, above TRANSPORT_WIRE_TRIAL_MAX, where a trial of the
+ * alone path would slow the pair's sockets for good.
+ * OMNIBUS_LEARN=alternate learns everywhere, taking the two ways in
+ * turns. */
+static int send_learns(enum omni_crossover cx, MPI_Count bytes)
 {
     const cfg_settings *cfg = &omni.job.cfg;
     if (cfg->learn != CFG_LEARN_ON)
         return cfg->learn == CFG_LEARN_ALTERNATE;
     return cfg->paths == CFG_PATHS_MEASURED && !omni.job.crowded &&
-           omni.tx.paths.source[cx] != PA_SET;
+           omni.tx.paths.source[cx] != PA_SET &&
+           (cx != OMNI_CX_wire_alone_max ||
+            bytes <= TRANSPORT_WIRE_TRIAL_MAX);
 }
 
 /* The way of the lane (dst, size class of `bytes`) in table t, started
@@ -177,20 +182,10 @@ static int send_lane_pick(ln_table *t, int dst, MPI_Count bytes, int prior)
                    omni_now_ns());
 }
 
-/* The largest message whose path a pair learns towards a rank reached
- * through the MPI underneath.  A trial of the alone path sends blocks of
- * the message's size, and over TCP a few blocks above 64 KiB let the
- * kernel grow the pair's socket buffers for the rest of the job, which
- * then took every large message of the pair a few percent slower
- * (docs/design/transport.md, What a start-up leaves in the sockets); the
- * wire timing at start-up stops at the same size (calib_wire.c). */
-#define SEND_WIRE_LEARN_MAX 65536
-
 /* The path of a blocking standard send of `bytes` above the threshold to
  * dst that fits both (transport_alone_fits): learned by its pair while the
  * job runs, starting from the crossover in force (send_learns says
- * where), up to SEND_WIRE_LEARN_MAX towards a rank reached through the
- * MPI underneath.  Either path waits only where the MPI underneath's own
+ * where).  Either path waits only where the MPI underneath's own
  * send would (send_by_read_ok), and the receiver takes either in its
  * place in the pair's order, so the choice changes the time a send takes,
  * nothing a program can see (docs/design/transport.md, Learning a pair's
@@ -200,9 +195,7 @@ static enum pa_path send_blocking_path(int dst, MPI_Count bytes)
     enum pa_path prior = transport_alone_by_crossover(dst, (size_t)bytes)
                              ? PA_ALONE
                              : PA_APART;
-    if (!send_learns(transport_blocking_crossover(dst)) ||
-        (omni.job.cfg.learn == CFG_LEARN_ON && !transport_by_ring(dst) &&
-         bytes > SEND_WIRE_LEARN_MAX))
+    if (!send_learns(transport_blocking_crossover(dst), bytes))
         return prior;
     return (enum pa_path)send_lane_pick(&omni.eng.lanes, dst, bytes, prior);
 }
@@ -225,7 +218,7 @@ static int send_goes_bare(int dst, MPI_Count bytes, int blocking)
                     ? SEND_BARE
                     : SEND_WITH_HEADER;
     if (!blocking || transport_alone_fits(dst, (size_t)bytes, 1) ||
-        !send_learns(OMNI_CX_envelope_max))
+        !send_learns(OMNI_CX_envelope_max, bytes))
         return prior == SEND_BARE;
     return send_lane_pick(&omni.eng.header_lanes, dst, bytes, prior) ==
            SEND_BARE;

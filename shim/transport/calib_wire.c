@@ -23,11 +23,7 @@
 #include <sys/mman.h>
 
 /* The sizes timed: those above the threshold that fit a block with an
- * item header (wire_size_open), up to 64 KiB.  Not 128 KiB: over TCP a
- * few blocks of 128 KiB at start-up let the kernel grow the pair's socket
- * buffers for the rest of the job, and the probe path then took every
- * later large message a few percent slower (docs/design/transport.md,
- * What a start-up leaves in the sockets). */
+ * item header and TRANSPORT_WIRE_TRIAL_MAX (wire_size_open). */
 static const uint32_t wire_sizes[] = {8192, 16384, 32768, 65536};
 #define WIRE_NSIZES ((int)(sizeof wire_sizes / sizeof wire_sizes[0]))
 /* Round trips timed per size and path, the paths taking turns, as in
@@ -56,11 +52,13 @@ typedef struct {
     MPI_Request tx, rx;
 } wire_pair;
 
-/* Whether a message of len bytes can go either way: above the threshold
- * and within a block with its item header. */
+/* Whether a message of len bytes can go either way, above the threshold
+ * and within a block with its item header, and may be timed alone. */
 static int wire_size_open(uint32_t len)
 {
-    return len > omni.job.threshold && len + RT_HDR_SIZE <= omni.job.block_cap;
+    return len > omni.job.threshold &&
+           len + RT_HDR_SIZE <= omni.job.block_cap &&
+           len <= TRANSPORT_WIRE_TRIAL_MAX;
 }
 
 static void wire_post_block(wire_pair *p)

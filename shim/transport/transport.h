@@ -190,6 +190,16 @@ static inline int transport_alone_fits(int dst, size_t bytes, int blocking)
            bytes + RT_HDR_SIZE <= omni.job.block_cap;
 }
 
+/* The largest message Omnibus itself chooses to send alone in a block to
+ * a rank reached through the MPI underneath, to time or to try that path
+ * (calib_wire.c's timing at start-up, a pair's learning in send.c): over
+ * TCP a few blocks above 64 KiB let the kernel grow the pair's socket
+ * buffers for the rest of the job, and every later large message of the
+ * pair then took a few percent longer (docs/design/transport.md, What a
+ * start-up leaves in the sockets).  The program's own messages, and the
+ * crossovers, may still make larger blocks. */
+#define TRANSPORT_WIRE_TRIAL_MAX 65536
+
 /* The crossover that says whether a blocking send to dst that fits both
  * paths goes alone: ring_mpi_from to a node-ring peer, wire_alone_max to
  * one reached through the MPI underneath. */
