@@ -139,6 +139,9 @@ typedef struct {
                                largest payload a blocking send to a rank
                                reached through the MPI underneath sends
                                alone in a block (calib.h) */
+    size_t wire_piece;      /* OMNIBUS_WIRE_PIECE, 0 when unset: the
+                               largest piece of a block sent in pieces
+                               through the MPI underneath (calib.h) */
     size_t wait_from;       /* OMNIBUS_WAIT_FROM, 0 when unset: the size
                                from which the MPI underneath's own blocking
                                send waits for its receive (calib.h) */

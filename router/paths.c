@@ -48,6 +48,14 @@ pa_choice pa_wait_from(const uint64_t *sizes, const int *waits, int n,
     return c;
 }
 
+pa_choice pa_piece(const uint64_t *sizes, const int *waits, int n)
+{
+    pa_choice c = {0, PA_DEFAULT};
+    for (int i = 0; i < n && waits[i] == 0; i++)
+        c = (pa_choice){sizes[i], PA_MEASURED};
+    return c;
+}
+
 pa_choice pa_alone_nb_max(pa_choice blocking, uint64_t nb_dflt)
 {
     if (blocking.from < nb_dflt)

@@ -83,6 +83,16 @@ pa_choice pa_crossover(const pa_table *t, enum pa_path a, enum pa_path b,
 pa_choice pa_wait_from(const uint64_t *sizes, const int *waits, int n,
                        uint64_t dflt);
 
+/* The largest message the MPI underneath sends at once, without waiting
+ * for its receive, from the same kind of probe at n increasing sizes
+ * (waits[] as above): the largest probed size that went eagerly with every
+ * smaller one (PA_MEASURED), so that no size up to it is known to wait; 0
+ * (PA_DEFAULT) when the smallest waited or was not probed.  A block larger
+ * than it may go as pieces of at most this size, each sent at once, where
+ * the MPI underneath would make the whole block wait for its receive
+ * (docs/design/transport.md, Blocks in pieces). */
+pa_choice pa_piece(const uint64_t *sizes, const int *waits, int n);
+
 /* The largest message a nonblocking send to a rank reached through the
  * MPI underneath sends alone in a block, from the blocking send's
  * (`blocking`, its `from` holding that largest size): nb_dflt, the

@@ -76,6 +76,14 @@
  *   RNDV_DATA   a rendezvous message's data, sent once its CTS arrived;
  *               meta value = the receive's id from the CTS
  *
+ * Kind 0, PIECES, is not an item: it heads a block the transport sends in
+ * pieces (docs/design/transport.md, Blocks in pieces), as the first
+ * header of the first piece, never inside a block of items.  tag = the
+ * whole block's bytes, len = the bytes of it that follow in this piece,
+ * meta value = how many pieces follow, each of them nothing but the
+ * block's next bytes; the receiver's transport puts the block together
+ * and hands it on as if it had come whole.
+ *
  * Headers are read and written with memcpy: blocks are not aligned, and the
  * compiler turns fixed-size memcpy into plain moves.
  */
@@ -87,6 +95,7 @@
 #include <string.h>
 
 enum rt_kind {
+    RT_PIECES = 0, /* not an item: the head of a block in pieces */
     RT_EAGER = 1,
     RT_EAGER_SYNC = 2,
     RT_LARGE = 3,
@@ -140,6 +149,21 @@ static inline enum rt_kind rt_meta_kind(uint32_t meta)
 static inline uint32_t rt_meta_value(uint32_t meta)
 {
     return meta >> RT_KIND_BITS;
+}
+
+/* The PIECES header that heads a block of `len` bytes sent in pieces of at
+ * most `piece` bytes (RT_HDR_SIZE < piece < len), from world rank src to
+ * world rank dst: the head carries the block's first `len` field bytes
+ * after it, and the meta value counts the pieces that follow, each of
+ * `piece` bytes but the last. */
+static inline rt_item_hdr rt_pieces_head(uint32_t dst, uint32_t src,
+                                         size_t len, uint32_t piece)
+{
+    uint32_t first = piece - RT_HDR_SIZE;
+    uint32_t rest = (uint32_t)((len - first + piece - 1) / piece);
+    return (rt_item_hdr){.dst = dst, .src = src, .comm = 0,
+                         .tag = (int32_t)len, .len = first,
+                         .meta = rt_meta(RT_PIECES, rest)};
 }
 
 /* An item is urgent when someone waits on it: it is pushed along its whole

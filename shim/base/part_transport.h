@@ -39,6 +39,9 @@ typedef struct {
     omni_block *backlog;  /* blocks waiting for room in `ring`, oldest
                              first (linked by next); owned */
     omni_block *backlog_tail;
+    omni_block *joining;  /* a block arriving from this peer in pieces,
+                             put together here; owned; NULL between */
+    uint32_t pieces_left; /* pieces still due for `joining` */
 } omni_peer;
 
 /* A wire message handed to the MPI underneath, kept until PMPI_Test says it is
@@ -76,7 +79,8 @@ typedef struct {
     X(wire_alone_max, 16384)                                                   \
     X(wire_alone_nb_max, 16384)                                                \
     X(under_wait_from, 131072)                                                 \
-    X(envelope_max, 524288)
+    X(envelope_max, 524288)                                                    \
+    X(wire_piece, 0)
 
 enum omni_crossover {
 #define OMNI_CX_ENUM(name, dflt) OMNI_CX_##name,

@@ -32,11 +32,6 @@ static const uint32_t calib_sizes[] = {8192, 16384, 32768, 65536, 122880};
  * two timings of one trip seldom agree within PA_AGREE, and without the
  * header's cost the MPI underneath's is unknown at every size. */
 #define CALIB_HEADER_BATCH 16
-/* How long a probe's send may take to complete before its receive is
- * posted and still count as eager: an eager send completes as soon as the
- * MPI underneath has copied it out, a rendezvous never before the
- * receive. */
-#define CALIB_EAGER_NS ((uint64_t)200000)
 #define CALIB_PROBE_TAG 78
 /* Polls of an empty ring between yields: the other end may be waiting
  * for this core. */
@@ -389,6 +384,7 @@ static const struct {
     {OMNI_CX_under_wait_from, &omni.job.cfg.wait_from},
     {OMNI_CX_wire_alone_max, &omni.job.cfg.wire_alone_max},
     {OMNI_CX_envelope_max, &omni.job.cfg.envelope_max},
+    {OMNI_CX_wire_piece, &omni.job.cfg.wire_piece},
 };
 
 void calib_paths(void)
@@ -435,12 +431,16 @@ void calib_paths(void)
             p->source[OMNI_CX_under_wait_from] = PA_MEASURED;
         }
         if (p->source[OMNI_CX_wire_alone_max] != PA_SET) {
+            pa_choice piece = {p->at[OMNI_CX_wire_piece],
+                               p->source[OMNI_CX_wire_piece]};
             pa_choice w = calib_wire_alone(
-                crowded, p->at[OMNI_CX_wire_alone_max] + 1);
+                crowded, p->at[OMNI_CX_wire_alone_max] + 1, &piece);
             if (w.source == PA_MEASURED) {
                 p->at[OMNI_CX_wire_alone_max] = w.from - 1;
                 p->source[OMNI_CX_wire_alone_max] = PA_MEASURED;
             }
+            p->at[OMNI_CX_wire_piece] = piece.from;
+            p->source[OMNI_CX_wire_piece] = piece.source;
         }
     }
     pa_choice nb = pa_alone_nb_max(

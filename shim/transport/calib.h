@@ -30,6 +30,11 @@
  *    send starts to wait for its receive is not known without a probe, so
  *    a blocking send waits for its receiver (single-copy read) only where
  *    it is too large for a ring record, as before the probe.
+ *  - wire_piece, 0 (no block in pieces): what the MPI underneath sends at
+ *    once is not known without a probe either, and a piece that waited
+ *    for its receive would pay the rendezvous a piece, where the whole
+ *    block paid it once.  Probed by the wire pair before it times
+ *    (calib_wire.c).
  *
  * Contract: calib_paths is collective over MPI_COMM_WORLD, called once the
  * node rings exist (shm.h) and before anything is sent through them.  On
@@ -43,7 +48,8 @@
  * under_wait_from as pa_wait_from decides it from the same pair's probe of
  * the MPI underneath's sends, the largest over the nodes (PA_MEASURED;
  * PA_DEFAULT where no node had a pair or the findings were unclear), and
- * wire_alone_max one less than calib_wire_alone's crossover.
+ * wire_alone_max one less than calib_wire_alone's crossover, and
+ * wire_piece (unless pinned, by OMNIBUS_WIRE_PIECE) as its probe finds it.
  * wire_alone_nb_max follows wire_alone_max where that is smaller
  * (pa_alone_nb_max).  A node that runs more ranks than it
  * has cores (omni.job.crowded, the same on all its ranks) has no say: a round
@@ -62,6 +68,13 @@
 #include "router/paths.h"
 
 void calib_paths(void);
+
+/* How long a probe's send may take to complete before its receive is
+ * posted and still count as eager: an eager send completes as soon as the
+ * MPI underneath has copied it out, a rendezvous never before the
+ * receive.  For the node pair's probe (calib.c) and the wire pair's
+ * (calib_wire.c). */
+#define CALIB_EAGER_NS ((uint64_t)200000)
 
 /* wire_alone_max's built-in value where messages apart carry a header:
  * up to 64 KiB a message alone in a block waited less for its two copies
@@ -84,7 +97,13 @@ int calib_apart_is_bare(void);
  * the threshold; dflt (PA_DEFAULT) when there is no such rank, no such
  * size, either end's node is crowded, the two share a node whose MPI
  * talks through shared memory, or the timings are unclear.
- * Collective over MPI_COMM_WORLD; the same on every rank. */
-pa_choice calib_wire_alone(int crowded, uint64_t dflt);
+ * *piece comes in as the piece in force (wire_piece) and, unless a
+ * setting pinned it, goes out as pa_piece finds it from the same pair's
+ * probe of the sizes the MPI underneath sends at once, before the timing
+ * (PA_MEASURED), or unchanged where the pair does not time.  A block
+ * alone larger than the piece is timed in pieces, as the transport sends
+ * it (transport_in_pieces).  Collective over MPI_COMM_WORLD; the same on
+ * every rank. */
+pa_choice calib_wire_alone(int crowded, uint64_t dflt, pa_choice *piece);
 
 #endif

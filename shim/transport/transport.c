@@ -356,21 +356,56 @@ static void ship_block(int p, omni_block *b)
     wire_send(p, b);
 }
 
-/* Block b leaves through the MPI underneath, counted on its link. */
-static void wire_send(int p, omni_block *b)
+/* `len` bytes at `data` leave for world rank `to` as one message of the
+ * MPI underneath; `owner` (or NULL) goes back to its free list once it has
+ * left. */
+static void wire_isend(int to, const char *data, size_t len, omni_block *owner)
 {
-    b = block_cut(b);
-    omni.tx.blocks_out[p]++;
     MPI_Request req;
-    int to = omni.job.hop_rank[p];
-    int rc = PMPI_Isend(b->data, (int)b->len, MPI_BYTE, to, TRANSPORT_WIRE_TAG,
+    int rc = PMPI_Isend(data, (int)len, MPI_BYTE, to, TRANSPORT_WIRE_TAG,
                         omni.job.wire_comm, &req);
     if (rc != MPI_SUCCESS) {
         fprintf(stderr, "omnibus: rank %d: sending a block to rank %d failed "
                         "(MPI error %d)\n", omni.job.rank, to, rc);
         PMPI_Abort(MPI_COMM_WORLD, rc);
     }
-    inflight_push(req, b);
+    inflight_push(req, owner);
+}
+
+/* Block b leaves for world rank `to` in pieces of at most `piece` bytes
+ * (transport_in_pieces): first a head, a PIECES header and the block's
+ * first bytes copied after it, then the rest of the block where it lies,
+ * piece by piece.  Nothing else is sent to `to` in between, so the pieces
+ * follow each other on the link; b goes back to its free list with its
+ * last piece, since the in-flight ring is reaped in order. */
+static void wire_send_pieces(int to, omni_block *b, uint32_t piece)
+{
+    omni_block *head = block_holding(piece);
+    rt_item_hdr h = rt_pieces_head((uint32_t)to, (uint32_t)omni.job.rank,
+                                   b->len, piece);
+    rt_hdr_write(head->data, &h);
+    memcpy(head->data + RT_HDR_SIZE, b->data, h.len);
+    head->len = piece;
+    wire_isend(to, head->data, head->len, head);
+    for (size_t at = h.len; at < b->len; at += piece) {
+        size_t len = b->len - at < piece ? b->len - at : piece;
+        wire_isend(to, b->data + at, len, at + len == b->len ? b : NULL);
+    }
+    omni.stats.wire_pieces++;
+}
+
+/* Block b leaves through the MPI underneath, counted on its link: whole,
+ * or in pieces (transport_in_pieces), which count as one block. */
+static void wire_send(int p, omni_block *b)
+{
+    omni.tx.blocks_out[p]++;
+    int to = omni.job.hop_rank[p];
+    if (transport_in_pieces(b->len)) {
+        wire_send_pieces(to, b, (uint32_t)omni.tx.paths.at[OMNI_CX_wire_piece]);
+        return;
+    }
+    b = block_cut(b);
+    wire_isend(to, b->data, b->len, b);
 }
 
 void transport_ship(int p, uint64_t *reason)
@@ -521,7 +556,8 @@ void transport_reap_sends(void)
         omni_inflight *f = &omni.tx.inflight[omni.tx.inflight_head];
         if (!pending_take_if_done(&f->req, MPI_STATUS_IGNORE, NULL))
             return;
-        block_put(f->block);
+        if (f->block)
+            block_put(f->block);
         omni.tx.inflight_head = (omni.tx.inflight_head + 1) % omni.tx.inflight_cap;
         omni.tx.inflight_count--;
         omni.tx.inflight_done++;
@@ -586,6 +622,41 @@ static void rings_poll(void)
     }
 }
 
+/* Block b, just taken from a wire receive, as the block its sender
+ * shipped: b itself; or, when b is a piece of a block sent in pieces
+ * (wire_send_pieces), NULL while pieces are still due, and the block put
+ * together from them with its last.  A link carries a block's pieces one
+ * after the other, so while one is being put together everything its
+ * sender's link brings is its next piece. */
+static omni_block *rx_joined(omni_block *b)
+{
+    omni_peer *peer = &omni.tx.peers[omni.job.hop_slot[b->from]];
+    omni_block *whole = peer->joining;
+    if (!whole) {
+        rt_item_hdr h;
+        if (b->len < RT_HDR_SIZE)
+            return b;
+        rt_hdr_read(b->data, &h);
+        if (rt_meta_kind(h.meta) != RT_PIECES)
+            return b;
+        whole = block_holding((size_t)h.tag);
+        whole->from = b->from;
+        memcpy(whole->data, b->data + RT_HDR_SIZE, h.len);
+        whole->len = h.len;
+        peer->joining = whole;
+        peer->pieces_left = rt_meta_value(h.meta);
+    } else {
+        memcpy(whole->data + whole->len, b->data, b->len);
+        whole->len += b->len;
+        peer->pieces_left--;
+    }
+    block_put(b);
+    if (peer->pieces_left > 0)
+        return NULL;
+    peer->joining = NULL;
+    return whole;
+}
+
 /* At most one block per call, from the oldest posted receive: every test
  * call turns the progress engine, even of a request already complete
  * (pending_take_if_done; an epoll_wait over TCP), so testing
@@ -596,28 +667,36 @@ static void rings_poll(void)
  * a wait loop runs at once.  Taking one block per call also keeps blocks
  * that keep arriving from starving the rest of progress (payload
  * completions, reaping, flushing).  Blocks are delivered in the order
- * their receives were posted, the order the MPI underneath matched them in. */
+ * their receives were posted, the order the MPI underneath matched them in.
+ * The pieces of a block sent in pieces are taken in one call, each slot
+ * posted again at once, until the block is whole or its next piece has
+ * not come: a piece provokes no reply, and the block is what counts. */
 void transport_poll_arrivals(void)
 {
     if (omni.tx.ring_nrx)
         rings_poll();
     if (!omni.tx.rx_count)
         return;
-    if (omni.tx.rx_taken)
-        rx_repost_taken();
-    omni_inflight *slot = &omni.tx.rx[omni.tx.rx_head];
-    int bytes = 0;
-    MPI_Status st;
-    if (!pending_take_if_done(&slot->req, &st, NULL))
-        return;
-    PMPI_Get_count(&st, MPI_BYTE, &bytes);
-    omni_block *b = slot->block;
-    b->len = (size_t)bytes;
-    b->from = st.MPI_SOURCE;
-    slot->block = NULL;
-    omni.tx.rx_taken = 1;
-    omni.tx.rx_head = (omni.tx.rx_head + 1) % omni.tx.rx_count;
-    omni.tx.on_block(b);
+    for (;;) {
+        if (omni.tx.rx_taken)
+            rx_repost_taken();
+        omni_inflight *slot = &omni.tx.rx[omni.tx.rx_head];
+        int bytes = 0;
+        MPI_Status st;
+        if (!pending_take_if_done(&slot->req, &st, NULL))
+            return;
+        PMPI_Get_count(&st, MPI_BYTE, &bytes);
+        omni_block *b = slot->block;
+        b->len = (size_t)bytes;
+        b->from = st.MPI_SOURCE;
+        slot->block = NULL;
+        omni.tx.rx_taken = 1;
+        omni.tx.rx_head = (omni.tx.rx_head + 1) % omni.tx.rx_count;
+        if ((b = rx_joined(b))) {
+            omni.tx.on_block(b);
+            return;
+        }
+    }
 }
 
 /* --- life cycle ------------------------------------------------------ */
@@ -687,10 +766,14 @@ void transport_finalize(void)
     while (omni.tx.inflight_count > 0) {
         omni_inflight *f = &omni.tx.inflight[omni.tx.inflight_head];
         PMPI_Wait(&f->req, MPI_STATUS_IGNORE);
-        block_put(f->block);
+        if (f->block)
+            block_put(f->block);
         omni.tx.inflight_head = (omni.tx.inflight_head + 1) % omni.tx.inflight_cap;
         omni.tx.inflight_count--;
     }
+    for (int p = 0; omni.tx.peers && p <= omni.job.self_slot; p++)
+        if (omni.tx.peers[p].joining)
+            block_put(omni.tx.peers[p].joining);
     shm_finalize();
     for (int cls = -1; cls < OMNI_BLOCK_CLASSES; cls++) {
         omni_block **list = cls < 0 ? &omni.tx.free_blocks : &omni.tx.free_cut[cls];

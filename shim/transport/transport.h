@@ -38,6 +38,7 @@
 
 #include "shim/base/state.h"
 #include "router/copy.h"
+#include "router/wire.h"
 #include <string.h>
 
 /* Copies a message's bytes into or out of a block or node-ring record, or
@@ -155,6 +156,21 @@ static inline char *transport_reserve_past_fill(int dst, uint32_t size);
  * when the item could not be written after all (nothing else may have
  * touched the transport since the reservation). */
 void transport_unreserve(int dst, uint32_t size);
+
+/* Whether a block of `len` bytes to a rank reached through the MPI
+ * underneath leaves in pieces: it is larger than the piece in force
+ * (wire_piece; 0, the built-in value, sends none) and no larger than a
+ * message alone with its item header (wire_alone_max).  Each piece is
+ * small enough for the MPI underneath to send it at once, where it would
+ * make the whole block wait for its receive (docs/design/transport.md,
+ * Blocks in pieces). */
+static inline int transport_in_pieces(size_t len)
+{
+    const uint64_t *at = omni.tx.paths.at;
+    return at[OMNI_CX_wire_piece] > RT_HDR_SIZE &&
+           len > at[OMNI_CX_wire_piece] &&
+           len <= at[OMNI_CX_wire_alone_max] + RT_HDR_SIZE;
+}
 
 /* Whether world rank dst, its own next hop, is reached through a node
  * ring (shm.h). */
@@ -280,12 +296,15 @@ void transport_ship_soon(void);
 
 /* Ships every non-empty buffer. */
 void transport_flush_all(uint64_t *reason);
-/* The blocks handed to the MPI underneath so far, as a mark: once
- * transport_wire_done() reaches it, the MPI underneath has completed every one
- * of them.  Blocks complete in the order they left (the in-flight ring is
- * reaped in order), and a send the MPI underneath moves by rendezvous
- * completes only when its receiver has taken it in, so a waiting sender can
- * tell a receiver that has not yet had its words from one that is silent. */
+/* The messages handed to the MPI underneath so far (a block, or each
+ * piece of a block in pieces), as a mark: once transport_wire_done()
+ * reaches it, the MPI underneath has completed every one of them.  They
+ * complete in the order they left (the in-flight ring is reaped in
+ * order), and a send the MPI underneath moves by rendezvous completes only
+ * when its receiver has taken it in, so a waiting sender can tell a
+ * receiver that has not yet had its words from one that is silent.  An
+ * eager send, a small block or a piece, completes once it has left, as
+ * it does without pieces. */
 static inline uint64_t transport_wire_mark(void)
 {
     return omni.tx.inflight_done + (uint64_t)omni.tx.inflight_count;

@@ -175,6 +175,43 @@ static void test_an_unprobed_size_stops_the_waiting_run(void)
           (unsigned long long)c.from, pa_source_name(c.source));
 }
 
+static void test_a_piece_is_the_largest_size_sent_at_once(void)
+{
+    int waits[] = {0, 0, 1, 1, 1};
+    pa_choice c = pa_piece(probed, waits, 5);
+    CHECK(c.from == 16384 && c.source == PA_MEASURED,
+          "8 and 16 KiB went at once, 32 KiB up waited: pieces of 16 KiB "
+          "(measured), got %llu (%s)",
+          (unsigned long long)c.from, pa_source_name(c.source));
+}
+
+static void test_a_piece_stops_below_the_first_size_that_waited(void)
+{
+    int waits[] = {0, 1, 0, 1, 1};
+    pa_choice c = pa_piece(probed, waits, 5);
+    CHECK(c.from == 8192 && c.source == PA_MEASURED,
+          "16 KiB waited: a piece of 32 KiB is not known to go at once, "
+          "pieces of 8 KiB, got %llu", (unsigned long long)c.from);
+    int unprobed[] = {0, -1, 0, 0, 0};
+    c = pa_piece(probed, unprobed, 5);
+    CHECK(c.from == 8192,
+          "16 KiB was not probed: pieces stay at 8 KiB, got %llu",
+          (unsigned long long)c.from);
+}
+
+static void test_no_piece_where_the_smallest_size_waits(void)
+{
+    int waits[] = {1, 1, 1, 1, 1}, none[] = {-1, 0, 0, 0, 0};
+    pa_choice c = pa_piece(probed, waits, 5);
+    CHECK(c.from == 0 && c.source == PA_DEFAULT,
+          "every size waited: no pieces (0, default), got %llu (%s)",
+          (unsigned long long)c.from, pa_source_name(c.source));
+    c = pa_piece(probed, none, 5);
+    CHECK(c.from == 0 && c.source == PA_DEFAULT,
+          "the smallest size was not probed: no pieces, got %llu (%s)",
+          (unsigned long long)c.from, pa_source_name(c.source));
+}
+
 /* Checks pa_alone_nb_max's answer for a blocking size `max` (source
  * `src`) against the built-in 16 KiB. */
 static void expect_nb(uint64_t max, enum pa_source src, uint64_t want,
@@ -235,6 +272,9 @@ int main(void)
     RUN(test_an_eager_size_above_a_waiting_one_moves_the_start_up);
     RUN(test_an_mpi_eager_at_the_largest_size_keeps_the_default);
     RUN(test_an_unprobed_size_stops_the_waiting_run);
+    RUN(test_a_piece_is_the_largest_size_sent_at_once);
+    RUN(test_a_piece_stops_below_the_first_size_that_waited);
+    RUN(test_no_piece_where_the_smallest_size_waits);
     RUN(test_a_blocking_size_above_the_nonblocking_one_leaves_it);
     RUN(test_a_blocking_size_below_the_nonblocking_one_lowers_it);
     RUN(test_sources_have_names);

@@ -32,6 +32,34 @@ static void test_copy_moves_exactly_n_bytes_at_every_small_size(void)
                     "(%d wrong bytes)", bad);
 }
 
+/* A block sent in pieces (rt_pieces_head) is covered exactly by its head's
+ * share and the pieces that follow, each at most a piece, at sizes either
+ * side of a whole number of pieces; and its head is no item. */
+static void test_pieces_head_covers_the_block_with_its_pieces(void)
+{
+    const uint32_t piece = 7936;
+    const size_t lens[] = {7937, 2 * 7936 - RT_HDR_SIZE, 2 * 7936 - RT_HDR_SIZE + 1,
+                           32768 + RT_HDR_SIZE, 65536};
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+        rt_item_hdr h = rt_pieces_head(1, 0, lens[i], piece);
+        uint32_t rest = rt_meta_value(h.meta);
+        size_t covered = h.len + (size_t)rest * piece;
+        CHECK(rt_meta_kind(h.meta) == RT_PIECES && (size_t)h.tag == lens[i] &&
+                  h.len + RT_HDR_SIZE == piece,
+              "a block of %zu bytes: its head says PIECES, the whole size and "
+              "a head share of a piece less its header; got kind %d, size %d, "
+              "share %u", lens[i], (int)rt_meta_kind(h.meta), h.tag, h.len);
+        CHECK(covered >= lens[i] && covered - lens[i] < piece,
+              "a block of %zu bytes: the head's %u bytes and %u pieces of at "
+              "most %u must cover it with the last piece not empty; they "
+              "cover %zu", lens[i], h.len, rest, piece, covered);
+        char block[RT_HDR_SIZE];
+        rt_hdr_write(block, &h);
+        CHECK(rt_block_count_items(block, sizeof block) < 0,
+              "a PIECES head is not an item: a block of it must not parse");
+    }
+}
+
 /* A header written field by field reads back as written, at any offset in
  * a block (blocks are not aligned). */
 static void test_header_reads_back_as_written_unaligned(void)
@@ -112,6 +140,7 @@ static void test_truncated_block_is_refused(void)
 
 int main(void)
 {
+    RUN(test_pieces_head_covers_the_block_with_its_pieces);
     RUN(test_copy_moves_exactly_n_bytes_at_every_small_size);
     RUN(test_header_reads_back_as_written_unaligned);
     RUN(test_block_of_every_kind_is_counted);
