@@ -5,6 +5,7 @@
  *
  * Usage: mpiexec -n 2 large_protocols [-s bytes] [-n round trips]
  *                                     [-w warm-up round trips] [-p protocol]
+ *                                     [-P piece bytes]
  *
  * A ping-pong shaped as osu_latency (one buffer per rank, a blocking send
  * then a blocking receive, rank 1 answering), timed over -n round trips
@@ -29,6 +30,13 @@
  *   copy        one message of header and payload packed into a block by
  *               memcpy at the sender and copied out at the receiver: alone
  *               in a block, as Omnibus sends up to wire_alone_max
+ *   pieces      the same cut into blocks of at most -P bytes (7936, what
+ *               Omnibus's probe finds UCX sends at once over TCP), each
+ *               its own message into one of PIECE_POSTED receives posted
+ *               before it arrives, as Omnibus's wire receives are: a design
+ *               in which a message goes as pieces small enough for the MPI
+ *               underneath to send each at once (eagerly), where it would
+ *               make the whole one wait for its receive (rendezvous)
  * Prints one line per protocol run: "protocol=<p> bytes=<s> us=<one-way
  * latency>".  Run by scripts/measure/large-protocols, never by make test.
  */
@@ -38,7 +46,7 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { HEADER_BYTES = 32, TAG = 7 };
+enum { HEADER_BYTES = 32, TAG = 7, PIECE_POSTED = 4 };
 
 typedef struct {
     int rank, peer;
@@ -47,6 +55,10 @@ typedef struct {
     char *block; /* copy: header and payload packed */
     char header[HEADER_BYTES];
     MPI_Comm hdr_comm, pay_comm;
+    long piece;                         /* pieces: a block's bytes */
+    char *pieces[PIECE_POSTED];         /* pieces: the posted blocks */
+    MPI_Request piece_req[PIECE_POSTED];
+    int piece_next;                     /* the oldest posted block */
 } pp_state;
 
 typedef void (*pp_send_fn)(pp_state *);
@@ -118,6 +130,53 @@ static void recv_copy(pp_state *s)
     memcpy(s->buf, s->block + HEADER_BYTES, (size_t)s->bytes);
 }
 
+static long pieces_of(const pp_state *s)
+{
+    long room = s->piece - HEADER_BYTES;
+    return (s->bytes + room - 1) / room;
+}
+
+static void send_pieces(pp_state *s)
+{
+    long room = s->piece - HEADER_BYTES, n = pieces_of(s);
+    MPI_Request r[n];
+    char *out = s->block;
+    for (long k = 0; k < n; k++) {
+        long at = k * room, len = s->bytes - at < room ? s->bytes - at : room;
+        memcpy(out, s->header, HEADER_BYTES);
+        memcpy(out + HEADER_BYTES, s->buf + at, (size_t)len);
+        MPI_Isend(out, (int)(len + HEADER_BYTES), MPI_BYTE, s->peer, TAG,
+                  s->pay_comm, &r[k]);
+        out += len + HEADER_BYTES;
+    }
+    MPI_Waitall((int)n, r, MPI_STATUSES_IGNORE);
+}
+
+static void post_piece(pp_state *s, int slot)
+{
+    MPI_Irecv(s->pieces[slot], (int)s->piece, MPI_BYTE, s->peer, TAG,
+              s->pay_comm, &s->piece_req[slot]);
+}
+
+/* Takes the message's pieces in posting order, copying each out and
+ * posting its block again, so that every piece finds a receive posted. */
+static void recv_pieces(pp_state *s)
+{
+    long room = s->piece - HEADER_BYTES, n = pieces_of(s);
+    for (long k = 0; k < n; k++) {
+        int slot = s->piece_next;
+        MPI_Status st;
+        int got;
+        MPI_Wait(&s->piece_req[slot], &st);
+        MPI_Get_count(&st, MPI_BYTE, &got);
+        memcpy(s->header, s->pieces[slot], HEADER_BYTES);
+        memcpy(s->buf + k * room, s->pieces[slot] + HEADER_BYTES,
+               (size_t)got - HEADER_BYTES);
+        post_piece(s, slot);
+        s->piece_next = (slot + 1) % PIECE_POSTED;
+    }
+}
+
 static const struct {
     const char *name;
     pp_send_fn send;
@@ -128,6 +187,7 @@ static const struct {
     {"header", send_header, recv_header},
     {"speculate", send_header, recv_speculate},
     {"copy", send_copy, recv_copy},
+    {"pieces", send_pieces, recv_pieces},
 };
 enum { NPROTOCOLS = sizeof protocols / sizeof protocols[0] };
 
@@ -151,19 +211,20 @@ static double run(pp_state *s, int p, long trips)
 
 int main(int argc, char **argv)
 {
-    long bytes = 131072, trips = 1000, warm = 200;
+    long bytes = 131072, trips = 1000, warm = 200, piece = 7936;
     const char *only = NULL;
     int opt;
     MPI_Init(&argc, &argv);
-    while ((opt = getopt(argc, argv, "s:n:w:p:")) != -1) {
+    while ((opt = getopt(argc, argv, "s:n:w:p:P:")) != -1) {
         switch (opt) {
         case 's': bytes = atol(optarg); break;
         case 'n': trips = atol(optarg); break;
         case 'w': warm = atol(optarg); break;
         case 'p': only = optarg; break;
+        case 'P': piece = atol(optarg); break;
         default:
             fprintf(stderr, "usage: large_protocols [-s bytes] [-n trips] "
-                            "[-w warm] [-p protocol]\n");
+                            "[-w warm] [-p protocol] [-P piece bytes]\n");
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
@@ -171,26 +232,42 @@ int main(int argc, char **argv)
     int size;
     MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size != 2 || bytes < 1 || bytes > (1L << 30) - HEADER_BYTES) {
+    if (size != 2 || bytes < 1 || bytes > (1L << 30) - HEADER_BYTES ||
+        piece <= HEADER_BYTES) {
         if (s.rank == 0)
-            fprintf(stderr, "large_protocols: 2 ranks and 1 to 1 GiB\n");
+            fprintf(stderr, "large_protocols: 2 ranks, 1 to 1 GiB, pieces "
+                            "above %d bytes\n", HEADER_BYTES);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     s.peer = 1 - s.rank;
     s.bytes = bytes;
     s.buf = malloc((size_t)bytes);
-    s.block = malloc((size_t)bytes + HEADER_BYTES);
+    s.piece = piece;
+    /* Room for every piece's header: the copy's one and the pieces'. */
+    size_t block_bytes = (size_t)bytes + (size_t)pieces_of(&s) * HEADER_BYTES;
+    s.block = malloc(block_bytes);
     if (!s.buf || !s.block)
         MPI_Abort(MPI_COMM_WORLD, 2);
+    for (int k = 0; k < PIECE_POSTED; k++)
+        if (!(s.pieces[k] = malloc((size_t)piece)))
+            MPI_Abort(MPI_COMM_WORLD, 2);
     memset(s.buf, s.rank + 1, (size_t)bytes);
-    memset(s.block, 0, (size_t)bytes + HEADER_BYTES);
+    memset(s.block, 0, block_bytes);
     MPI_Comm_dup(MPI_COMM_WORLD, &s.hdr_comm);
     MPI_Comm_dup(MPI_COMM_WORLD, &s.pay_comm);
     for (int p = 0; p < NPROTOCOLS; p++) {
         if (only && strcmp(only, protocols[p].name) != 0)
             continue;
+        int by_pieces = protocols[p].send == send_pieces;
+        for (int k = 0; by_pieces && k < PIECE_POSTED; k++)
+            post_piece(&s, k);
         run(&s, p, warm);
         double us = run(&s, p, trips);
+        for (int k = 0; by_pieces && k < PIECE_POSTED; k++) {
+            MPI_Cancel(&s.piece_req[k]);
+            MPI_Wait(&s.piece_req[k], MPI_STATUS_IGNORE);
+        }
+        s.piece_next = 0;
         if (s.rank == 0)
             printf("protocol=%s bytes=%ld us=%.3f\n", protocols[p].name,
                    bytes, us);
@@ -199,6 +276,8 @@ int main(int argc, char **argv)
     MPI_Comm_free(&s.pay_comm);
     free(s.buf);
     free(s.block);
+    for (int k = 0; k < PIECE_POSTED; k++)
+        free(s.pieces[k]);
     MPI_Finalize();
     return 0;
 }
