@@ -32,6 +32,11 @@ static const uint32_t calib_sizes[] = {8192, 16384, 32768, 65536, 122880};
  * two timings of one trip seldom agree within PA_AGREE, and without the
  * header's cost the MPI underneath's is unknown at every size. */
 #define CALIB_HEADER_BATCH 16
+/* How long a probe's send may take to complete before its receive is
+ * posted and still count as eager: an eager send completes as soon as the
+ * MPI underneath has copied it out, a rendezvous never before the
+ * receive. */
+#define CALIB_EAGER_NS ((uint64_t)200000)
 #define CALIB_PROBE_TAG 78
 /* Polls of an empty ring between yields: the other end may be waiting
  * for this core. */
@@ -220,6 +225,15 @@ static void pair_costs(calib_pair *p, pa_table *t, uint64_t wait_from)
     }
 }
 
+int calib_sent_at_once(MPI_Request *req)
+{
+    int done = 0;
+    uint64_t t0 = omni_now_ns();
+    while (!done && omni_now_ns() - t0 < CALIB_EAGER_NS)
+        PMPI_Test(req, &done, MPI_STATUS_IGNORE);
+    return done;
+}
+
 /* Whether the MPI underneath's standard send of `len` bytes from the
  * leader waits for its receive: the leader starts it and tests it for
  * CALIB_EAGER_NS before the partner, told through the ring, posts the
@@ -233,12 +247,9 @@ static int under_waits(calib_pair *p, uint32_t len)
         return waits;
     }
     MPI_Request req;
-    int done = 0;
     PMPI_Isend(p->out, (int)len, MPI_BYTE, p->other, CALIB_PROBE_TAG,
                omni.tx.ring_comm, &req);
-    uint64_t t0 = omni_now_ns();
-    while (!done && omni_now_ns() - t0 < CALIB_EAGER_NS)
-        PMPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    int done = calib_sent_at_once(&req);
     both_go(p, !done);
     if (!done)
         PMPI_Wait(&req, MPI_STATUS_IGNORE);

@@ -66,15 +66,16 @@
 #define OMNIBUS_CALIB_H
 
 #include "router/paths.h"
+#include <mpi.h>
 
 void calib_paths(void);
 
-/* How long a probe's send may take to complete before its receive is
- * posted and still count as eager: an eager send completes as soon as the
- * MPI underneath has copied it out, a rendezvous never before the
- * receive.  For the node pair's probe (calib.c) and the wire pair's
- * (calib_wire.c). */
-#define CALIB_EAGER_NS ((uint64_t)200000)
+/* For the probes of the node pair (calib.c) and the wire pair
+ * (calib_wire.c): whether the send the caller just started (*req), whose
+ * receive is not posted yet, completes within CALIB_EAGER_NS (1: the MPI
+ * underneath sent it at once), or still waits for its receive (0: *req
+ * is left for the caller to wait on once the receiver may post it). */
+int calib_sent_at_once(MPI_Request *req);
 
 /* wire_alone_max's built-in value where messages apart carry a header:
  * up to 64 KiB a message alone in a block waited less for its two copies

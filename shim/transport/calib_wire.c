@@ -223,12 +223,9 @@ static int wire_waits(wire_pair *p, uint32_t len)
         return waits;
     }
     MPI_Request req;
-    int done = 0;
     PMPI_Isend(p->user_out, (int)len, MPI_BYTE, p->other, WIRE_TAG_PROBE,
                p->comm, &req);
-    uint64_t t0 = omni_now_ns();
-    while (!done && omni_now_ns() - t0 < CALIB_EAGER_NS)
-        PMPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    int done = calib_sent_at_once(&req);
     wire_both_go(p, !done);
     if (!done)
         PMPI_Wait(&req, MPI_STATUS_IGNORE);
