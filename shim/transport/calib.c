@@ -32,11 +32,6 @@ static const uint32_t calib_sizes[] = {8192, 16384, 32768, 65536, 122880};
  * two timings of one trip seldom agree within PA_AGREE, and without the
  * header's cost the MPI underneath's is unknown at every size. */
 #define CALIB_HEADER_BATCH 16
-/* How long a probe's send may take to complete before its receive is
- * posted and still count as eager: an eager send completes as soon as the
- * MPI underneath has copied it out, a rendezvous never before the
- * receive. */
-#define CALIB_EAGER_NS ((uint64_t)200000)
 #define CALIB_PROBE_TAG 78
 /* Polls of an empty ring between yields: the other end may be waiting
  * for this core. */
@@ -223,15 +218,6 @@ static void pair_costs(calib_pair *p, pa_table *t, uint64_t wait_from)
         if (by_read)
             t->cost[i][PA_APART] = read;
     }
-}
-
-int calib_sent_at_once(MPI_Request *req)
-{
-    int done = 0;
-    uint64_t t0 = omni_now_ns();
-    while (!done && omni_now_ns() - t0 < CALIB_EAGER_NS)
-        PMPI_Test(req, &done, MPI_STATUS_IGNORE);
-    return done;
 }
 
 /* Whether the MPI underneath's standard send of `len` bytes from the

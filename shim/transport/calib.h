@@ -70,8 +70,8 @@
 
 void calib_paths(void);
 
-/* For the probes of the node pair (calib.c) and the wire pair
- * (calib_wire.c): whether the send the caller just started (*req), whose
+/* calib_wire.c, for the probes of the node pair (calib.c) and the wire
+ * pair: whether the send the caller just started (*req), whose
  * receive is not posted yet, completes within CALIB_EAGER_NS (1: the MPI
  * underneath sent it at once), or still waits for its receive (0: *req
  * is left for the caller to wait on once the receiver may post it). */

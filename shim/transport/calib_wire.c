@@ -47,6 +47,11 @@ enum { WIRE_TAG_BLOCK = 1, WIRE_TAG_APART, WIRE_TAG_GO, WIRE_TAG_PROBE };
 static const uint32_t piece_sizes[] = {4096, 8192, 16384, 32768, 65536};
 #define PIECE_NSIZES ((int)(sizeof piece_sizes / sizeof piece_sizes[0]))
 #define PIECE_SLACK 256u
+/* How long a probe's send may take to complete before its receive is
+ * posted and still count as eager: an eager send completes as soon as the
+ * MPI underneath has copied it out, a rendezvous never before the
+ * receive. */
+#define CALIB_EAGER_NS ((uint64_t)200000)
 
 /* The timing's two ends, on a communicator of their own (rank 0 leads)
  * so that nothing of the job's can match its messages.  As the transport
@@ -386,6 +391,15 @@ static pa_choice wire_pair_measure(MPI_Comm comm, int crowded, uint64_t dflt,
         c = pa_crossover(&t, PA_ALONE, PA_APART, dflt);
     munmap(p.user_out, bytes);
     return c;
+}
+
+int calib_sent_at_once(MPI_Request *req)
+{
+    int done = 0;
+    uint64_t t0 = omni_now_ns();
+    while (!done && omni_now_ns() - t0 < CALIB_EAGER_NS)
+        PMPI_Test(req, &done, MPI_STATUS_IGNORE);
+    return done;
 }
 
 int calib_apart_is_bare(void)
