@@ -82,6 +82,9 @@ typedef struct omni_eng {
 
     /* receives whose payload the MPI underneath is receiving (recv.c) */
     pending_set payloads;
+    /* payloads received so far (recv.c): the envelope poll lets the round
+     * go on once one of the messages it takes has completed a receive */
+    unsigned long payloads_done;
     int payload_poller, bsend_poller; /* their pollers' ids (progress.h) */
 
     /* blocking sends offered for a read that found no receive (recv.c,

@@ -174,6 +174,7 @@ int env_poll(void)
      * meanwhile (deliver.c). */
     if (omni.eng.env.parked)
         return 1;
+    unsigned long done = omni.eng.payloads_done;
     for (int i = 0; i < ENV_POLL_TAKES; i++) {
         int flag = 0;
         MPI_Status st;
@@ -182,6 +183,11 @@ int env_poll(void)
         if (!flag || !env_next(&st))
             break;
         env_take(&st);
+        /* A receive is complete, which the program may be waiting for:
+         * one more probe would turn the engine of the MPI underneath
+         * before its wait can see it. */
+        if (omni.eng.payloads_done != done)
+            break;
     }
     return 1;
 }

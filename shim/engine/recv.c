@@ -152,6 +152,8 @@ static void recv_read(match_recv *r, const match_msg *m)
     recv_finish(r);
 }
 
+static void recv_payload_done(void *owner, const MPI_Status *st, int rc);
+
 /* r waits for its payload's receive in the MPI underneath, r->payload, which
  * progress tests (recv_payload_done). */
 static void recv_await_payload(match_recv *r)
@@ -159,6 +161,24 @@ static void recv_await_payload(match_recv *r)
     r->state = RECV_PAYLOAD;
     pending_add(&omni.eng.payloads, r, r->payload);
     prog_has_work(omni.eng.payload_poller);
+}
+
+/* r's payload is a message the MPI underneath holds already (a matched
+ * probe's): its receive has mostly completed as it was posted (an eager
+ * message, copied in at once), so it is looked at now, not a round later.
+ * Over TCP each call of the round before the payload poller's turns the
+ * engine of the MPI underneath (a poll of the sockets under Open MPI): a
+ * 32 KiB ping-pong without headers took 19.1 us one way against 14.9
+ * under plain Open MPI, three of those turns on every message's path. */
+static void recv_await_held_payload(match_recv *r)
+{
+    MPI_Status st;
+    int rc = MPI_SUCCESS;
+    if (pending_take_if_done(&r->payload, &st, &rc)) {
+        recv_payload_done(r, &st, rc);
+        return;
+    }
+    recv_await_payload(r);
 }
 
 /* An eager message: its payload is in the item. */
@@ -251,7 +271,9 @@ static __attribute__((noinline)) void recv_take_other(match_recv *r,
         count = m->bytes;
         dtype = MPI_BYTE;
     }
-    int rc = msg != MPI_MESSAGE_NULL
+    /* MPI_Imrecv sets msg to MPI_MESSAGE_NULL. */
+    int held = msg != MPI_MESSAGE_NULL;
+    int rc = held
                  ? omni_Imrecv_c(into, count, dtype, &msg, &r->payload)
                  : omni_Irecv_c(into, count, dtype, (int)m->src_world,
                                 (int)m->value,
@@ -264,7 +286,10 @@ static __attribute__((noinline)) void recv_take_other(match_recv *r,
         recv_finish(r);
         return;
     }
-    recv_await_payload(r);
+    if (held)
+        recv_await_held_payload(r);
+    else
+        recv_await_payload(r);
 }
 
 /* The plain eager message, which streams and ping-pongs carry, takes no
@@ -301,6 +326,7 @@ static void recv_payload_done(void *owner, const MPI_Status *st, int rc)
     MPI_Count bytes = 0;
     PMPI_Get_elements_x(st, MPI_BYTE, &bytes);
     r->st_bytes = bytes;
+    omni.eng.payloads_done++;
     if (r->spill) {
         recv_copy_in(r, r->spill, bytes);
         free(r->spill);
