@@ -168,8 +168,9 @@ static void recv_await_payload(match_recv *r)
  * message, copied in at once), so it is looked at now, not a round later.
  * Over TCP each call of the round before the payload poller's turns the
  * engine of the MPI underneath (a poll of the sockets under Open MPI): a
- * 32 KiB ping-pong without headers took 19.1 us one way against 14.9
- * under plain Open MPI, three of those turns on every message's path. */
+ * 32 KiB ping-pong without headers took 19.0 us one way against 15.0
+ * under plain Open MPI, three of those turns on every message's path
+ * (docs/design/progress.md, A progress round). */
 static void recv_await_held_payload(match_recv *r)
 {
     MPI_Status st;
