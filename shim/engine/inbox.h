@@ -84,8 +84,11 @@ void inbox_finalize(void);
  * into *out and returns 1: one held already, or else one the MPI
  * underneath holds, taking into the inbox every payload that came before
  * it.  Returns 0 when it has not arrived (or waits past INBOX_MAX), so
- * that a receive by source and tag is what takes it.  With `early_only`,
- * a payload held by its message stays in the inbox for the receive that
+ * that a receive by source and tag is what takes it.  With `early_only`
+ * (no receive waits for it), a payload held by its message is received
+ * early when it fits INBOX_EARLY_MAX and the pool, unless it is a message
+ * without header no larger than wire_piece, which the MPI underneath sent
+ * at once; one not received so stays in the inbox for the receive that
  * takes its header, and the call returns -1. */
 int inbox_claim(uint32_t src, uint32_t tag, int early_only,
                 inbox_payload *out);
