@@ -105,18 +105,18 @@ static int inbox_receive_early(inbox_entry *e)
     return 1;
 }
 
-/* Whether entry e is a message without header no larger than the piece the MPI underneath sends at once (wire_piece,
- * calib.h).  Its sender waited for no receive, and the MPI underneath
- * holds its bytes already, as it holds any unexpected message it sent
- * so: received early, it would be copied once more before its receive
- * (an Open MPI stream over TCP to a slower receiver lost a seventh of
- * plain Open MPI's rate so).  A larger one may be a rendezvous whose
- * sender waits until it is received, which early receiving spares it. */
+/* Whether entry e is a message without header no larger than the piece
+ * the MPI underneath sends at once (wire_piece, calib.h).  Its sender
+ * waited for no receive, and the MPI underneath holds its bytes already,
+ * as it holds any unexpected message it sent so: received early, it
+ * would be copied once more before its receive (an Open MPI stream over
+ * TCP to a slower receiver lost a seventh of plain Open MPI's rate so).
+ * A larger one may be a rendezvous whose sender waits until it is
+ * received, which early receiving spares it. */
 static int inbox_sent_at_once(const inbox_entry *e)
 {
     uint64_t piece = omni.tx.paths.at[OMNI_CX_wire_piece];
-    return e->bare && piece > 0 &&
-           (uint64_t)e->bytes <= piece;
+    return e->bare && piece > 0 && (uint64_t)e->bytes <= piece;
 }
 
 /* Appends payload `msg` of `bytes` from src under `tag`, a message
