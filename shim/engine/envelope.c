@@ -14,7 +14,8 @@
 /* Messages one poll takes at most before it lets the round go on. */
 #define ENV_POLL_TAKES 4
 
-_Static_assert(ENV_KEY_BASE > RT_META_MAX >> 1 && ENV_KEY_BASE <= RT_META_MAX,
+_Static_assert(INBOX_BARE_KEYS > RT_META_MAX >> 1 &&
+                   INBOX_BARE_KEYS <= RT_META_MAX,
                "keys sit above the header path's payload tags, within an "
                "item's value");
 
@@ -134,7 +135,7 @@ static void env_take(const MPI_Status *st)
     }
     MPI_Count bytes = 0;
     PMPI_Get_elements_x(&got, MPI_BYTE, &bytes);
-    uint32_t key = ENV_KEY_BASE | (e->taken[p] & (ENV_KEY_BASE - 1u));
+    uint32_t key = INBOX_BARE_KEYS | (e->taken[p] & (INBOX_BARE_KEYS - 1u));
     e->taken[p]++;
     inbox_hold((uint32_t)src, key, msg, bytes);
     ev_fields f = ev_fields_of(&e->layout, st->MPI_TAG);

@@ -42,11 +42,6 @@
 #include "shim/match/comm.h"
 #include "router/wire.h"
 
-/* The inbox keys of messages taken without a header: above every payload
- * tag of the header path (omni.job.payload_tag_max), within an item's
- * value (router/wire.h, RT_META_MAX). */
-#define ENV_KEY_BASE (1u << 27)
-
 /* What the receiver does with the LARGE header (h, its body, in block b)
  * a message without one would have had: the engine's delivery of an item
  * (deliver.c), given here so that this module calls nothing above it. */

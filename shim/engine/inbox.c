@@ -1,4 +1,5 @@
 #include "shim/engine/inbox.h"
+#include "shim/transport/transport.h"
 #include "shim/mpi/count_gen.h"
 #include "shim/base/fail.h"
 #include <stdlib.h>
@@ -16,7 +17,6 @@ typedef struct inbox_entry {
     int link;
     int next;
     uint32_t src, tag;
-    int bare;           /* a message without header (inbox_hold) */
     MPI_Count bytes;
     char *early;        /* received early into it, or NULL */
     MPI_Request req;    /* that receive, while early */
@@ -105,31 +105,29 @@ static int inbox_receive_early(inbox_entry *e)
     return 1;
 }
 
-/* Whether entry e is a message without header no larger than the piece
- * the MPI underneath sends at once (wire_piece, calib.h).  Its sender
- * waited for no receive, and the MPI underneath holds its bytes already,
- * as it holds any unexpected message it sent so: received early, it
- * would be copied once more before its receive (an Open MPI stream over
- * TCP to a slower receiver lost a seventh of plain Open MPI's rate so).
- * A larger one may be a rendezvous whose sender waits until it is
- * received, which early receiving spares it. */
+/* Whether entry e is a message without header (its key) that the MPI
+ * underneath sent at once (transport_wire_at_once).  Its sender waited
+ * for no receive, and the MPI underneath holds its bytes already, as it
+ * holds any unexpected message it sent so: received early, it would be
+ * copied once more before its receive (an Open MPI stream over TCP to a
+ * slower receiver lost a seventh of plain Open MPI's rate so).  A larger
+ * one may be a rendezvous whose sender waits until it is received, which
+ * early receiving spares it. */
 static int inbox_sent_at_once(const inbox_entry *e)
 {
-    uint64_t piece = omni.tx.paths.at[OMNI_CX_wire_piece];
-    return e->bare && piece > 0 && (uint64_t)e->bytes <= piece;
+    return e->tag >= INBOX_BARE_KEYS &&
+           transport_wire_at_once((uint64_t)e->bytes);
 }
 
-/* Appends payload `msg` of `bytes` from src under `tag`, a message
- * without header when `bare`, receiving it early when `early` and it
- * fits. */
+/* Appends payload `msg` of `bytes` from src under `tag`, receiving it
+ * early when `early` and it fits. */
 static void inbox_append(MPI_Message msg, uint32_t src, uint32_t tag,
-                         int bare, MPI_Count bytes, int early)
+                         MPI_Count bytes, int early)
 {
     int handle;
     inbox_entry *e = handle_take(&omni.eng.inbox.entries, &handle);
-    *e = (inbox_entry){.next = 0, .src = src, .tag = tag, .bare = bare,
-                       .bytes = bytes, .early = NULL,
-                       .req = MPI_REQUEST_NULL, .msg = msg};
+    *e = (inbox_entry){.next = 0, .src = src, .tag = tag, .bytes = bytes,
+                       .early = NULL, .req = MPI_REQUEST_NULL, .msg = msg};
     if (early)
         inbox_receive_early(e);
     if (!e->early)
@@ -144,8 +142,8 @@ static void inbox_keep(MPI_Message msg, const MPI_Status *st)
 {
     MPI_Count bytes = 0;
     PMPI_Get_elements_x(st, MPI_BYTE, &bytes);
-    inbox_append(msg, (uint32_t)st->MPI_SOURCE, (uint32_t)st->MPI_TAG, 0,
-                 bytes, 1);
+    inbox_append(msg, (uint32_t)st->MPI_SOURCE, (uint32_t)st->MPI_TAG, bytes,
+                 1);
 }
 
 void inbox_hold(uint32_t src, uint32_t key, MPI_Message msg, MPI_Count bytes)
@@ -155,8 +153,7 @@ void inbox_hold(uint32_t src, uint32_t key, MPI_Message msg, MPI_Count bytes)
      * and held by its message all the same otherwise: unlike a header's
      * payload, it cannot wait in the MPI underneath to be received by tag
      * (its tag is not the key its header asks for). */
-    inbox_append(msg, src, key, 1, bytes,
-                 omni.eng.inbox.by_message >= INBOX_MAX);
+    inbox_append(msg, src, key, bytes, omni.eng.inbox.by_message >= INBOX_MAX);
 }
 
 /* Removes the oldest entry of (src, tag) into *out and returns 1, or

@@ -47,6 +47,12 @@
  * that the copy replaces the MPI underneath's rather than adding one. */
 #define INBOX_EARLY_MAX ((MPI_Count)65536)
 
+/* The inbox keys of messages taken without a header (envelope.h,
+ * inbox_hold): above every payload tag of the header path
+ * (omni.job.payload_tag_max), within an item's value (router/wire.h,
+ * RT_META_MAX). */
+#define INBOX_BARE_KEYS (1u << 27)
+
 /* The most payloads the inbox holds by their MPI_Message (each is a
  * request of the MPI underneath, whose supply is finite); past it they
  * wait in the MPI underneath, received by source and tag. */

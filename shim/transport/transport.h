@@ -157,18 +157,28 @@ static inline char *transport_reserve_past_fill(int dst, uint32_t size);
  * touched the transport since the reservation). */
 void transport_unreserve(int dst, uint32_t size);
 
+/* Whether the MPI underneath sends a message of `len` bytes to a rank
+ * reached through it at once, before its receive is posted, as far as
+ * the piece in force says (wire_piece, probed at MPI_Init or set; 0, the
+ * built-in value, says nothing is). */
+static inline int transport_wire_at_once(uint64_t len)
+{
+    uint64_t piece = omni.tx.paths.at[OMNI_CX_wire_piece];
+    return piece > 0 && len <= piece;
+}
+
 /* Whether a block of `len` bytes to a rank reached through the MPI
- * underneath leaves in pieces: it is larger than the piece in force
- * (wire_piece; 0, the built-in value, sends none) and no larger than a
- * message alone with its item header (wire_alone_max).  Each piece is
- * small enough for the MPI underneath to send it at once, where it would
- * make the whole block wait for its receive (docs/design/transport.md,
- * Blocks in pieces). */
+ * underneath leaves in pieces: it is larger than the piece in force, a
+ * piece holding more than an item header, and no larger than a message
+ * alone with its item header (wire_alone_max).  Each piece is small
+ * enough for the MPI underneath to send it at once, where it would make
+ * the whole block wait for its receive (docs/design/transport.md, Blocks
+ * in pieces). */
 static inline int transport_in_pieces(size_t len)
 {
     const uint64_t *at = omni.tx.paths.at;
     return at[OMNI_CX_wire_piece] > RT_HDR_SIZE &&
-           len > at[OMNI_CX_wire_piece] &&
+           !transport_wire_at_once(len) &&
            len <= at[OMNI_CX_wire_alone_max] + RT_HDR_SIZE;
 }
 
