@@ -38,18 +38,7 @@ static int peer;
 
 static void send_all(void)
 {
-    unsigned char *b[NMSG];
-    MPI_Request req[NMSG];
-    for (int i = 0; i < NMSG; i++) {
-        b[i] = tl_malloc((size_t)sizes[i]);
-        tl_fill(b[i], (size_t)sizes[i], tl_rank(), 10 + i);
-        CHECK_MPI(MPI_Isend(b[i], sizes[i], MPI_BYTE, peer, 10 + i, comm,
-                         &req[i]));
-    }
-    CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, peer, TOKEN, comm));
-    CHECK_MPI(MPI_Waitall(NMSG, req, MPI_STATUSES_IGNORE));
-    for (int i = 0; i < NMSG; i++)
-        free(b[i]);
+    tl_send_then_token(peer, comm, sizes, NMSG, 10, TOKEN);
 }
 
 static void probe_sees_whole_size(void)

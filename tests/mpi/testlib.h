@@ -400,6 +400,33 @@ static inline int tl_run_pairs(int *argc, char ***argv, void (*lead)(int),
     return tl_finalize();
 }
 
+/* The sending half of a late-receive test: message i of n (sizes[i]
+ * bytes, tag tag0 + i, filled by tl_fill) by MPI_Isend on comm, then a
+ * 0-byte token under `token` by MPI_Send, then a wait for all.  Every
+ * message travels its pair's one route, so a partner that receives the
+ * token first finds every message arrived before any receive of its. */
+static inline void tl_send_then_token(int peer, MPI_Comm comm,
+                                      const int *sizes, int n, int tag0,
+                                      int token)
+{
+    unsigned char **b = malloc((size_t)n * sizeof *b);
+    MPI_Request *req = malloc((size_t)n * sizeof *req);
+    if (!b || !req)
+        FAIL("out of memory for %d messages", n);
+    for (int i = 0; i < n; i++) {
+        b[i] = tl_malloc((size_t)sizes[i]);
+        tl_fill(b[i], (size_t)sizes[i], tl_rank(), tag0 + i);
+        CHECK_MPI(MPI_Isend(b[i], sizes[i], MPI_BYTE, peer, tag0 + i, comm,
+                            &req[i]));
+    }
+    CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, peer, token, comm));
+    CHECK_MPI(MPI_Waitall(n, req, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < n; i++)
+        free(b[i]);
+    free(req);
+    free(b);
+}
+
 /* One sender's stream on MPI_COMM_WORLD: message k of n, len(k) bytes
  * (at most cap) under tag(k), filled by tl_fill and sent by MPI_Send, or
  * by MPI_Isend and MPI_Wait where by_request(k) says so (by_request NULL:
