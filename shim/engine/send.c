@@ -120,12 +120,6 @@ send_eager(const void *buf, MPI_Count count, MPI_Datatype dtype, int builtin,
     return 1;
 }
 
-/* Payload bytes from which a message alone is written straight into its
- * node ring rather than copied there from a block: the copy saved then
- * outweighs writing a record in pieces into shared memory
- * (docs/design/transport.md, Messages above the threshold). */
-#define SEND_RING_DIRECT_MIN 4096
-
 /* Whether a send goes by single-copy read (rndv.h) to a rank of the node
  * that can read this rank's memory: its receiver copies it once, straight
  * from the sender's buffer, where a node ring copies twice.  A
@@ -226,9 +220,10 @@ static int send_goes_bare(int dst, MPI_Count bytes, int blocking)
 
 /* A message above the threshold to a peer that is its own next hop
  * (transport_alone_ok): one eager item alone in a block or ring record of
- * its own, so the threshold still bounds what is aggregated; from
- * SEND_RING_DIRECT_MIN bytes on, written straight into a node ring when it
- * has room.  Returns as send_eager does. */
+ * its own, so the threshold still bounds what is aggregated; written
+ * straight into a node ring when it has room, saving the copy through a
+ * block (docs/design/transport.md, Messages above the threshold).
+ * Returns as send_eager does. */
 static int send_alone(const void *buf, MPI_Count count, MPI_Datatype dtype,
                       int builtin, uint32_t bytes, int dst, int tag,
                       comm_rec *c, int *rc)
@@ -237,9 +232,7 @@ static int send_alone(const void *buf, MPI_Count count, MPI_Datatype dtype,
     if (!credit_try_take(dst, size))
         return 0;
     int ring = transport_by_ring(dst);
-    char *at = ring && bytes >= SEND_RING_DIRECT_MIN
-                   ? transport_ring_reserve(dst, size)
-                   : NULL;
+    char *at = ring ? transport_ring_reserve(dst, size) : NULL;
     omni_block *b = at ? NULL : transport_block_for_item(dst, size);
     *rc = item_write(at ? at : b->data, buf, count, dtype, builtin, bytes, dst,
                      tag, c, rt_meta(RT_EAGER, 0));
@@ -249,10 +242,12 @@ static int send_alone(const void *buf, MPI_Count count, MPI_Datatype dtype,
         credit_refund(dst, size);
         return -1;
     }
-    if (b)
+    if (b) {
         transport_ship_block(dst, b);
-    else
+    } else {
         transport_ring_commit(dst, size);
+        omni.stats.ring_in_place++;
+    }
     omni.eng.sent_to[dst]++;
     if (ring)
         omni.stats.ring_alone++;
