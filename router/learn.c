@@ -39,26 +39,42 @@ ln_lane *ln_lane_of(ln_table *t, int peer, int cls, int prior)
     return l;
 }
 
-/* The median of the LN_EPOCH intervals of a phase. */
-static uint32_t median(const uint32_t iv[LN_EPOCH])
+/* The LN_EPOCH intervals of a phase, shortest first, in a. */
+static void sorted(const uint32_t iv[LN_EPOCH], uint32_t a[LN_EPOCH])
 {
-    uint32_t a[LN_EPOCH];
-    memcpy(a, iv, sizeof a);
+    memcpy(a, iv, sizeof(uint32_t) * LN_EPOCH);
     for (int i = 1; i < LN_EPOCH; i++)
         for (int j = i; j > 0 && a[j - 1] > a[j]; j--) {
             uint32_t x = a[j];
             a[j] = a[j - 1];
             a[j - 1] = x;
         }
+}
+
+static uint32_t median_of_sorted(const uint32_t a[LN_EPOCH])
+{
     return (uint32_t)(((uint64_t)a[LN_EPOCH / 2 - 1] + a[LN_EPOCH / 2]) / 2);
 }
 
+/* Whether TRY (sorted intervals `try`) was faster than the BASE before it
+ * by more than either phase's spread: all but its longest interval
+ * shorter than all but BASE's shortest. */
+static int steadily_faster(const ln_lane *l, const uint32_t try[LN_EPOCH])
+{
+    return try[LN_EPOCH - 2] < l->base_low;
+}
+
 /* Ends a TRY: the other path becomes the lane's when it was clearly
- * faster than the BASE before it. */
+ * faster than the BASE before it (learn.h). */
 static void decide(ln_table *t, ln_lane *l)
 {
+    uint32_t try[LN_EPOCH];
+    sorted(l->iv, try);
+    double m = median_of_sorted(try);
     t->trials++;
-    if ((double)median(l->iv) < (1.0 - LN_MARGIN) * l->base_median) {
+    if (m < (1.0 - LN_MARGIN) * l->base_median ||
+        (m < (1.0 - LN_MARGIN_STEADY) * l->base_median &&
+         steadily_faster(l, try))) {
         l->path = (uint8_t)!l->path;
         l->keep = LN_KEEP_MIN;
         t->switches++;
@@ -98,7 +114,10 @@ int ln_pick(ln_table *t, ln_lane *l, uint64_t now_ns)
         break;
     case LN_BASE:
         if (l->n == LN_EPOCH) {
-            l->base_median = median(l->iv);
+            uint32_t a[LN_EPOCH];
+            sorted(l->iv, a);
+            l->base_median = median_of_sorted(a);
+            l->base_low = a[1];
             l->phase = LN_TRY;
             l->n = 0;
         }

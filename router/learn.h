@@ -30,10 +30,16 @@
  *    both paths alike.
  *  - A lane runs in cycles.  KEEP: `keep` sends on its path, untimed.
  *    BASE: LN_EPOCH sends on it, timed.  TRY: LN_EPOCH sends on the other
- *    path, timed.  When TRY's median interval is below (1 - LN_MARGIN) of
- *    BASE's, the other path becomes the lane's (a switch); otherwise the
- *    lane keeps its path.  Medians: one send that was preempted, or that
- *    met the program's occasional work, does not decide.
+ *    path, timed.  The other path becomes the lane's (a switch) when
+ *    TRY's median interval is below (1 - LN_MARGIN) of BASE's, or below
+ *    (1 - LN_MARGIN_STEADY) of it with the two phases apart: all but one
+ *    of TRY's intervals shorter than all but one of BASE's.  Otherwise the lane keeps its path.  Medians
+ *    and all-but-one: one send that was preempted, or that met the
+ *    program's occasional work, does not decide.  The second rule lets
+ *    the lane's own spread set the margin: in a ping-pong each rank's
+ *    interval holds its partner's send too, so a path that halves one
+ *    direction's cost shortens the interval by far less, and a quiet
+ *    pair shows that plainly where a fixed 15% would not.
  *  - After a switch the next KEEP lasts LN_KEEP_MIN sends; each cycle that
  *    keeps the path doubles it, up to LN_KEEP_MAX.  A lane whose path is
  *    right thus spends at most LN_EPOCH of every LN_KEEP_MAX + 2 LN_EPOCH
@@ -59,6 +65,7 @@
 #define LN_KEEP_MIN 64u
 #define LN_KEEP_MAX 16384u
 #define LN_MARGIN 0.15
+#define LN_MARGIN_STEADY 0.05
 #define LN_SLOTS 64
 
 enum ln_mode {
@@ -78,6 +85,7 @@ typedef struct {
     uint32_t keep;          /* the length of the next KEEP */
     uint32_t left;          /* sends left in this KEEP */
     uint32_t base_median;   /* ns, of the BASE just timed */
+    uint32_t base_low;      /* ns, its second shortest interval */
     uint64_t last_ns;       /* when the previous call was made, 0 none */
     uint32_t iv[LN_EPOCH];  /* ns, intervals of this phase */
 } ln_lane;
