@@ -215,18 +215,26 @@ static inline void rg_commit(rg_tx *t, uint32_t len)
         rg_zero_ahead(t, next);
 }
 
-/* The payload's bytes that share the header word's line go last, next to
- * the store that publishes the record: a consumer that waits for the
- * record reads that line over and over, and a line written early in a
- * long copy is taken back from the producer before the copy ends.  A
- * record of a line or two is one copy, over before a read can come. */
+/* The payload's bytes that share the line of the record's header word,
+ * for the payload rg_reserve placed at `at`.  A producer writes them
+ * last, next to the store that publishes the record: a consumer that waits
+ * for the record reads that line over and over, and a line written early
+ * in a long copy is taken back from the producer before the copy ends, to
+ * be taken again by the commit.  A record of a line or two is written in
+ * one go, over before a read can come (RG_LAST_LINE_FROM). */
+static inline uint32_t rg_polled_bytes(const void *at)
+{
+    return RG_LINE - 8 - (uint32_t)(((uintptr_t)at - 8) & (RG_LINE - 1));
+}
+#define RG_LAST_LINE_FROM (2 * RG_LINE)
+
 static inline int rg_put(rg_tx *t, const void *payload, uint32_t len)
 {
     char *at = rg_reserve(t, len);
     if (!at)
         return 0;
-    if (len > 2 * RG_LINE) {
-        uint32_t first = RG_LINE - (uint32_t)((uintptr_t)at & (RG_LINE - 1));
+    if (len > RG_LAST_LINE_FROM) {
+        uint32_t first = rg_polled_bytes(at);
         memcpy(at + first, (const char *)payload + first, len - first);
         memcpy(at, payload, first);
     } else {

@@ -73,15 +73,23 @@ static inline int send_args_valid(MPI_Count count, int dest, int tag,
            dest < c->size;
 }
 
+/* The header of an item of `bytes` bytes of data from this rank, at `at`. */
+static inline void send_item_hdr_write(char *at, uint32_t bytes, int dst,
+                                       int tag, const comm_rec *c,
+                                       uint32_t meta)
+{
+    rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.job.rank,
+                     .comm = c->id, .tag = tag, .len = bytes, .meta = meta};
+    rt_hdr_write(at, &h);
+}
+
 /* An eager item of a builtin datatype, header and `bytes` of data, written
  * at `at`. */
 static inline void send_item_write_builtin(char *at, const void *buf,
                                            uint32_t bytes, int dst, int tag,
                                            const comm_rec *c, uint32_t meta)
 {
-    rt_item_hdr h = {.dst = (uint32_t)dst, .src = (uint32_t)omni.job.rank,
-                     .comm = c->id, .tag = tag, .len = bytes, .meta = meta};
-    rt_hdr_write(at, &h);
+    send_item_hdr_write(at, bytes, dst, tag, c, meta);
     transport_copy(at + RT_HDR_SIZE, buf, bytes);
 }
 

@@ -15,7 +15,8 @@
  *   late:   every message sent (MPI_Isend), then a token; the partner
  *           takes the token first, then the messages;
  *   posted: the partner posts every receive, then tells the leader to
- *           send (MPI_Send).
+ *           send (MPI_Send), whose records are written with the bytes on
+ *           the line their receiver polls last.
  */
 #include "testlib.h"
 

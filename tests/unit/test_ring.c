@@ -157,6 +157,39 @@ static void test_a_record_that_fits_a_line_starts_one(void)
     free(mem);
 }
 
+/* rg_polled_bytes names exactly the payload bytes on the header word's
+ * line, for records starting at every 8-byte offset of a line: the rest
+ * of the payload starts a line of its own. */
+static void test_polled_bytes_are_those_on_the_header_words_line(void)
+{
+    rg_tx t;
+    rg_rx r;
+    void *mem = ring_open(&t, &r);
+    char buf[200] = {0};
+    uint32_t len;
+    int wrong = -1, offsets = 0;
+    for (int i = 0; i < 64 && wrong < 0; i++) {
+        uint32_t n = 72 + 8 * (uint32_t)(i % 8);
+        char *at = rg_reserve(&t, n);
+        CHECK(at != NULL, "record %d of %u bytes must fit a ring just "
+              "emptied", i, n);
+        uintptr_t word = (uintptr_t)(at - 8), rest = (uintptr_t)at +
+                                                   rg_polled_bytes(at);
+        if (rest / RG_LINE != word / RG_LINE + 1 || rest % RG_LINE != 0)
+            wrong = i;
+        offsets |= 1 << (int)((word % RG_LINE) / 8);
+        memcpy(at, buf, n);
+        rg_commit(&t, n);
+        CHECK(rg_peek(&r, &len) == at && len == n, "record %d must come out "
+              "where it was reserved", i);
+        rg_pop(&r);
+    }
+    CHECK(wrong < 0 && offsets == 0xff, "the payload past rg_polled_bytes "
+          "must start the line after the header word's; record %d did not "
+          "(offsets seen: %#x of 0xff)", wrong, offsets);
+    free(mem);
+}
+
 static void test_reserved_record_is_unseen_until_committed(void)
 {
     rg_tx t;
@@ -383,6 +416,7 @@ int main(void)
     RUN(test_full_ring_refuses_without_writing);
     RUN(test_record_at_the_end_restarts_at_offset_zero);
     RUN(test_a_record_that_fits_a_line_starts_one);
+    RUN(test_polled_bytes_are_those_on_the_header_words_line);
     RUN(test_reserved_record_is_unseen_until_committed);
     RUN(test_abandoned_reservation_leaves_no_record);
     RUN(test_junk_in_an_abandoned_reservation_is_never_a_record);
