@@ -701,6 +701,17 @@ void transport_poll_arrivals(void)
 
 /* --- life cycle ------------------------------------------------------ */
 
+/* transport_copy above RT_COPY_INLINE bytes. */
+void transport_copy_long(void *to, const void *from, size_t n)
+{
+    if (n >= CP_MIN && cp_skew_slow(omni.tx.copy_slow_skews, to, from)) {
+        cp_loop(to, from, n);
+        omni.stats.skewed_copies++;
+        return;
+    }
+    memcpy(to, from, n);
+}
+
 /* Which page distances transport_copy leaves memcpy at, timed on this
  * rank: every rank copies its own messages, so nothing is agreed. */
 static void transport_time_copies(void)
