@@ -222,7 +222,7 @@ static int send_goes_bare(int dst, MPI_Count bytes, int blocking)
  * consumer polls go last (rg_polled_bytes), so that the line moves to a
  * consumer waiting for it once, with the commit, and not also in the
  * middle of the copy.  On an Intel Xeon VM a 1 KiB ping-pong over shared
- * memory took 0.537 us so, 0.609 written front to back; but osu_bw's
+ * memory took 0.551 us so, 0.601 written front to back; but osu_bw's
  * window of 1 KiB nonblocking sends, whose consumer reads the records
  * before it, ran 10% slower so, and nonblocking sends keep the front to
  * back order (bench/results/log.md, 2026-12-05, a blocking send's record

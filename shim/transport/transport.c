@@ -699,8 +699,6 @@ void transport_poll_arrivals(void)
     }
 }
 
-/* --- life cycle ------------------------------------------------------ */
-
 /* transport_copy above RT_COPY_INLINE bytes. */
 void transport_copy_long(void *to, const void *from, size_t n)
 {
@@ -711,6 +709,8 @@ void transport_copy_long(void *to, const void *from, size_t n)
     }
     memcpy(to, from, n);
 }
+
+/* --- life cycle ------------------------------------------------------ */
 
 /* Which page distances transport_copy leaves memcpy at, timed on this
  * rank: every rank copies its own messages, so nothing is agreed. */
