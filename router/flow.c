@@ -1,5 +1,8 @@
 #include "router/flow.h"
 
+#include <ctype.h>
+#include <string.h>
+
 uint64_t fl_window(uint64_t pool, int nranks)
 {
     if (nranks < 2)
@@ -108,4 +111,28 @@ uint64_t fl_relay_pairs(const rt_grid *g, int me)
     uint64_t all = (uint64_t)(g->nranks - 1) * (uint64_t)(g->nranks - 2);
     uint64_t box = fl_relay_pairs_box(g);
     return box < all ? box : all;
+}
+
+uint64_t fl_steal_ticks(const char *text)
+{
+    const char *p = text;
+    while (p && strncmp(p, "cpu ", 4) != 0) {
+        p = strchr(p, '\n');
+        if (p)
+            p++;
+    }
+    if (!p)
+        return 0;
+    p += 4;
+    /* user nice system idle iowait irq softirq steal: the eighth */
+    uint64_t v = 0;
+    for (int col = 1; col <= 8; col++) {
+        while (*p == ' ')
+            p++;
+        if (!isdigit((unsigned char)*p))
+            return 0;
+        for (v = 0; isdigit((unsigned char)*p); p++)
+            v = v * 10 + (uint64_t)(*p - '0');
+    }
+    return v;
 }

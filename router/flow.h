@@ -143,6 +143,35 @@ uint64_t fl_growth(uint64_t window, uint64_t unlent, uint64_t accept);
 /* The bound above, in bytes. */
 uint64_t fl_memory_bound(const fl_params *p);
 
+/* The sender's silence (docs/design/flow-control.md, The clocks).  A
+ * waiting send takes a destination that answered nothing for its silence
+ * as not consuming; but on a virtual machine the host may take its cores
+ * (steal time), and a destination that did not run for that long said
+ * nothing because it could not.  The host's steal during the silence
+ * excuses as much of it, each time the silence runs out: the excuse is
+ * the steal since the last look, at most the time that passed (the
+ * steal is summed over the machine's cores), and at most
+ * FL_EXCUSE_MAX over one wait, so a destination that is silent for good
+ * is still found out while the host keeps taking cores. */
+#define FL_EXCUSE_MAX ((uint64_t)1000000000)
+
+/* The nanoseconds of silence to excuse: `stolen` ns of steal since the
+ * last look, `elapsed` ns since then, `excused` ns already excused in
+ * this wait. */
+static inline uint64_t fl_silence_excuse(uint64_t stolen, uint64_t elapsed,
+                                         uint64_t excused)
+{
+    uint64_t left = excused < FL_EXCUSE_MAX ? FL_EXCUSE_MAX - excused : 0;
+    uint64_t e = stolen < elapsed ? stolen : elapsed;
+    return e < left ? e : left;
+}
+
+/* The steal column of /proc/stat's "cpu" line (the machine's cores
+ * together), in the kernel's clock ticks, from the file's text; 0 where
+ * the line or the column is missing or malformed (a kernel that does not
+ * count steal, a machine that is not virtual). */
+uint64_t fl_steal_ticks(const char *proc_stat);
+
 /* Pairs whose route passes `me` as an intermediate, counted route by route:
  * exact for any grid, O(P^2 x N), for jobs up to a few thousand ranks. */
 uint64_t fl_relay_pairs_counted(const rt_grid *g, int me);

@@ -50,6 +50,10 @@ extern omni_state omni;
 
 /* The base helpers every module may use (state.c). */
 uint64_t omni_now_ns(void);
+/* The nanoseconds the host has taken from this virtual machine's cores
+ * since boot, summed over its cores (steal time, /proc/stat); 0 where the
+ * kernel does not count it.  A system call: for waits already long. */
+uint64_t omni_stolen_ns(void);
 
 /* What an early payload of `bytes` takes from OMNIBUS_EAGER_POOL: what it
  * holds, as an eager item would (its bytes and an item header), never more,

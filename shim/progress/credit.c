@@ -543,6 +543,36 @@ static uint64_t credit_silence_ns(const struct credit_out *o)
     return t > CREDIT_SILENCE_MIN_NS ? t : CREDIT_SILENCE_MIN_NS;
 }
 
+/* How long a silence runs before a waiting send reads the host's steal
+ * (omni_stolen_ns, a system call): the reading the silence's end is
+ * compared with.  Far below the silence, so that little steal before it
+ * goes unseen; far above a credit round trip, so that a stream that waits
+ * for credit in steps reads nothing. */
+#define CREDIT_STEAL_MARK_NS (CREDIT_SILENCE_MIN_NS / 10)
+#define CREDIT_NO_MARK UINT64_MAX
+
+/* The silence of dst has run out at `now`: the time the host took from
+ * this machine's cores since `*mark` (read at *mark_ns, CREDIT_NO_MARK if
+ * never) is excused (fl_silence_excuse), and moves o->last_ns on.
+ * Returns whether anything was excused; *excused sums it over the wait. */
+static int silence_excused(struct credit_out *o, uint64_t now, uint64_t *mark,
+                           uint64_t *mark_ns, uint64_t *excused)
+{
+    if (*mark == CREDIT_NO_MARK)
+        return 0;
+    uint64_t stolen = omni_stolen_ns();
+    uint64_t e = fl_silence_excuse(stolen > *mark ? stolen - *mark : 0,
+                                   now - *mark_ns, *excused);
+    *mark = stolen;
+    *mark_ns = now;
+    if (!e)
+        return 0;
+    o->last_ns += e;
+    *excused += e;
+    omni.stats.credit_excused_ms += e / 1000000u;
+    return 1;
+}
+
 /* dst was heard from at `now` while this rank waited since o->last_ns. */
 static void heard_while_waiting(struct credit_out *o, uint64_t now)
 {
@@ -572,6 +602,9 @@ int credit_wait(int dst, uint32_t size)
      * window to a receiver that shared its core with another process in 150
      * ms), and each block it completes restarts the silence. */
     uint64_t mark = transport_wire_mark(), done = transport_wire_done();
+    /* The host's steal read once the silence is CREDIT_STEAL_MARK_NS old,
+     * and when it was read. */
+    uint64_t steal = CREDIT_NO_MARK, steal_ns = 0, excused = 0;
     unsigned spins = 0;
     int outer = omni.credit.waiting, ok = 0; /* a wait inside a callback */
     omni.credit.waiting = 1;
@@ -585,13 +618,21 @@ int credit_wait(int dst, uint32_t size)
             heard_while_waiting(o, now);
             credit_stall(dst, size); /* answered, and still short */
             mark = transport_wire_mark();
+            steal = CREDIT_NO_MARK;
         } else if (done < mark && transport_wire_done() != done) {
             done = transport_wire_done();
             o->last_ns = now;
+            steal = CREDIT_NO_MARK;
         } else if (now - o->last_ns > credit_silence_ns(o)) {
+            if (silence_excused(o, now, &steal, &steal_ns, &excused))
+                continue;
             o->refused = 1;
             omni.stats.credit_silences++;
             break;
+        } else if (steal == CREDIT_NO_MARK &&
+                   now - o->last_ns > CREDIT_STEAL_MARK_NS) {
+            steal = omni_stolen_ns();
+            steal_ns = now;
         }
         prog_pause(&spins);
     }

@@ -265,6 +265,71 @@ static void test_bound_across_nodes_does_not_grow_with_ranks(void)
           (unsigned long long)b1k, (unsigned long long)b64k);
 }
 
+#define MS ((uint64_t)1000000)
+
+static void test_silence_without_steal_is_not_excused(void)
+{
+    CHECK(fl_silence_excuse(0, 90 * MS, 0) == 0,
+          "a receiver silent while the host took nothing is silent: "
+          "excused %llu ns", (unsigned long long)fl_silence_excuse(0, 90 * MS, 0));
+}
+
+static void test_steal_during_the_silence_is_excused(void)
+{
+    uint64_t e = fl_silence_excuse(40 * MS, 90 * MS, 0);
+    CHECK(e == 40 * MS,
+          "40 ms taken by the host during a 90 ms silence must excuse 40 ms, "
+          "got %llu ns", (unsigned long long)e);
+}
+
+static void test_steal_summed_over_cores_excuses_no_more_than_the_time_passed(void)
+{
+    uint64_t e = fl_silence_excuse(180 * MS, 90 * MS, 0);
+    CHECK(e == 90 * MS,
+          "180 ms of steal over two cores in 90 ms must excuse 90 ms, the "
+          "time that passed, got %llu ns", (unsigned long long)e);
+}
+
+static void test_a_wait_excuses_at_most_a_second_in_all(void)
+{
+    uint64_t excused = 0, looks = 0;
+    while (looks < 100) {
+        uint64_t e = fl_silence_excuse(100 * MS, 100 * MS, excused);
+        if (!e)
+            break;
+        excused += e;
+        looks++;
+    }
+    CHECK(excused == FL_EXCUSE_MAX && looks == 10,
+          "a host that takes every core for good must excuse 1 s (10 "
+          "silences of 100 ms) and then none: excused %llu ns in %llu looks",
+          (unsigned long long)excused, (unsigned long long)looks);
+}
+
+static void test_steal_is_the_eighth_column_of_the_cpu_line(void)
+{
+    const char *stat =
+        "cpu  2255 34 2290 22625563 6290 127 456 731 0 0\n"
+        "cpu0 1132 34 1441 11311718 3675 127 438 400 0 0\n"
+        "intr 114930548 113199788 6 0 1 1 0 0 0\n";
+    CHECK(fl_steal_ticks(stat) == 731,
+          "steal of /proc/stat's cpu line (731 ticks) read as %llu",
+          (unsigned long long)fl_steal_ticks(stat));
+}
+
+static void test_a_cpu_line_without_steal_reads_as_none(void)
+{
+    const char *old_kernel = "cpu  2255 34 2290 22625563 6290 127 456\n";
+    const char *no_cpu = "intr 114930548 113199788 6 0 1 1 0 0 0\n";
+    const char *garbled = "cpu  2255 34 x 22625563 6290 127 456 731\n";
+    CHECK(fl_steal_ticks(old_kernel) == 0 && fl_steal_ticks(no_cpu) == 0 &&
+              fl_steal_ticks(garbled) == 0 && fl_steal_ticks("") == 0,
+          "a kernel that counts no steal must read as 0: got %llu, %llu, "
+          "%llu", (unsigned long long)fl_steal_ticks(old_kernel),
+          (unsigned long long)fl_steal_ticks(no_cpu),
+          (unsigned long long)fl_steal_ticks(garbled));
+}
+
 int main(void)
 {
     RUN(test_base_window_is_half_the_pool_shared_by_the_other_ranks);
@@ -281,5 +346,11 @@ int main(void)
     RUN(test_direct_topology_relays_nothing);
     RUN(test_bound_on_one_node_does_not_grow_with_ranks);
     RUN(test_bound_across_nodes_does_not_grow_with_ranks);
+    RUN(test_silence_without_steal_is_not_excused);
+    RUN(test_steal_during_the_silence_is_excused);
+    RUN(test_steal_summed_over_cores_excuses_no_more_than_the_time_passed);
+    RUN(test_a_wait_excuses_at_most_a_second_in_all);
+    RUN(test_steal_is_the_eighth_column_of_the_cpu_line);
+    RUN(test_a_cpu_line_without_steal_reads_as_none);
     CHECK_MAIN_END();
 }
