@@ -22,8 +22,10 @@
  * receiving it.  So such a stretch of a block is queued as one record, a
  * run: the record describes its first message (the head) as any eager
  * record does, and run.next .. run.end are the stretch's later items, not
- * yet described, in order.  The record holds one block reference for all
- * of them.  Only a receive that takes the oldest message of the queue
+ * yet described, in order; the stretch is found several items of the
+ * head's size at a time (match.c, run_end), the scan being most of what a
+ * block's arrival costs a stream.  The record holds one block reference
+ * for all of them.  Only a receive that takes the oldest message of the queue
  * takes from a run (recv.h's fast paths, match_head_received): the record
  * then moves on to the run's next message.  Every other search expands the
  * runs first (match_runs_expand), so that the rest of Omnibus sees one

@@ -11,7 +11,8 @@
  *
  * Usage:
  *   tl_init(&argc, &argv, min_ranks, max_ranks);  usually 2, TL_MAX_RANKS
- *   tl_partner(), tl_leads()   the pairs of the two-party tests (below)
+ *   tl_partner(), tl_leads()   the pairs of the two-party tests (below);
+ *   tl_partner_of(r), tl_leads_of(r)  the same for rank r
  *   return tl_run_pairs(...);  a two-party test's whole main (below)
  *   tl_stream_out/_in(...)     one sender's stream, checked in order
  *   tl_right(k), tl_left(k)    ring neighbours
@@ -352,20 +353,32 @@ static inline void *tl_malloc(size_t n)
  */
 #define TL_MAX_RANKS 16 /* checked from 2 to 9 ranks */
 
+/* Rank r's partner, or MPI_PROC_NULL for the rank that sits out. */
+static inline int tl_partner_of(int r)
+{
+    int n = tl_size();
+    if (n % 2 == 0)
+        return n - 1 - r;
+    return r == 0 ? MPI_PROC_NULL : n - r;
+}
+
 /* This rank's partner, or MPI_PROC_NULL for the rank that sits out. */
 static inline int tl_partner(void)
 {
-    int me = tl_rank(), n = tl_size();
-    if (n % 2 == 0)
-        return n - 1 - me;
-    return me == 0 ? MPI_PROC_NULL : n - me;
+    return tl_partner_of(tl_rank());
 }
 
-/* Whether this rank leads its pair (the rank-0 role). */
+/* Whether rank r leads its pair (the rank-0 role). */
+static inline int tl_leads_of(int r)
+{
+    int p = tl_partner_of(r);
+    return p != MPI_PROC_NULL && r < p;
+}
+
+/* Whether this rank leads its pair. */
 static inline int tl_leads(void)
 {
-    int p = tl_partner();
-    return p != MPI_PROC_NULL && tl_rank() < p;
+    return tl_leads_of(tl_rank());
 }
 
 /* Ring neighbours: the rank `shift` places to the right (left). */
