@@ -10,8 +10,7 @@
  * checks from the statistics file that some sends went past the window
  * (totals.window_fallbacks > 0) and the bound (peak_buffer_bytes_per_rank
  * <= memory_bound_bytes, and no rank over its own bound), and at 3 ranks
- * that each sender took the sleeping receiver for silent once
- * (flow.silences).
+ * that the senders took the sleeping receiver for silent (flow.silences).
  */
 #include "testlib.h"
 
