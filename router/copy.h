@@ -28,7 +28,8 @@
  *    1 / (1 - CP_MARGIN) times the loop's time there.  A cost of 0 or
  *    below, or not a number, is "not measured" and never slow.
  *  - cp_skew_slow() answers, for one copy, whether its skew is in the
- *    mask; the caller copies with cp_loop() then, and with memcpy
+ *    mask, and cp_takes_loop() whether it is that and CP_MIN bytes or
+ *    more; the caller copies with cp_loop() then, and with memcpy
  *    otherwise.  The mask is the union over the sizes timed.  Copies
  *    below CP_MIN bytes always use memcpy: glibc copies them with vector
  *    moves on every processor, which did not slow down at any skew, and a
@@ -95,6 +96,14 @@ static inline int cp_skew_slow(uint64_t slow, const void *to,
 {
     uintptr_t skew = ((uintptr_t)to - (uintptr_t)from) & (CP_PAGE - 1);
     return skew < CP_SKEWS && ((slow >> skew) & 1u);
+}
+
+/* Whether a copy of n bytes from `from` to `to` takes cp_loop under the
+ * mask `slow`: at a slow skew, and from CP_MIN bytes on. */
+static inline int cp_takes_loop(uint64_t slow, const void *to,
+                                const void *from, size_t n)
+{
+    return n >= CP_MIN && cp_skew_slow(slow, to, from);
 }
 
 #endif

@@ -134,8 +134,8 @@ static int shm_read_direct(int p, void *to, uint64_t addr, size_t n)
  * the source, and from there by cp_loop into place. */
 int shm_read_peer(int p, void *to, uint64_t addr, size_t n)
 {
-    if (n < CP_MIN || !cp_skew_slow(omni.tx.copy_slow_skews, to,
-                                    (const void *)(uintptr_t)addr))
+    if (!cp_takes_loop(omni.tx.copy_slow_skews, to,
+                       (const void *)(uintptr_t)addr, n))
         return shm_read_direct(p, to, addr, n);
     if (!omni.tx.read_bounce &&
         !(omni.tx.read_bounce = malloc(SHM_BOUNCE + 2 * CP_PAGE)))

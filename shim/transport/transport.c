@@ -702,12 +702,9 @@ void transport_poll_arrivals(void)
 /* transport_copy above RT_COPY_INLINE bytes. */
 void transport_copy_long(void *to, const void *from, size_t n)
 {
-    if (n >= CP_MIN && cp_skew_slow(omni.tx.copy_slow_skews, to, from)) {
-        cp_loop(to, from, n);
+    if (cp_takes_loop(omni.tx.copy_slow_skews, to, from, n))
         omni.stats.skewed_copies++;
-        return;
-    }
-    memcpy(to, from, n);
+    transport_copy_uncounted(to, from, n);
 }
 
 /* --- life cycle ------------------------------------------------------ */

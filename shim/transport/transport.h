@@ -74,7 +74,7 @@ transport_copy(void *to, const void *from, size_t n)
 static inline void transport_copy_uncounted(void *to, const void *from,
                                             size_t n)
 {
-    if (n >= CP_MIN && cp_skew_slow(omni.tx.copy_slow_skews, to, from))
+    if (cp_takes_loop(omni.tx.copy_slow_skews, to, from, n))
         cp_loop(to, from, n);
     else
         memcpy(to, from, n);

@@ -86,6 +86,20 @@ static void test_a_copys_skew_is_its_destination_past_its_source_mod_a_page(void
           "8178 = 17 mod 4096), not 81 or -17");
 }
 
+static void test_a_copy_below_cp_min_keeps_memcpy_at_any_skew(void)
+{
+    static char buf[3 * CP_PAGE];
+    uint64_t all = ~(uint64_t)0;
+    CHECK(!cp_takes_loop(all, buf + 17, buf, CP_MIN - 1) &&
+              cp_takes_loop(all, buf + 17, buf, CP_MIN) &&
+              !cp_takes_loop(0, buf + 17, buf, 4 * CP_MIN),
+          "a copy takes the loop only at a slow skew and from CP_MIN (%d) "
+          "bytes on: %d below it, %d at it, %d with no skew slow",
+          (int)CP_MIN, cp_takes_loop(all, buf + 17, buf, CP_MIN - 1),
+          cp_takes_loop(all, buf + 17, buf, CP_MIN),
+          cp_takes_loop(0, buf + 17, buf, 4 * CP_MIN));
+}
+
 static void test_the_loop_copies_every_byte_and_nothing_else(void)
 {
     enum { MAX = 3000, PAD = 64 };
@@ -215,6 +229,7 @@ int main(void)
     RUN(test_a_loop_barely_cheaper_is_not_worth_leaving_memcpy);
     RUN(test_a_skew_not_measured_keeps_memcpy);
     RUN(test_a_copys_skew_is_its_destination_past_its_source_mod_a_page);
+    RUN(test_a_copy_below_cp_min_keeps_memcpy_at_any_skew);
     RUN(test_the_loop_copies_every_byte_and_nothing_else);
     RUN(test_a_skew_slow_only_at_the_larger_size_takes_the_loop);
     RUN(test_the_skews_slow_at_either_size_take_the_loop);
