@@ -551,24 +551,32 @@ static uint64_t credit_silence_ns(const struct credit_out *o)
 #define CREDIT_STEAL_MARK_NS (CREDIT_SILENCE_MIN_NS / 10)
 #define CREDIT_NO_MARK UINT64_MAX
 
+/* What a wait for credit knows of the host's steal: the reading taken
+ * once the silence was CREDIT_STEAL_MARK_NS old (CREDIT_NO_MARK before,
+ * and again each time the destination shows life), when it was taken,
+ * and the silence the wait has excused so far. */
+struct steal_watch {
+    uint64_t stolen, at_ns, excused;
+};
+
 /* The silence of dst has run out at `now`: the time the host took from
- * this machine's cores since `*mark` (read at *mark_ns, CREDIT_NO_MARK if
- * never) is excused (fl_silence_excuse), and moves o->last_ns on.
- * Returns whether anything was excused; *excused sums it over the wait. */
-static int silence_excused(struct credit_out *o, uint64_t now, uint64_t *mark,
-                           uint64_t *mark_ns, uint64_t *excused)
+ * this machine's cores since w's reading is excused (fl_silence_excuse)
+ * and moves o->last_ns on.  Returns whether anything was excused. */
+static int silence_excused(struct credit_out *o, uint64_t now,
+                           struct steal_watch *w)
 {
-    if (*mark == CREDIT_NO_MARK)
+    if (w->stolen == CREDIT_NO_MARK)
         return 0;
     uint64_t stolen = omni_stolen_ns();
-    uint64_t e = fl_silence_excuse(stolen > *mark ? stolen - *mark : 0,
-                                   now - *mark_ns, *excused);
-    *mark = stolen;
-    *mark_ns = now;
+    uint64_t e = fl_silence_excuse(
+        stolen > w->stolen ? stolen - w->stolen : 0, now - w->at_ns,
+        w->excused);
+    w->stolen = stolen;
+    w->at_ns = now;
     if (!e)
         return 0;
     o->last_ns += e;
-    *excused += e;
+    w->excused += e;
     omni.stats.credit_excused_ms += e / 1000000u;
     return 1;
 }
@@ -602,9 +610,7 @@ int credit_wait(int dst, uint32_t size)
      * window to a receiver that shared its core with another process in 150
      * ms), and each block it completes restarts the silence. */
     uint64_t mark = transport_wire_mark(), done = transport_wire_done();
-    /* The host's steal read once the silence is CREDIT_STEAL_MARK_NS old,
-     * and when it was read. */
-    uint64_t steal = CREDIT_NO_MARK, steal_ns = 0, excused = 0;
+    struct steal_watch steal = {.stolen = CREDIT_NO_MARK};
     unsigned spins = 0;
     int outer = omni.credit.waiting, ok = 0; /* a wait inside a callback */
     omni.credit.waiting = 1;
@@ -618,21 +624,21 @@ int credit_wait(int dst, uint32_t size)
             heard_while_waiting(o, now);
             credit_stall(dst, size); /* answered, and still short */
             mark = transport_wire_mark();
-            steal = CREDIT_NO_MARK;
+            steal.stolen = CREDIT_NO_MARK;
         } else if (done < mark && transport_wire_done() != done) {
             done = transport_wire_done();
             o->last_ns = now;
-            steal = CREDIT_NO_MARK;
+            steal.stolen = CREDIT_NO_MARK;
         } else if (now - o->last_ns > credit_silence_ns(o)) {
-            if (silence_excused(o, now, &steal, &steal_ns, &excused))
+            if (silence_excused(o, now, &steal))
                 continue;
             o->refused = 1;
             omni.stats.credit_silences++;
             break;
-        } else if (steal == CREDIT_NO_MARK &&
+        } else if (steal.stolen == CREDIT_NO_MARK &&
                    now - o->last_ns > CREDIT_STEAL_MARK_NS) {
-            steal = omni_stolen_ns();
-            steal_ns = now;
+            steal.stolen = omni_stolen_ns();
+            steal.at_ns = now;
         }
         prog_pause(&spins);
     }
