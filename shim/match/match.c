@@ -30,72 +30,76 @@ void match_push_unexpected(comm_rec *c, match_msg *m)
 }
 
 /* Whether the item with header h may join a run on communicator `comm`: a
- * plain eager message for this rank on it. */
+ * plain eager message for this rank on it.  Without a branch: run_end
+ * tests a stride of items at once. */
 static int run_continues(const rt_item_hdr *h, uint32_t comm)
 {
-    return (int)h->dst == omni.job.rank && rt_meta_kind(h->meta) == RT_EAGER &&
-           h->comm == comm;
+    return ((int)h->dst == omni.job.rank) &
+           (rt_meta_kind(h->meta) == RT_EAGER) & (h->comm == comm);
 }
 
 /* Whether the item at `at` continues a run on `comm` with a payload of
- * `len` bytes, like the item before it: run_continues and the length,
- * tested without a branch. */
+ * `len` bytes. */
 static int run_continues_alike(const char *at, uint32_t len, uint32_t comm)
 {
     rt_item_hdr h;
     rt_hdr_read(at, &h);
-    return ((int)h.dst == omni.job.rank) & (rt_meta_kind(h.meta) == RT_EAGER) &
-           (h.comm == comm) & (h.len == len);
+    return run_continues(&h, comm) & (h.len == len);
 }
 
 /* Items of one size that run_end tests at once. */
 #define RUN_STRIDE 8
 
-/* Where the run whose head (header h) ends at `stop` ends, at or before
- * `end`, the end of the block, which its items fill exactly; *n counts
- * the run's items, the head included.  The items that follow one of the
- * run with its size are tested RUN_STRIDE at a time, then one at a time:
- * their places are known before their headers are read, so the reads do
- * not wait for one another, and a stride costs one branch.  Item by item
- * each read waits for the length read before it, and a stream's receiver
- * spent a fifth of its time so (docs/design/architecture.md). */
-static const char *run_end(const rt_item_hdr *h, const char *stop,
-                           const char *end, uint32_t *n)
+/* Where the run on `comm` whose head ends at `stop` ends, at or before
+ * `end`, the end of the block, which its items fill exactly; the run's
+ * items after its head are added to *n.  Each item that continues the run is
+ * followed by as many as continue it with its size, tested RUN_STRIDE at
+ * a time, then one at a time: their places are known before their
+ * headers are read, so the reads do not wait for one another, and a
+ * stride costs one branch.  Item by item each read waits for the length
+ * read before it, and a stream's receiver spent a fifth of its time so
+ * (docs/design/architecture.md).  Strides start once two items of one
+ * size follow each other: a head followed by an item that does not
+ * continue its run (in a relay's block, say) costs one read, and items
+ * whose sizes alternate two a message. */
+static const char *run_end(uint32_t comm, const char *stop, const char *end,
+                           uint32_t *n)
 {
-    uint32_t len = h->len, size = rt_item_size(h);
-    for (;;) {
-        while ((size_t)(end - stop) >= (size_t)RUN_STRIDE * size) {
+    while (stop < end) {
+        rt_item_hdr next;
+        rt_hdr_read(stop, &next);
+        if (!run_continues(&next, comm))
+            break;
+        size_t size = rt_item_size(&next);
+        stop += size;
+        ++*n;
+        if (stop == end || !run_continues_alike(stop, next.len, comm))
+            continue; /* sizes that change item by item: no stride */
+        stop += size;
+        ++*n;
+        while ((size_t)(end - stop) >= RUN_STRIDE * size) {
             int all = 1;
             for (int i = 0; i < RUN_STRIDE; i++)
-                all &= run_continues_alike(stop + (size_t)i * size, len,
-                                           h->comm);
+                all &= run_continues_alike(stop + i * size, next.len, comm);
             if (!all)
                 break;
-            stop += (size_t)RUN_STRIDE * size;
+            stop += RUN_STRIDE * size;
             *n += RUN_STRIDE;
         }
-        while (stop < end && run_continues_alike(stop, len, h->comm)) {
+        while (stop < end && run_continues_alike(stop, next.len, comm)) {
             stop += size;
             ++*n;
         }
-        if (stop == end)
-            return stop;
-        rt_item_hdr next;
-        rt_hdr_read(stop, &next);
-        if (!run_continues(&next, h->comm))
-            return stop;
-        len = next.len;
-        size = rt_item_size(&next);
-        stop += size;
-        ++*n;
     }
+    return stop;
 }
 
 size_t match_run_queue(comm_rec *c, const rt_item_hdr *h, const char *at,
                        omni_block *b, uint32_t *items)
 {
     uint32_t n = 1;
-    const char *stop = run_end(h, at + rt_item_size(h), b->data + b->len, &n);
+    const char *stop =
+        run_end(h->comm, at + rt_item_size(h), b->data + b->len, &n);
     size_t len = (size_t)(stop - at);
     const char *start = at;
     match_msg *m = match_msg_alloc();
