@@ -539,7 +539,13 @@ size_t recv_arrived_eager(const rt_item_hdr *h, const char *at,
     return rt_item_size(h);
 }
 
-int recv_arrived_if_taken(const rt_item_hdr *h, const char *body)
+/* Inline into its one caller, deliver_in_place, where link-time
+ * optimization puts it (inline here and not in recv.h, whose declaration
+ * keeps this the external definition): left to the compiler it stayed a
+ * call once deliver_item grew, 15 instructions more for every message a
+ * ring's record delivers in place (callgrind, 8-byte ping-pong). */
+__attribute__((always_inline)) inline int
+recv_arrived_if_taken(const rt_item_hdr *h, const char *body)
 {
     comm_rec *c = comm_for_arrival(h->comm);
     if (!c)

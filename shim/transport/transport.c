@@ -30,17 +30,24 @@ static size_t block_alloc_size(int cls)
     return sizeof(omni_block) + transport_class_room(cls);
 }
 
-static omni_block *block_of_class(int cls)
+static __attribute__((noinline)) omni_block *block_new(int cls)
+{
+    omni_block *b = malloc(block_alloc_size(cls));
+    if (!b)
+        omni_out_of_memory("a buffer block");
+    return b;
+}
+
+/* Inline: a ping-pong's every send opens a buffer, and a free one is
+ * almost always at hand. */
+static inline omni_block *block_of_class(int cls)
 {
     omni_block **list = cls < 0 ? &omni.tx.free_blocks : &omni.tx.free_cut[cls];
     omni_block *b = *list;
-    if (b) {
+    if (b)
         *list = b->next;
-    } else {
-        b = malloc(block_alloc_size(cls));
-        if (!b)
-            omni_out_of_memory("a buffer block");
-    }
+    else
+        b = block_new(cls);
     b->next = NULL;
     b->refs = 0;
     b->cls = cls;
@@ -140,7 +147,7 @@ static void dirty_add(int p)
 
 /* The buffers filling hold at most fill_cap_bytes of room together; which
  * ones leave to make `add` bytes more is router/evict.h's rule. */
-static void fill_cap_make_room(int keep, uint64_t add)
+static __attribute__((noinline)) void fill_cap_evict(int keep, uint64_t add)
 {
     while (ev_must_make_room(omni.tx.fill_bytes, add, omni.tx.fill_cap_bytes)) {
         int oldest = ev_victim(&omni.tx.dirty, &omni.tx.peers[0].dirty_prev,
@@ -149,6 +156,14 @@ static void fill_cap_make_room(int keep, uint64_t add)
             return;
         transport_ship(oldest, &omni.stats.flush_full);
     }
+}
+
+/* Inline: a buffer opens for every send of a ping-pong, and the cap is
+ * rarely what stops it. */
+static inline void fill_cap_make_room(int keep, uint64_t add)
+{
+    if (ev_must_make_room(omni.tx.fill_bytes, add, omni.tx.fill_cap_bytes))
+        fill_cap_evict(keep, add);
 }
 
 /* The cap's count grows by `bytes` of room and `blocks` new fills; only a
