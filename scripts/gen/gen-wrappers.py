@@ -35,6 +35,16 @@ The table has one MPI function per line, with its kind:
                      those of the large-count form (MPI_Count counts), so
                      MPI_X and MPI_X_c share one implementation; the wrapper
                      passes straight to PMPI_X while Omnibus is off.
+  MPI_X  nbr KIND    A neighbourhood collective of NBR_KIND (ALLGATHER,
+                     ALLGATHERV, ALLTOALL, ALLTOALLV, ALLTOALLW): its
+                     arguments become an nbr_args and the call goes to
+                     nbr_run (shim/ops/neighbor.h); when Omnibus does not
+                     take it, a blocking form runs as its nonblocking one
+                     plus progress, as an nb row, and any other goes to
+                     PMPI_X.  Blocking, nonblocking (MPI_I...) or persistent
+                     (..._init) and int or large-count (..._c) come from
+                     the name; the arguments are found by position, and
+                     their types are checked.
   MPI_X  send MODE   A point-to-point send: on a communicator Omnibus
                      manages it becomes send_start(..., SEND_MODE, request
                      or NULL); on any other it goes straight to PMPI_X.
@@ -217,7 +227,7 @@ def parse_row(words, where):
         return (words[0], "nb", words[2], None)
     if len(words) == 2 and words[1] in ("flush", "drain", "hand"):
         return (words[0], words[1], None, None)
-    if len(words) == 3 and words[1] in ("impl", "send", "init", "view"):
+    if len(words) == 3 and words[1] in ("impl", "send", "init", "view", "nbr"):
         return (words[0], words[1], words[2], None)
     if len(words) == 5 and words[1] in ("impl", "send") and words[3] == "fast":
         return (words[0], words[1], words[2], words[4])
@@ -226,7 +236,7 @@ def parse_row(words, where):
     die("%s: expected '<MPI_Name> nb <MPI_Iname>', '<MPI_Name> flush', "
         "'<MPI_Name> drain', '<MPI_Name> impl <function> [fast <function>]', "
         "'<MPI_Name> send <MODE> [fast <function>]', "
-        "'<MPI_Name> view <function>', "
+        "'<MPI_Name> view <function>', '<MPI_Name> nbr <KIND>', "
         "'<MPI_Name> init <MODE>', '<MPI_Name> hand' or "
         "'<MPI_Name> safe <reason>'" % where)
 
@@ -341,6 +351,75 @@ def send_params(name, params):
     die("%s: not a send: parameters are (%s)" % (name, ", ".join(p.text for p in params)))
 
 
+# A neighbourhood collective's arguments before its communicator, by
+# kind: the nbr_args field each one fills and the types it may have (the
+# int form's or the large-count form's).  Positions, not names: the names
+# differ between implementations.
+COUNT = ("int", "MPI_Count")
+COUNTS = ("const int*", "const MPI_Count*")
+DISPLS = ("const int*", "const MPI_Aint*")
+NBR_FIELDS = {
+    "ALLGATHER": [("sbuf", ("const void*",)), ("scount", COUNT),
+                  ("stype", ("MPI_Datatype",)), ("rbuf", ("void*",)),
+                  ("rcount", COUNT), ("rtype", ("MPI_Datatype",))],
+    "ALLGATHERV": [("sbuf", ("const void*",)), ("scount", COUNT),
+                   ("stype", ("MPI_Datatype",)), ("rbuf", ("void*",)),
+                   ("rcounts", COUNTS), ("rdispls", DISPLS),
+                   ("rtype", ("MPI_Datatype",))],
+    "ALLTOALLV": [("sbuf", ("const void*",)), ("scounts", COUNTS),
+                  ("sdispls", DISPLS), ("stype", ("MPI_Datatype",)),
+                  ("rbuf", ("void*",)), ("rcounts", COUNTS),
+                  ("rdispls", DISPLS), ("rtype", ("MPI_Datatype",))],
+    "ALLTOALLW": [("sbuf", ("const void*",)), ("scounts", COUNTS),
+                  ("sdispls", ("const MPI_Aint*",)),
+                  ("stypes", ("const MPI_Datatype*",)), ("rbuf", ("void*",)),
+                  ("rcounts", COUNTS), ("rdispls", ("const MPI_Aint*",)),
+                  ("rtypes", ("const MPI_Datatype*",))],
+}
+NBR_FIELDS["ALLTOALL"] = NBR_FIELDS["ALLGATHER"]
+
+
+def nbr_body(name, kind, params, args, protos):
+    """The body of an nbr row's wrapper (see the table)."""
+    if kind not in NBR_FIELDS:
+        die("%s: unknown neighbourhood collective kind %s (expected %s)"
+            % (name, kind, ", ".join(sorted(NBR_FIELDS))))
+    fields = NBR_FIELDS[kind]
+    persistent = re.search(r"_init(_c)?$", name) is not None
+    nonblocking = name.startswith("MPI_Ineighbor_")
+    tail = (["MPI_Comm"] + (["MPI_Info"] if persistent else []) +
+            (["MPI_Request*"] if persistent or nonblocking else []))
+    types = [p.ctype for p in params]
+    if (len(types) != len(fields) + len(tail) or
+            any(t not in f[1] for t, f in zip(types, fields)) or
+            types[len(fields):] != tail):
+        die("%s: not a neighbourhood %s: parameters are (%s)"
+            % (name, kind.lower(), ", ".join(p.text for p in params)))
+    comm = params[len(fields)].name
+    init = ", ".join(".%s = %s" % (f[0], p.name) for f, p in zip(fields, params))
+    head = ("    nbr_args a = {.kind = NBR_%s, .large = %d, %s};\n"
+            % (kind, name.endswith("_c"), init))
+    if persistent or nonblocking:
+        how = "NBR_PERSISTENT" if persistent else "NBR_NONBLOCKING"
+        return (head +
+                "    int handled, rc = nbr_run(&a, %s, %s, %s, &handled);\n"
+                % (comm, how, params[-1].name) +
+                "    if (!handled)\n"
+                "        rc = %s(%s);\n" % (pmpi(name), args))
+    nbname = name.replace("MPI_Neighbor_", "MPI_Ineighbor_", 1)
+    nbargs, _ = nonblocking_call(name, params, nbname, protos)
+    return (head +
+            "    int handled, rc = nbr_run(&a, %s, NBR_BLOCKING, NULL, "
+            "&handled);\n" % comm +
+            "    if (!handled) {\n"
+            "        prog_block_enter();\n"
+            "        MPI_Request req;\n"
+            "        rc = %s(%s);\n" % (pmpi(nbname), nbargs) +
+            "        if (rc == MPI_SUCCESS)\n"
+            "            rc = prog_wait(&req, MPI_STATUS_IGNORE);\n"
+            "    }\n")
+
+
 def wrapper(name, kind, nbname, fast, protos):
     """The wrapper of one row.  A row with a fast function gets two: the
     whole wrapper, out of line as omni_whole_<name>, and the exported one,
@@ -367,6 +446,10 @@ def whole_wrapper(name, kind, nbname, params, protos, decl):
         return (head + "    if (!omni_enabled())\n        return %s(%s);\n" % (pmpi(name), args) +
                 "    omni_lock();\n"
                 "    int rc = %s(%s);\n" % (nbname, args) +
+                "    omni_unlock();\n    return rc;\n}\n")
+    if kind == "nbr":
+        return (head + "    if (!omni_enabled())\n        return %s(%s);\n" % (pmpi(name), args) +
+                "    omni_lock();\n" + nbr_body(name, nbname, params, args, protos) +
                 "    omni_unlock();\n    return rc;\n}\n")
     if kind in ("send", "init"):
         names, req = send_params(name, params)
@@ -468,9 +551,10 @@ BANNER = """\
  * point-to-point entry points (int and large-count forms share one
  * implementation); "nb" rows are blocking calls that run as their
  * nonblocking form plus Omnibus progress (docs/design/progress.md);
- * "flush" rows have
- * no nonblocking form and only flush first; "drain" rows are collectives
- * on a file or window whose members meet first (shim/ops/drain.h).
+ * "nbr" rows are the neighbourhood collectives (shim/ops/neighbor.h);
+ * "flush" rows have no nonblocking form and only flush first; "drain"
+ * rows are collectives on a file or window whose members meet first
+ * (shim/ops/drain.h).
  */
 #include "shim/progress/progress.h"
 #include "shim/engine/send.h"

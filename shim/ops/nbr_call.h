@@ -1,5 +1,6 @@
-/* nbr_call: one neighbourhood-collective call's arguments, as the entry
- * points (neighbor.c) collect them from any of the 30 forms. */
+/* nbr_call: one neighbourhood-collective call's arguments, as the
+ * generated wrappers (shim/entry/wrappers.tbl, "nbr" rows) collect them
+ * from any of the 30 forms. */
 #ifndef OMNIBUS_NBR_CALL_H
 #define OMNIBUS_NBR_CALL_H
 

@@ -22,6 +22,7 @@
 #include <mpi.h>
 #include <stdint.h>
 #include "shim/match/comm.h"
+#include "shim/ops/nbr_call.h"
 
 /* A managed communicator was just made: builds its schedule when it has a
  * topology and the mode is not plain.  Collective over its members. */
@@ -33,129 +34,14 @@ void nbr_comm_freed(comm_rec *c);
 /* MPI_Finalize: frees every schedule (before the records go). */
 void nbr_finalize(void);
 
-/* The neighbourhood collectives, called by the generated wrappers; _c
- * forms share the int form's implementation except where their arrays
- * differ. */
-int impl_Neighbor_allgather(const void *sbuf, MPI_Count scount,
-                            MPI_Datatype stype, void *rbuf, MPI_Count rcount,
-                            MPI_Datatype rtype, MPI_Comm comm);
-int impl_Ineighbor_allgather(const void *sbuf, MPI_Count scount,
-                             MPI_Datatype stype, void *rbuf, MPI_Count rcount,
-                             MPI_Datatype rtype, MPI_Comm comm,
-                             MPI_Request *request);
-int impl_Neighbor_allgather_init(const void *sbuf, MPI_Count scount,
-                                 MPI_Datatype stype, void *rbuf,
-                                 MPI_Count rcount, MPI_Datatype rtype,
-                                 MPI_Comm comm, MPI_Info info,
-                                 MPI_Request *request);
-int impl_Neighbor_alltoall(const void *sbuf, MPI_Count scount,
-                           MPI_Datatype stype, void *rbuf, MPI_Count rcount,
-                           MPI_Datatype rtype, MPI_Comm comm);
-int impl_Ineighbor_alltoall(const void *sbuf, MPI_Count scount,
-                            MPI_Datatype stype, void *rbuf, MPI_Count rcount,
-                            MPI_Datatype rtype, MPI_Comm comm,
-                            MPI_Request *request);
-int impl_Neighbor_alltoall_init(const void *sbuf, MPI_Count scount,
-                                MPI_Datatype stype, void *rbuf,
-                                MPI_Count rcount, MPI_Datatype rtype,
-                                MPI_Comm comm, MPI_Info info,
-                                MPI_Request *request);
-int impl_Neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype,
-                             void *rbuf, const int rcounts[],
-                             const int displs[], MPI_Datatype rtype,
-                             MPI_Comm comm);
-int impl_Neighbor_allgatherv_c(const void *sbuf, MPI_Count scount,
-                               MPI_Datatype stype, void *rbuf,
-                               const MPI_Count rcounts[],
-                               const MPI_Aint displs[], MPI_Datatype rtype,
-                               MPI_Comm comm);
-int impl_Ineighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype,
-                              void *rbuf, const int rcounts[],
-                              const int displs[], MPI_Datatype rtype,
-                              MPI_Comm comm, MPI_Request *request);
-int impl_Ineighbor_allgatherv_c(const void *sbuf, MPI_Count scount,
-                                MPI_Datatype stype, void *rbuf,
-                                const MPI_Count rcounts[],
-                                const MPI_Aint displs[], MPI_Datatype rtype,
-                                MPI_Comm comm, MPI_Request *request);
-int impl_Neighbor_allgatherv_init(const void *sbuf, int scount,
-                                  MPI_Datatype stype, void *rbuf,
-                                  const int rcounts[], const int displs[],
-                                  MPI_Datatype rtype, MPI_Comm comm,
-                                  MPI_Info info, MPI_Request *request);
-int impl_Neighbor_allgatherv_init_c(const void *sbuf, MPI_Count scount,
-                                    MPI_Datatype stype, void *rbuf,
-                                    const MPI_Count rcounts[],
-                                    const MPI_Aint displs[],
-                                    MPI_Datatype rtype, MPI_Comm comm,
-                                    MPI_Info info, MPI_Request *request);
-int impl_Neighbor_alltoallv(const void *sbuf, const int scounts[],
-                            const int sdispls[], MPI_Datatype stype, void *rbuf,
-                            const int rcounts[], const int rdispls[],
-                            MPI_Datatype rtype, MPI_Comm comm);
-int impl_Neighbor_alltoallv_c(const void *sbuf, const MPI_Count scounts[],
-                              const MPI_Aint sdispls[], MPI_Datatype stype,
-                              void *rbuf, const MPI_Count rcounts[],
-                              const MPI_Aint rdispls[], MPI_Datatype rtype,
-                              MPI_Comm comm);
-int impl_Ineighbor_alltoallv(const void *sbuf, const int scounts[],
-                             const int sdispls[], MPI_Datatype stype,
-                             void *rbuf, const int rcounts[],
-                             const int rdispls[], MPI_Datatype rtype,
-                             MPI_Comm comm, MPI_Request *request);
-int impl_Ineighbor_alltoallv_c(const void *sbuf, const MPI_Count scounts[],
-                               const MPI_Aint sdispls[], MPI_Datatype stype,
-                               void *rbuf, const MPI_Count rcounts[],
-                               const MPI_Aint rdispls[], MPI_Datatype rtype,
-                               MPI_Comm comm, MPI_Request *request);
-int impl_Neighbor_alltoallv_init(const void *sbuf, const int scounts[],
-                                 const int sdispls[], MPI_Datatype stype,
-                                 void *rbuf, const int rcounts[],
-                                 const int rdispls[], MPI_Datatype rtype,
-                                 MPI_Comm comm, MPI_Info info,
-                                 MPI_Request *request);
-int impl_Neighbor_alltoallv_init_c(const void *sbuf, const MPI_Count scounts[],
-                                   const MPI_Aint sdispls[], MPI_Datatype stype,
-                                   void *rbuf, const MPI_Count rcounts[],
-                                   const MPI_Aint rdispls[],
-                                   MPI_Datatype rtype, MPI_Comm comm,
-                                   MPI_Info info, MPI_Request *request);
-int impl_Neighbor_alltoallw(const void *sbuf, const int scounts[],
-                            const MPI_Aint sdispls[],
-                            const MPI_Datatype stypes[], void *rbuf,
-                            const int rcounts[], const MPI_Aint rdispls[],
-                            const MPI_Datatype rtypes[], MPI_Comm comm);
-int impl_Neighbor_alltoallw_c(const void *sbuf, const MPI_Count scounts[],
-                              const MPI_Aint sdispls[],
-                              const MPI_Datatype stypes[], void *rbuf,
-                              const MPI_Count rcounts[],
-                              const MPI_Aint rdispls[],
-                              const MPI_Datatype rtypes[], MPI_Comm comm);
-int impl_Ineighbor_alltoallw(const void *sbuf, const int scounts[],
-                             const MPI_Aint sdispls[],
-                             const MPI_Datatype stypes[], void *rbuf,
-                             const int rcounts[], const MPI_Aint rdispls[],
-                             const MPI_Datatype rtypes[], MPI_Comm comm,
-                             MPI_Request *request);
-int impl_Ineighbor_alltoallw_c(const void *sbuf, const MPI_Count scounts[],
-                               const MPI_Aint sdispls[],
-                               const MPI_Datatype stypes[], void *rbuf,
-                               const MPI_Count rcounts[],
-                               const MPI_Aint rdispls[],
-                               const MPI_Datatype rtypes[], MPI_Comm comm,
-                               MPI_Request *request);
-int impl_Neighbor_alltoallw_init(const void *sbuf, const int scounts[],
-                                 const MPI_Aint sdispls[],
-                                 const MPI_Datatype stypes[], void *rbuf,
-                                 const int rcounts[], const MPI_Aint rdispls[],
-                                 const MPI_Datatype rtypes[], MPI_Comm comm,
-                                 MPI_Info info, MPI_Request *request);
-int impl_Neighbor_alltoallw_init_c(const void *sbuf, const MPI_Count scounts[],
-                                   const MPI_Aint sdispls[],
-                                   const MPI_Datatype stypes[], void *rbuf,
-                                   const MPI_Count rcounts[],
-                                   const MPI_Aint rdispls[],
-                                   const MPI_Datatype rtypes[], MPI_Comm comm,
-                                   MPI_Info info, MPI_Request *request);
+/* Runs a neighbourhood collective by its communicator's schedule: the
+ * generated wrapper of each of its 30 forms (shim/entry/wrappers.tbl,
+ * "nbr" rows) collects its arguments into `a`.  Blocking (req NULL),
+ * nonblocking (*req its request) or persistent (*req the inactive request
+ * it makes).  *handled is 0 when Omnibus does not take the call (no
+ * schedule, an argument MPI rejects, MPI_IN_PLACE): the wrapper then passes
+ * it to the MPI underneath, which reports any error as MPI defines it. */
+int nbr_run(const nbr_args *a, MPI_Comm comm, enum nbr_how how,
+            MPI_Request *req, int *handled);
 
 #endif
