@@ -539,11 +539,12 @@ size_t recv_arrived_eager(const rt_item_hdr *h, const char *at,
     return rt_item_size(h);
 }
 
-/* Inline into its one caller, deliver_in_place, where link-time
- * optimization puts it (inline here and not in recv.h, whose declaration
- * keeps this the external definition): left to the compiler it stayed a
- * call once deliver_item grew, 15 instructions more for every message a
- * ring's record delivers in place (callgrind, 8-byte ping-pong). */
+/* Forced inline into its one caller, deliver_in_place, which link-time
+ * optimization can do across files (`inline` here, not in recv.h, whose
+ * plain declaration keeps this the external definition): left to the
+ * compiler it stayed a call once deliver_item grew, 15 instructions more
+ * for every message a ring's record delivers in place (callgrind, 8-byte
+ * ping-pong; bench/results/log.md, 2026-12-06). */
 __attribute__((always_inline)) inline int
 recv_arrived_if_taken(const rt_item_hdr *h, const char *body)
 {
