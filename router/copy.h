@@ -30,7 +30,7 @@
  *  - cp_skew_slow() answers, for one copy, whether its skew is in the
  *    mask, and cp_takes_loop() whether it is that and CP_MIN bytes or
  *    more; the caller copies with cp_loop() then, and with memcpy
- *    otherwise.  The mask is the union over the sizes timed.  Copies
+ *    otherwise, or lets cp_copy() decide and copy.  The mask is the union over the sizes timed.  Copies
  *    below CP_MIN bytes always use memcpy: glibc copies them with vector
  *    moves on every processor, which did not slow down at any skew, and a
  *    call to the loop buys nothing.
@@ -42,6 +42,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define CP_SKEWS 64
 #define CP_PAGE 4096u
@@ -104,6 +105,19 @@ static inline int cp_takes_loop(uint64_t slow, const void *to,
                                 const void *from, size_t n)
 {
     return n >= CP_MIN && cp_skew_slow(slow, to, from);
+}
+
+/* Copies n bytes from `from` to `to` as cp_takes_loop says, deciding
+ * once; returns whether it took cp_loop (for a caller that counts). */
+static inline int cp_copy(uint64_t slow, void *to, const void *from,
+                          size_t n)
+{
+    if (cp_takes_loop(slow, to, from, n)) {
+        cp_loop(to, from, n);
+        return 1;
+    }
+    memcpy(to, from, n);
+    return 0;
 }
 
 #endif

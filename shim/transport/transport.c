@@ -717,9 +717,8 @@ void transport_poll_arrivals(void)
 /* transport_copy above RT_COPY_INLINE bytes. */
 void transport_copy_long(void *to, const void *from, size_t n)
 {
-    if (cp_takes_loop(omni.tx.copy_slow_skews, to, from, n))
+    if (cp_copy(omni.tx.copy_slow_skews, to, from, n))
         omni.stats.skewed_copies++;
-    transport_copy_uncounted(to, from, n);
 }
 
 /* --- life cycle ------------------------------------------------------ */

@@ -100,6 +100,27 @@ static void test_a_copy_below_cp_min_keeps_memcpy_at_any_skew(void)
           cp_takes_loop(0, buf + 17, buf, 4 * CP_MIN));
 }
 
+/* cp_copy copies the same bytes whichever way it goes, and says the loop
+ * only where cp_takes_loop does (the statistic skewed_copies counts it). */
+static void test_a_copy_says_whether_it_took_the_loop(void)
+{
+    static char src[3 * CP_PAGE], dst[3 * CP_PAGE];
+    uint64_t all = ~(uint64_t)0;
+    for (size_t i = 0; i < sizeof src; i++)
+        src[i] = (char)(i * 13 + 5);
+    int looped = cp_copy(all, dst + 17, src, CP_MIN);
+    int same = memcmp(dst + 17, src, CP_MIN) == 0;
+    int small = cp_copy(all, dst, src + 40, CP_MIN - 1);
+    same &= memcmp(dst, src + 40, CP_MIN - 1) == 0;
+    int fast = cp_copy(0, dst + 17, src + 9, 2 * CP_MIN);
+    same &= memcmp(dst + 17, src + 9, 2 * CP_MIN) == 0;
+    CHECK(looped == 1 && small == 0 && fast == 0 && same,
+          "cp_copy should take the loop (1) at a slow skew from CP_MIN "
+          "bytes, memcpy (0) below CP_MIN or with no skew slow, and copy "
+          "every byte either way: got %d, %d, %d, bytes %s",
+          looped, small, fast, same ? "equal" : "differ");
+}
+
 static void test_the_loop_copies_every_byte_and_nothing_else(void)
 {
     enum { MAX = 3000, PAD = 64 };
@@ -230,6 +251,7 @@ int main(void)
     RUN(test_a_skew_not_measured_keeps_memcpy);
     RUN(test_a_copys_skew_is_its_destination_past_its_source_mod_a_page);
     RUN(test_a_copy_below_cp_min_keeps_memcpy_at_any_skew);
+    RUN(test_a_copy_says_whether_it_took_the_loop);
     RUN(test_the_loop_copies_every_byte_and_nothing_else);
     RUN(test_a_skew_slow_only_at_the_larger_size_takes_the_loop);
     RUN(test_the_skews_slow_at_either_size_take_the_loop);
